@@ -1,0 +1,1 @@
+"""The ``optrr`` command line over the engine."""

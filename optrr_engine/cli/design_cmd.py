@@ -1,0 +1,122 @@
+"""``optrr design``: build a mechanism and report its exact privacy accounting."""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import InputError
+
+
+def add_parser(sub):
+    p = sub.add_parser("design", help="design a mechanism for given category counts and epsilons")
+    p.add_argument("--method", default="optimal", help="kronecker, optimal, heuristic or family (default optimal)")
+    p.add_argument("--sizes", help="category counts a_i, comma-separated (e.g. 3,4,2)")
+    p.add_argument("--epsilons", help="per-attribute epsilons, comma-separated (lower = more private)")
+    p.add_argument("--spec", help="JSON file with 'sizes' and 'epsilons' (or 'weights' and 'target_total')")
+    p.add_argument("--target-total", type=float, help="whole-record epsilon to meet (budget mode)")
+    p.add_argument("--weights", help="relative weights of the attributes in budget mode")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--patterns", action="store_true", help="include pattern_probabilities even for k > 16 (k <= 22)")
+    return p
+
+
+def _read_spec(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            spec = json.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"spec file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"spec file {path} is not valid JSON: {exc}") from None
+    if not isinstance(spec, dict) or "sizes" not in spec:
+        raise InputError(f"spec file {path} must be a JSON object with 'sizes' and 'epsilons'")
+    return spec
+
+
+def gather(args) -> tuple[list, list | None, list | None, float | None]:
+    from .common import parse_list
+
+    sizes = epsilons = weights = None
+    target = args.target_total
+    if args.spec:
+        spec = _read_spec(args.spec)
+        sizes = spec.get("sizes")
+        epsilons = spec.get("epsilons")
+        weights = spec.get("weights")
+        target = spec.get("target_total", target)
+        if not isinstance(sizes, list) or (epsilons is not None and not isinstance(epsilons, list)):
+            raise InputError("spec 'sizes' and 'epsilons' must be JSON lists")
+    if args.sizes:
+        sizes = parse_list(args.sizes, int, "size")
+    if args.epsilons:
+        epsilons = parse_list(args.epsilons, float, "epsilon")
+    if args.weights:
+        weights = parse_list(args.weights, float, "weight")
+    if sizes is None:
+        raise InputError("give --sizes (or --spec FILE)")
+    if epsilons is None and target is None:
+        raise InputError("give --epsilons, or --target-total with --weights")
+    if epsilons is not None and target is not None:
+        raise InputError("give either --epsilons or --target-total, not both")
+    if target is not None and weights is None:
+        weights = [1.0] * len(sizes)
+    return sizes, epsilons, weights, target
+
+
+def run(args) -> int:
+    import sys
+
+    from ..designs import METHODS, run_design
+    from ..validation import check_epsilons, check_sizes
+    from .common import print_json
+
+    if args.method not in METHODS:
+        raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
+    sizes, epsilons, weights, target = gather(args)
+    sizes = check_sizes(sizes)
+    budget = None
+    if target is not None:
+        from ..budget import distribute_budget
+
+        result = distribute_budget(args.method, sizes, weights, target)
+        design = result.design
+        budget = {"target_total": float(target), "weights": [float(w) for w in weights], "scale": result.scale}
+    else:
+        check_epsilons(epsilons, len(sizes))
+        design = run_design(args.method, sizes, epsilons)
+    out = design.to_json_dict(include_patterns=True if args.patterns else None)
+    if budget:
+        out["budget"] = budget
+    if design.exceeds_request():
+        print(
+            "optrr: warning: the design raised some attribute epsilons above the request (weaker privacy); "
+            "see epsilon_changes",
+            file=sys.stderr,
+        )
+    if args.json:
+        print_json(out)
+    else:
+        print_table(out)
+    return 0
+
+
+def print_table(out: dict) -> None:
+    k = len(out["sizes"])
+    print(f"method: {out['method']}   attributes: {k}   design time: {out['design_seconds']:.4f} s")
+    print(
+        f"whole-record epsilon: {out['overall_epsilon']:.6f}   (sum of requested: {out['sum_requested_epsilons']:.6f})"
+    )
+    if "lower_bound" in out:
+        print(f"certified lower bound on the optimum: {out['lower_bound']:.6f}")
+    shown = range(k) if k <= 40 else list(range(20)) + list(range(k - 20, k))
+    print(f"{'attr':>6} {'size':>6} {'requested':>12} {'achieved':>12}")
+    last = -1
+    for i in shown:
+        if i != last + 1:
+            print(f"{'...':>6}")
+        last = i
+        req, ach = out["requested_epsilons"][i], out["attribute_epsilons"][i]
+        flag = "" if abs(req - ach) <= 1e-9 * max(1, req) else ("  RAISED" if ach > req else "  lowered")
+        print(f"{i + 1:>6} {out['sizes'][i]:>6} {req:>12.6f} {ach:>12.6f}{flag}")
+    if out.get("epsilon_changes"):
+        print(f"{len(out['epsilon_changes'])} attribute epsilon(s) differ from the request (lower = more private).")

@@ -1,0 +1,55 @@
+"""Entry point of ``optrr``: subcommands are registered lazily so start-up stays fast.
+
+Exit codes: 0 success, 2 bad input (one line on stderr saying what to fix), 130 cancelled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: subcommand name -> module in optrr_engine.cli with ``add_parser(subparsers)`` and ``run(args)``.
+COMMANDS = {
+    "design": "design_cmd",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="optrr", description="Privacy-optimized randomized response for categorical data."
+    )
+    parser.add_argument("--version", action="version", version=f"optrr {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in COMMANDS.values():
+        mod = importlib.import_module(f".{module}", __package__)
+        p = mod.add_parser(sub)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ..errors import Cancelled, OptRRError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except Cancelled:
+        print("optrr: cancelled", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("optrr: interrupted", file=sys.stderr)
+        return 130
+    except OptRRError as exc:
+        print(f"optrr: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Validation of the numbers a user gives: category counts and epsilons."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import InputError
+
+#: Largest per-attribute epsilon accepted. e^50 ~ 5e21: beyond this RR hardly perturbs at all and
+#: closed forms lose precision, so a larger request is almost certainly a typing error.
+MAX_EPSILON = 50.0
+#: Largest number of categories of one attribute.
+MAX_CATEGORIES = 1_000_000
+
+
+def check_sizes(sizes: Sequence[int]) -> np.ndarray:
+    arr = list(sizes)
+    if len(arr) == 0:
+        raise InputError("no attributes given: need at least one category count")
+    out = []
+    for i, a in enumerate(arr):
+        try:
+            ai = int(a)
+        except (TypeError, ValueError):
+            raise InputError(f"size of attribute {i + 1} is not a whole number: {a!r}") from None
+        if ai != a and not (isinstance(a, float) and float(ai) == a):
+            raise InputError(f"size of attribute {i + 1} is not a whole number: {a!r}")
+        if ai < 2:
+            raise InputError(f"attribute {i + 1} has {ai} categories; every attribute needs at least 2")
+        if ai > MAX_CATEGORIES:
+            raise InputError(f"attribute {i + 1} has {ai} categories; at most {MAX_CATEGORIES} are supported")
+        out.append(ai)
+    return np.asarray(out, dtype=np.int64)
+
+
+def check_epsilons(epsilons: Sequence[float], k: int | None = None, name: str = "epsilon") -> np.ndarray:
+    arr = list(epsilons)
+    if k is not None and len(arr) != k:
+        raise InputError(f"got {len(arr)} {name} values for {k} attributes; give one per attribute")
+    out = []
+    for i, e in enumerate(arr):
+        try:
+            ef = float(e)
+        except (TypeError, ValueError):
+            raise InputError(f"{name} of attribute {i + 1} is not a number: {e!r}") from None
+        if not math.isfinite(ef):
+            raise InputError(f"{name} of attribute {i + 1} is {ef}; it must be a finite positive number")
+        if ef <= 0:
+            raise InputError(f"{name} of attribute {i + 1} is {ef}; it must be greater than 0")
+        if ef > MAX_EPSILON:
+            raise InputError(
+                f"{name} of attribute {i + 1} is {ef}; at most {MAX_EPSILON:g} is accepted "
+                "(larger values give essentially no privacy)"
+            )
+        out.append(ef)
+    return np.asarray(out, dtype=float)
+
+
+def check_weights(weights: Sequence[float], k: int) -> np.ndarray:
+    """Positive finite weights (relative shares of a total budget; any scale)."""
+    arr = list(weights)
+    if len(arr) != k:
+        raise InputError(f"got {len(arr)} weights for {k} attributes; give one per attribute")
+    out = []
+    for i, w in enumerate(arr):
+        try:
+            wf = float(w)
+        except (TypeError, ValueError):
+            raise InputError(f"weight of attribute {i + 1} is not a number: {w!r}") from None
+        if not math.isfinite(wf) or wf <= 0:
+            raise InputError(f"weight of attribute {i + 1} is {wf}; it must be a finite positive number")
+        out.append(wf)
+    w = np.asarray(out, dtype=float)
+    return w / w.max()
+
+
+def check_target(target: float) -> float:
+    try:
+        t = float(target)
+    except (TypeError, ValueError):
+        raise InputError(f"target total epsilon is not a number: {target!r}") from None
+    if not math.isfinite(t) or t <= 0:
+        raise InputError(f"target total epsilon is {t}; it must be a finite positive number")
+    return t

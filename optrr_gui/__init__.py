@@ -1,0 +1,1 @@
+"""OptRR desktop application (PySide6 + pyqtgraph) over :mod:`optrr_engine`."""

@@ -74,3 +74,19 @@ def test_marginal_matches_dense_marginal():
                 for yi, y_sub in enumerate(sub_rec):
                     rows = (rec[:, subset] == y_sub).all(axis=1)
                     assert abs(full[rows, col].sum() - m_small[yi, xi]) < 1e-12
+
+
+def test_products_match_dense():
+    from optrr_engine.designs.product import grouped_design, joint_grr_clusters
+
+    sizes = np.array([2, 3, 2, 3, 2])
+    eps = np.array([1.0, 0.5, 2.0, 1.2, 0.8])
+    groups = [[0, 3], [1, 2, 4]]
+    for mech in (grouped_design("optimal", sizes, eps, groups), grouped_design("heuristic", sizes, eps, groups)):
+        overall, per = dense_epsilons(dense_matrix(mech), sizes)
+        assert abs(overall - mech.overall_epsilon()) < 1e-9
+        np.testing.assert_allclose(per, mech.attribute_epsilons(), atol=1e-9)
+    clusters = joint_grr_clusters(sizes, [1.5, 2.0], groups)
+    overall, per = dense_epsilons(dense_matrix(clusters), sizes)
+    assert abs(overall - 3.5) < 1e-9 and abs(clusters.overall_epsilon() - 3.5) < 1e-9
+    np.testing.assert_allclose(per, clusters.attribute_epsilons(), atol=1e-9)

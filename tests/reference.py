@@ -68,43 +68,51 @@ def algorithm3_exact(sizes, epsilons):
 
 
 def paper_lp(sizes, epsilons):
-    """min x_empty s.t. x_full = 1, x_S >= x_{S u {j}}, eq. (3); returns eps_total = ln x_empty."""
+    """min x_empty s.t. x_full = 1, x_S >= x_{S u {j}}, eq. (3); returns eps_total = ln x_empty.
+
+    Built independently of the engine (sparse COO assembly of Algorithms 1-2), solved with HiGHS.
+    """
+    import scipy.sparse as sp
     from scipy.optimize import linprog
 
-    a = np.asarray(sizes)
+    a = np.asarray(sizes, dtype=np.int64)
     k = a.size
     e = np.exp(np.asarray(epsilons, dtype=float))
     n = 1 << k
     full = n - 1
-    var = [s for s in range(n) if s != full]  # x_full fixed to 1
-    col = {s: j for j, s in enumerate(var)}
-    t = np.array([prod(int(a[i]) - 1 for i in range(k) if s >> i & 1) for s in range(n)], dtype=float)
-    a_ub, b_ub = [], []
-    for s in range(n):
-        for j in range(k):
-            if not s >> j & 1:
-                row = np.zeros(len(var))
-                s2 = s | (1 << j)
-                row[col[s]] -= 1.0  # x_{S u j} - x_S <= 0
-                if s2 == full:
-                    a_ub.append(row)
-                    b_ub.append(-1.0)
-                else:
-                    row[col[s2]] += 1.0
-                    a_ub.append(row)
-                    b_ub.append(0.0)
-    a_eq = np.zeros((k, len(var)))
+    masks = np.arange(n)
+    nvar = n - 1  # variable j <-> pattern j (0..n-2); x_full = 1 is a constant
+    rows, cols, vals, b_ub = [], [], [], []
+    r = 0
+    for j in range(k):
+        src = masks[(masks >> j) & 1 == 0]
+        dst = src | (1 << j)
+        for s_, d_ in zip(src, dst, strict=True):
+            rows.append(r)
+            cols.append(s_)
+            vals.append(-1.0)
+            if d_ == full:
+                b_ub.append(-1.0)
+            else:
+                rows.append(r)
+                cols.append(d_)
+                vals.append(1.0)
+                b_ub.append(0.0)
+            r += 1
+    a_ub = sp.csr_matrix((vals, (rows, cols)), shape=(r, nvar))
+    t = np.ones(n)
+    for i in range(k):
+        t = np.where((masks >> i) & 1, t * (a[i] - 1), t)
+    a_eq = np.zeros((k, nvar))
     b_eq = np.zeros(k)
     for i in range(k):
-        for s in range(n):
-            coef = t[s] if not s >> i & 1 else -e[i] * t[s] / (a[i] - 1)
-            if s == full:
-                b_eq[i] -= coef
-            else:
-                a_eq[i, col[s]] += coef
-    c = np.zeros(len(var))
-    c[col[0]] = 1.0
-    res = linprog(c, A_ub=np.array(a_ub), b_ub=np.array(b_ub), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+        inside = (masks >> i) & 1 == 1
+        coef = np.where(inside, -e[i] * t / (a[i] - 1), t)
+        a_eq[i] = coef[:-1]
+        b_eq[i] = -coef[-1]
+    c = np.zeros(nvar)
+    c[0] = 1.0
+    res = linprog(c, A_ub=a_ub, b_ub=np.array(b_ub), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
     assert res.status == 0, res.message
     return float(np.log(res.fun))
 

@@ -21,7 +21,7 @@ def _function(method: str):
     if method == "kronecker":
         from .kronecker import kronecker as fn
     elif method == "optimal":
-        import scipy.optimize  # noqa: F401 - imported before timing starts
+        import highspy  # noqa: F401 - imported before timing starts
 
         from .optimal_lp import optimal as fn
     elif method == "heuristic":

@@ -51,12 +51,6 @@ class LPProblem:
         coef = lam * self.scale
         return coef.sum() - subset_sums(coef * (1.0 + self.r))
 
-    def matrix(self):
-        import scipy.sparse as sp
-
-        h = np.where(self.bits, -self.r, 1.0) * self.scale  # (N, k): column S of the LP is row S here
-        return sp.csc_matrix(np.hstack([h.T, -self.w[:, None]]))
-
     def residual(self, v: np.ndarray, s: float) -> float:
         h = np.where(self.bits, -self.r, 1.0) * self.scale
         res = v @ h - s * self.w
@@ -100,19 +94,21 @@ class LPProblem:
         return Mechanism.single(PatternBlock(self.sizes, log_x, normalize=True))
 
 
-def solve_lp(problem: LPProblem, s_scale: float, method: str = "highs-ds"):
+def solve_lp(problem: LPProblem, s_scale: float):
     """Solve with v and s divided by ``s_scale`` (an estimate of the optimal s) so that s is O(1):
     unscaled, s ~ 1/T is far below HiGHS's feasibility tolerances and the answer is wrong."""
-    from scipy.optimize import linprog
+    from .highs_lp import maximise
 
     n = problem.upper.size
     c = np.zeros(n + 1)
-    c[-1] = -1.0
-    bounds = np.column_stack([np.zeros(n + 1), np.append(problem.upper / s_scale, np.inf)])
-    res = linprog(c, A_eq=problem.matrix(), b_eq=np.zeros(problem.k), bounds=bounds, method=method)
-    if res.x is not None:
-        res.x = res.x * s_scale
-    return res
+    c[-1] = 1.0
+    h = np.where(problem.bits, -problem.r, 1.0) * problem.scale
+    a_dense = np.hstack([h.T, -problem.w[:, None]])
+    upper = np.append(problem.upper / s_scale, np.inf)
+    sol = maximise(c, a_dense, np.zeros(problem.k), np.zeros(n + 1), upper)
+    if sol.x is not None:
+        sol.x = sol.x * s_scale
+    return sol
 
 
 def initial_scale(sizes, epsilons) -> float:
@@ -166,8 +162,8 @@ def optimal(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
         res = solve_lp(problem, scale)
         if ctl is not None:
             ctl.check()
-        if res.status != 0 or res.x is None:
-            raise OptRRError(f"the LP solver failed: {res.message}")
+        if not res.optimal or res.x is None:
+            raise OptRRError(f"the LP solver failed: {res.status}")
         s_found = float(res.x[-1])
         if s_found <= 0:
             raise InfeasibleError("no mechanism reaches these epsilons (LP optimum is degenerate)")
@@ -185,12 +181,13 @@ def optimal(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
     else:
         polished = None
     lower = problem.dual_lower_bound(basis_dual(problem, v))
-    if res.eqlin is not None and res.eqlin.marginals is not None:
-        lower = max(lower, problem.dual_lower_bound(np.asarray(res.eqlin.marginals, dtype=float)))
+    if res.row_dual is not None:
+        lower = max(lower, problem.dual_lower_bound(res.row_dual))
     mech = problem.mechanism(v, s)
     info = {
-        "solver": "HiGHS dual simplex (scipy linprog), k equality rows, 2^k bounded columns",
-        "solver_status": res.message,
+        "solver": "HiGHS dual simplex (highspy), k equality rows, 2^k bounded columns",
+        "solver_status": res.status,
+        "solver_iterations": res.iterations,
         "solver_seconds": solve_seconds,
         "solver_runs": attempts,
         "lp_rows": int(k),

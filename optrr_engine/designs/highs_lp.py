@@ -1,0 +1,62 @@
+"""A thin wrapper over highspy for LPs with few dense rows and many bounded columns.
+
+    maximise c.x   subject to   A x = b,   lower <= x <= upper
+
+A is given densely as (rows, columns) and passed column-wise. highspy is imported lazily and is much
+lighter to import than scipy.optimize, which keeps `optrr design` start-up fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import OptRRError
+
+
+@dataclass
+class LPSolution:
+    status: str
+    optimal: bool
+    x: np.ndarray | None
+    row_dual: np.ndarray | None
+    iterations: int
+
+
+def maximise(c, a_dense, b, lower, upper, time_limit: float | None = None) -> LPSolution:
+    import highspy
+
+    a_dense = np.asarray(a_dense, dtype=float)
+    m, n = a_dense.shape
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("solver", "simplex")
+    h.setOptionValue("simplex_strategy", 1)  # dual simplex
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    lp = highspy.HighsLp()
+    lp.num_col_ = n
+    lp.num_row_ = m
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.col_cost_ = np.asarray(c, dtype=float)
+    lp.col_lower_ = np.asarray(lower, dtype=float)
+    lp.col_upper_ = np.asarray(upper, dtype=float)
+    lp.row_lower_ = np.asarray(b, dtype=float)
+    lp.row_upper_ = np.asarray(b, dtype=float)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.arange(0, m * n + 1, m, dtype=np.int32)
+    lp.a_matrix_.index_ = np.tile(np.arange(m, dtype=np.int32), n)
+    lp.a_matrix_.value_ = np.ascontiguousarray(a_dense.T).reshape(-1)
+    h.passModel(lp)
+    run_status = h.run()
+    if run_status == highspy.HighsStatus.kError:
+        raise OptRRError("the LP solver (HiGHS) reported an error")
+    model_status = h.getModelStatus()
+    status = h.modelStatusToString(model_status)
+    optimal = model_status == highspy.HighsModelStatus.kOptimal
+    sol = h.getSolution()
+    x = np.asarray(sol.col_value, dtype=float) if sol.value_valid else None
+    dual = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid else None
+    iters = int(h.getInfo().simplex_iteration_count)
+    return LPSolution(status, optimal, x, dual, iters)

@@ -1,0 +1,95 @@
+"""Access to a release (perturbed data file + manifest) for estimation.
+
+Uses ``optrr_engine.release.manifest`` (load_manifest, mechanism_from_manifest) and
+``optrr_engine.io.readers.iter_chunks`` when they are installed; until then a minimal private stand-in reads
+a JSON manifest and CSV chunks with the same contract (strings, no NA conversion).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ..errors import InputError
+from ..mechanism import Mechanism
+
+#: Rows per chunk of the stand-in reader.
+CHUNK_ROWS = 1_000_000
+
+
+def load_manifest(path: str, data_path: str | None = None, check_hash: bool = True) -> dict:
+    try:
+        from ..release.manifest import load_manifest as real
+    except ImportError:
+        return _standin_load_manifest(path)
+    return real(path, data_path=data_path, check_hash=check_hash)
+
+
+def mechanism_from_manifest(manifest: dict) -> Mechanism:
+    try:
+        from ..release.manifest import mechanism_from_manifest as real
+    except ImportError:
+        return Mechanism.from_dict(manifest["mechanism"])
+    return real(manifest)
+
+
+def iter_chunks(path: str, columns: list[str]):
+    try:
+        from ..io.readers import iter_chunks as real
+    except ImportError:
+        yield from _standin_iter_chunks(path, columns)
+        return
+    yield from real(path, None, columns=columns)
+
+
+def _standin_load_manifest(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            manifest = json.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"manifest {path} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"manifest {path} is not valid JSON: {exc}") from None
+    if not isinstance(manifest, dict) or "attributes" not in manifest or "mechanism" not in manifest:
+        raise InputError(f"manifest {path} lacks 'attributes' or 'mechanism'")
+    return manifest
+
+
+def _standin_iter_chunks(path: str, columns: list[str]):
+    import pandas as pd
+
+    if not os.path.exists(path):
+        raise InputError(f"release file {path} does not exist")
+    try:
+        reader = pd.read_csv(
+            path, dtype=str, keep_default_na=False, na_filter=False, usecols=columns, chunksize=CHUNK_ROWS
+        )
+        yield from reader
+    except ValueError as exc:
+        raise InputError(f"could not read columns {columns} from {path}: {exc}") from None
+
+
+def attribute_index(manifest: dict, names: list[str]) -> list[int]:
+    """Positions of the named attributes in the manifest (= in its mechanism)."""
+    known = [str(a["name"]) for a in manifest["attributes"]]
+    out = []
+    for name in names:
+        if name not in known:
+            raise InputError(f"attribute {name!r} is not in the release; perturbed attributes: {', '.join(known)}")
+        out.append(known.index(name))
+    if len(set(out)) != len(out):
+        raise InputError("an attribute is named twice in the marginal")
+    return out
+
+
+def encode_column(values, categories: list[str], name: str) -> np.ndarray:
+    """Codes 0..a-1 of string labels by the manifest's ordered categories; unknown labels are an error."""
+    import pandas as pd
+
+    codes = pd.Categorical(values, categories=categories).codes
+    if codes.size and codes.min() < 0:
+        bad = np.asarray(values)[codes < 0][0]
+        raise InputError(f"value {bad!r} in column {name!r} is not one of the manifest's categories")
+    return codes

@@ -1,0 +1,99 @@
+"""The estimate of a joint distribution of a few attributes, with its intervals and how it was made."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: What each method means, for reports.
+METHOD_NOTES = {
+    "unbiased": "unbiased estimate M^-1 lambda_hat (may contain negative values)",
+    "clip": "unbiased estimate with negatives set to 0 and rescaled to sum 1 (Domingo-Ferrer & Soria-Comas 6.4)",
+    "ibu": "iterative Bayesian update (EM maximum-likelihood estimate; always a proper distribution)",
+}
+
+INTERVAL_NOTE = (
+    "intervals: estimate of the unbiased estimator +/- z * standard error, where the standard error comes from "
+    "the multinomial covariance of the observed frequencies pushed through M^-1 (records i.i.d.), truncated to "
+    "[0, 1]; they are per-cell (not simultaneous) and do not depend on the point-estimate method"
+)
+
+
+@dataclass
+class MarginalEstimate:
+    sizes: tuple
+    method: str
+    estimate: np.ndarray  # proportions, shape sizes
+    unbiased: np.ndarray
+    std_error: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    confidence: float
+    rows: int
+    observed: np.ndarray  # counts of the perturbed marginal, shape sizes
+    attributes: list = field(default_factory=list)
+    categories: list = field(default_factory=list)
+    info: dict = field(default_factory=dict)
+
+    @property
+    def negative_cells(self) -> int:
+        return int(np.count_nonzero(self.unbiased < 0))
+
+    def labels(self) -> list[list[str]]:
+        if self.categories:
+            return [list(map(str, c)) for c in self.categories]
+        return [[str(v) for v in range(a)] for a in self.sizes]
+
+    def names(self) -> list[str]:
+        return list(self.attributes) if self.attributes else [f"attribute {i + 1}" for i in range(len(self.sizes))]
+
+    def cells(self) -> list[dict]:
+        """One object per cell, C order (last attribute fastest)."""
+        labels = self.labels()
+        out = []
+        for idx in itertools.product(*[range(a) for a in self.sizes]):
+            out.append(
+                {
+                    "values": [labels[i][j] for i, j in enumerate(idx)],
+                    "estimate": float(self.estimate[idx]),
+                    "ci_low": float(self.ci_low[idx]),
+                    "ci_high": float(self.ci_high[idx]),
+                    "unbiased": float(self.unbiased[idx]),
+                    "std_error": float(self.std_error[idx]),
+                    "observed": int(self.observed[idx]),
+                }
+            )
+        return out
+
+    def to_json_dict(self) -> dict:
+        return {
+            "attributes": self.names(),
+            "method": self.method,
+            "method_note": METHOD_NOTES.get(self.method, ""),
+            "confidence": self.confidence,
+            "interval_note": INTERVAL_NOTE,
+            "rows": self.rows,
+            "negative_cells_in_unbiased": self.negative_cells,
+            "info": self.info,
+            "cells": self.cells(),
+        }
+
+    def to_frame(self):
+        import pandas as pd
+
+        rows = []
+        for c in self.cells():
+            row = dict(zip(self.names(), c["values"], strict=True))
+            row.update({k: v for k, v in c.items() if k != "values"})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def marginal_of(self, axes) -> np.ndarray:
+        """Point estimate summed over the other attributes (axes kept in the given order)."""
+        axes = list(axes)
+        other = tuple(i for i in range(len(self.sizes)) if i not in axes)
+        kept = [i for i in range(len(self.sizes)) if i in axes]
+        summed = self.estimate.sum(axis=other)
+        return np.transpose(summed, [kept.index(a) for a in axes])

@@ -12,6 +12,7 @@ import sys
 #: subcommand name -> module in optrr_engine.cli with ``add_parser(subparsers)`` and ``run(args)``.
 COMMANDS = {
     "design": "design_cmd",
+    "estimate": "estimate_cmd",
 }
 
 

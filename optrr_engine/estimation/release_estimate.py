@@ -15,14 +15,20 @@ from .result import MarginalEstimate
 
 
 def default_manifest_path(release_path: str) -> str:
+    """OUTPUT.manifest.json next to OUTPUT.csv (or OUTPUT.csv.manifest.json if only that exists)."""
     stem, _ = os.path.splitext(release_path)
-    return stem + ".manifest.json"
+    first = stem + ".manifest.json"
+    second = release_path + ".manifest.json"
+    if not os.path.exists(first) and os.path.exists(second):
+        return second
+    return first
 
 
 def count_release(release_path: str, manifest: dict, names: list[str], progress=None, cancel=None) -> np.ndarray:
     """Counts of the perturbed marginal over ``names``, read chunk by chunk."""
     ctl = TaskControl(progress, cancel)
     idx = attribute_index(manifest, names)
+    names = [str(manifest["attributes"][i]["name"]) for i in idx]
     cats = [[str(c) for c in manifest["attributes"][i]["categories"]] for i in idx]
     counter = StreamingCounter([len(c) for c in cats])
     total = manifest.get("rows")
@@ -58,6 +64,7 @@ def estimate_release(
     manifest = load_manifest(manifest_path, data_path=release_path, check_hash=check_hash)
     mechanism = mechanism_from_manifest(manifest)
     idx = attribute_index(manifest, names)
+    names = [str(manifest["attributes"][i]["name"]) for i in idx]
     counts = count_release(release_path, manifest, names, ctl.sub(0.0, 0.8).progress, cancel)
     cats = [[str(c) for c in manifest["attributes"][i]["categories"]] for i in idx]
     est = estimate_from_counts(

@@ -74,11 +74,15 @@ def _standin_iter_chunks(path: str, columns: list[str]):
 def attribute_index(manifest: dict, names: list[str]) -> list[int]:
     """Positions of the named attributes in the manifest (= in its mechanism)."""
     known = [str(a["name"]) for a in manifest["attributes"]]
+    stripped = [k.strip() for k in known]
     out = []
     for name in names:
-        if name not in known:
+        if name in known:
+            out.append(known.index(name))
+        elif stripped.count(str(name).strip()) == 1:
+            out.append(stripped.index(str(name).strip()))
+        else:
             raise InputError(f"attribute {name!r} is not in the release; perturbed attributes: {', '.join(known)}")
-        out.append(known.index(name))
     if len(set(out)) != len(out):
         raise InputError("an attribute is named twice in the marginal")
     return out
@@ -88,8 +92,11 @@ def encode_column(values, categories: list[str], name: str) -> np.ndarray:
     """Codes 0..a-1 of string labels by the manifest's ordered categories; unknown labels are an error."""
     import pandas as pd
 
-    codes = pd.Categorical(values, categories=categories).codes
-    if codes.size and codes.min() < 0:
-        bad = np.asarray(values)[codes < 0][0]
+    seen_codes, seen = pd.factorize(values)  # hash once; then map the few distinct labels
+    lookup = pd.Index(categories).get_indexer(seen)
+    if np.any(lookup < 0):
+        bad = seen[int(np.flatnonzero(lookup < 0)[0])]
         raise InputError(f"value {bad!r} in column {name!r} is not one of the manifest's categories")
-    return codes
+    if np.any(seen_codes < 0):
+        raise InputError(f"column {name!r} has missing values, which are not among the manifest's categories")
+    return lookup[seen_codes]

@@ -1,0 +1,69 @@
+"""``optrr estimate``: the joint distribution of a few attributes of a release, with confidence intervals."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+
+
+def add_parser(sub):
+    p = sub.add_parser("estimate", help="estimate the true joint distribution of attributes from a release")
+    p.add_argument("release", help="the perturbed data file")
+    p.add_argument("--manifest", help="its manifest (default: RELEASE with .manifest.json)")
+    p.add_argument("--marginal", required=True, help="attribute names, comma-separated (e.g. sex,smoker)")
+    p.add_argument("--method", default="unbiased", help="unbiased (default), clip or ibu")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-hash-check", action="store_true", help="do not verify the file against the manifest hash")
+    return p
+
+
+def parse_names(text: str) -> list[str]:
+    names = [t for t in str(text).split(",")]
+    if not names or any(t.strip() == "" for t in names):
+        raise InputError(f"could not read the attribute list {text!r}: use comma-separated names like age,sex")
+    return names
+
+
+def run(args) -> int:
+    from ..estimation import METHODS, estimate_release
+    from .common import print_json
+
+    if args.method not in METHODS:
+        raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
+    est = estimate_release(
+        args.release,
+        parse_names(args.marginal),
+        manifest_path=args.manifest,
+        method=args.method,
+        confidence=args.confidence,
+        check_hash=not args.no_hash_check,
+    )
+    if args.json:
+        print_json(est.to_json_dict())
+    else:
+        print_estimate(est)
+    return 0
+
+
+def print_estimate(est) -> None:
+    from ..estimation.result import INTERVAL_NOTE, METHOD_NOTES
+
+    names = est.names()
+    print(f"attributes: {', '.join(names)}   rows: {est.rows:,}   method: {est.method}")
+    print(f"  {METHOD_NOTES[est.method]}")
+    if "whole_record_epsilon" in est.info:
+        eps = ", ".join(f"{e:.4g}" for e in est.info["attribute_epsilons"])
+        print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; these attributes: {eps}")
+    if est.method == "ibu" and not est.info.get("converged", True):
+        print(f"warning: IBU stopped after {est.info['iterations']} iterations without converging")
+    cells = est.cells()
+    widths = [max(len(n), *(len(c["values"][i]) for c in cells)) for i, n in enumerate(names)]
+    level = f"{100 * est.confidence:g}%"
+    head = "  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True))
+    print(f"{head}  {'estimate':>10}  {level + ' low':>10}  {level + ' high':>10}  {'observed':>10}")
+    for c in cells:
+        vals = "  ".join(v.ljust(w) for v, w in zip(c["values"], widths, strict=True))
+        print(f"{vals}  {c['estimate']:>10.5f}  {c['ci_low']:>10.5f}  {c['ci_high']:>10.5f}  {c['observed']:>10d}")
+    if est.negative_cells:
+        print(f"{est.negative_cells} cell(s) of the unbiased estimate are negative (use --method clip or ibu)")
+    print(INTERVAL_NOTE)

@@ -9,8 +9,7 @@ import pytest
 from optrr_engine.cli.main import main
 from optrr_engine.designs import run_design
 from optrr_engine.errors import InputError
-from optrr_engine.estimation import count_codes, estimate_from_counts, estimate_release
-from optrr_engine.estimation import release_source
+from optrr_engine.estimation import count_codes, estimate_from_counts, estimate_release, release_source
 
 NAMES = ["sex", "smoker", "region"]
 CATS = [["F", "M"], ["no", "yes", "former"], ["N", "E", "S", "W"]]
@@ -25,7 +24,7 @@ def write_release(tmp_path, mech, codes, rng, extra_column=True):
     import pandas as pd
 
     perturbed = mech.sample(codes, rng)
-    frame = pd.DataFrame({n: np.asarray(c)[perturbed[:, i]] for i, (n, c) in enumerate(zip(NAMES, CATS))})
+    frame = pd.DataFrame({n: np.asarray(c)[perturbed[:, i]] for i, (n, c) in enumerate(zip(NAMES, CATS, strict=True))})
     if extra_column:
         frame.insert(0, "kept_id", np.arange(len(frame)).astype(str))
     data = tmp_path / "OUTPUT.csv"
@@ -35,7 +34,7 @@ def write_release(tmp_path, mech, codes, rng, extra_column=True):
         "format_version": 1,
         "attributes": [
             {"name": n, "categories": c, "requested_epsilon": float(e), "achieved_epsilon": float(e)}
-            for n, c, e in zip(NAMES, CATS, eps)
+            for n, c, e in zip(NAMES, CATS, eps, strict=True)
         ],
         "overall_epsilon": mech.overall_epsilon(),
         "mechanism": mech.to_dict(),

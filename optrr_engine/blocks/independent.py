@@ -51,17 +51,43 @@ class IndependentBlock(Block):
         return IndependentBlock(self.sizes[positions], self.log_keep[positions], self.log_move[positions])
 
     def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One uniform per cell: u < P(move) moves; u / P(move) then picks the offset 1..a-1."""
+        """One uniform u per cell, in cache-sized row blocks, integer arithmetic on a small unsigned dtype.
+
+        With m_i = 1 - p_i (probability of moving) and v = min(u (a_i - 1) / m_i, a_i - 1): u >= m_i gives
+        v = a_i - 1, and u < m_i gives floor(v) uniform on 0..a_i-2. The output (x + floor(v) + 1) mod a_i
+        therefore keeps x with probability p_i and moves to each other value with m_i / (a_i - 1) = q_i.
+        The modulo is one unsigned wrap-around: w = x + floor(v) + 1 - a_i, result min(w, w + a_i).
+        Per-attribute constants are tiled to the block's shape so every step is a contiguous array operation.
+        """
+        codes = np.asarray(codes)
         n, k = codes.shape
-        move = -np.expm1(self.log_keep)  # 1 - p_i, accurate for p_i near 1
-        u = rng.random((n, k))
-        moved = u < move
-        steps = (self.sizes - 1).astype(float)
-        off = np.floor(u / move * steps).astype(codes.dtype)
-        np.minimum(off, (self.sizes - 2).astype(codes.dtype), out=off)
-        off += 1
-        out = (codes + off) % self.sizes.astype(codes.dtype)
-        return np.where(moved, out, codes)
+        out = np.empty_like(codes)
+        if n == 0 or k == 0:
+            return out
+        sizes = self.sizes
+        work = np.min_scalar_type(2 * int(sizes.max()) - 1)  # unsigned; 2 a_i - 1 fits, wrap-around intended
+        rows = min(n, max(1, (1 << 15) // k))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.tile((sizes - 1.0) / -np.expm1(self.log_keep), (rows, 1))  # inf (always stay) if m_i = 0
+        top = np.tile(sizes - 1.0, (rows, 1))
+        one_minus_a = np.tile((1 - sizes).astype(work), (rows, 1))
+        plus_a = np.tile(sizes.astype(work), (rows, 1))
+        u_buf, w_buf, g_buf = np.empty((rows, k)), np.empty((rows, k), dtype=work), np.empty((rows, k), dtype=work)
+        for start in range(0, n, rows):
+            stop = min(n, start + rows)
+            b = stop - start
+            u, w, g = u_buf[:b], w_buf[:b], g_buf[:b]
+            rng.random(out=u)
+            np.multiply(u, scale[:b], out=u)
+            np.fmin(u, top[:b], out=u)  # fmin: 0 * inf = NaN also becomes "stay"
+            np.copyto(w, u, casting="unsafe")  # truncation = floor for v >= 0
+            np.copyto(g, codes[start:stop], casting="unsafe")
+            np.add(w, g, out=w)
+            np.add(w, one_minus_a[:b], out=w)
+            np.add(w, plus_a[:b], out=g)
+            np.minimum(w, g, out=w)
+            np.copyto(out[start:stop], w, casting="unsafe")
+        return out
 
     def to_dict(self) -> dict:
         return {

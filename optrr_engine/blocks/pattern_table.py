@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import InputError
 from ..logmath import logsumexp
 from . import table_math
-from .base import Block, apply_patterns, decode_logs, encode_logs
+from .base import Block, decode_logs, encode_logs
 from .patterns import log_multiplicities, require_pattern_k
 
 
@@ -52,12 +52,45 @@ class PatternBlock(Block):
         return cdf
 
     def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        n = codes.shape[0]
+        """Draw the pattern S of each row with probability t_S X_S (one uniform per row), then one uniform per
+        cell: v = min(u (a_i - 1), a_i - 2) for i in S and v = a_i - 1 otherwise; the output
+        (x + floor(v) + 1) mod a_i keeps x outside S and moves x to a uniform other value inside S
+        (the modulo is an unsigned wrap-around: w = x + floor(v) + 1 - a_i, result min(w, w + a_i))."""
+        codes = np.asarray(codes)
+        n, k = codes.shape
+        out = np.empty_like(codes)
+        if n == 0:
+            return out
         cdf = self._cdf if hasattr(self, "_cdf") else self.pattern_cdf()
         self._cdf = cdf
-        masks = np.searchsorted(cdf, rng.random(n), side="right").astype(np.int64)
-        np.minimum(masks, cdf.size - 1, out=masks)
-        return apply_patterns(codes, masks, self.sizes, rng)
+        sizes = self.sizes
+        work = np.min_scalar_type(2 * int(sizes.max()) - 1)  # unsigned; 2 a_i - 1 fits, wrap-around intended
+        rows = min(n, max(1, (1 << 15) // k))
+        top = np.tile(sizes - 1.0, (rows, 1))
+        inner = np.tile(sizes - 2.0, (rows, 1))
+        one_minus_a = np.tile((1 - sizes).astype(work), (rows, 1))
+        plus_a = np.tile(sizes.astype(work), (rows, 1))
+        bits = np.tile(np.int64(1) << np.arange(k, dtype=np.int64), (rows, 1))
+        u_buf, w_buf, g_buf = np.empty((rows, k)), np.empty((rows, k), dtype=work), np.empty((rows, k), dtype=work)
+        for start in range(0, n, rows):
+            stop = min(n, start + rows)
+            b = stop - start
+            u, w, g = u_buf[:b], w_buf[:b], g_buf[:b]
+            masks = np.searchsorted(cdf, rng.random(b), side="right").astype(np.int64)
+            np.minimum(masks, cdf.size - 1, out=masks)
+            stay = (np.repeat(masks, k).reshape(b, k) & bits[:b]) == 0
+            rng.random(out=u)
+            np.multiply(u, top[:b], out=u)
+            np.fmin(u, inner[:b], out=u)
+            np.copyto(u, top[:b], where=stay)
+            np.copyto(w, u, casting="unsafe")
+            np.copyto(g, codes[start:stop], casting="unsafe")
+            np.add(w, g, out=w)
+            np.add(w, one_minus_a[:b], out=w)
+            np.add(w, plus_a[:b], out=g)
+            np.minimum(w, g, out=w)
+            np.copyto(out[start:stop], w, casting="unsafe")
+        return out
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "sizes": self.sizes.tolist(), "log_x": encode_logs(self.log_x)}

@@ -111,31 +111,84 @@ class SinglesBlock(Block):
         )
 
     def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Draw the category; then one offset for a single change, else a uniform record differing in >= 2."""
+        """Sample the family as a mixture (no rejection). With X_b = 1 / (P + y_0 + E),
+
+            X_S = X_b (1 + y_0 [S = {}] + y_i [S = {i}]),
+
+        so the output is: a uniform record of the whole domain with probability P X_b, the input itself with
+        y_0 X_b, the input with attribute i moved to a uniform other value with (a_i - 1) y_i X_b. A uniform
+        record is x + U{0..a_i-1} mod a_i per cell (one uniform each; the modulo is an unsigned wrap-around,
+        w = x + U - a_i, result min(w, w + a_i)). Row blocks are processed densely when uniform records are
+        common (P X_b >= 1/4); otherwise only the uniform-record rows draw per-cell uniforms.
+        """
+        codes = np.asarray(codes)
         n, k = codes.shape
-        if getattr(self, "_cdf", None) is None:
-            w = self.category_log_weights()
+        out = np.empty_like(codes)
+        if n == 0:
+            return out
+        if getattr(self, "_mixture", None) is None:
+            w = np.concatenate(([self.log_P, self.log_y0], np.log(self.sizes - 1.0) + self.log_y))
             p = np.exp(w - logsumexp(w))
             cdf = np.cumsum(p)
             cdf[-1] = 1.0
-            self._cdf = cdf
-        cat = np.searchsorted(self._cdf, rng.random(n), side="right")
-        np.minimum(cat, k + 1, out=cat)
-        out = np.array(codes, copy=True)
-        a = self.sizes.astype(codes.dtype)
-        single = np.flatnonzero((cat >= 1) & (cat <= k))
-        if single.size:
-            attr = cat[single] - 1
-            off = (rng.random(single.size) * (self.sizes[attr] - 1)).astype(np.int64) + 1
-            out[single, attr] = (out[single, attr] + off) % self.sizes[attr]
-        pending = np.flatnonzero(cat == k + 1)
-        while pending.size:
-            offs = (rng.random((pending.size, k)) * a).astype(codes.dtype)
-            np.minimum(offs, a - 1, out=offs)
-            ok = np.count_nonzero(offs, axis=1) >= 2
-            rows = pending[ok]
-            out[rows] = (out[rows] + offs[ok]) % a
-            pending = pending[~ok]
+            self._mixture = (cdf, float(p[0]))
+        cdf, p_uniform = self._mixture
+        sizes = self.sizes
+        work = np.min_scalar_type(2 * int(sizes.max()) - 1)  # unsigned; 2 a_i - 1 fits, wrap-around intended
+        rows = min(n, max(1, (1 << 15) // k))
+        a_float = np.tile(sizes.astype(float), (rows, 1))
+        top = np.tile(sizes - 1.0, (rows, 1))
+        minus_a = np.tile((-sizes).astype(work), (rows, 1))
+        plus_a = np.tile(sizes.astype(work), (rows, 1))
+        u_buf, w_buf, g_buf = np.empty((rows, k)), np.empty((rows, k), dtype=work), np.empty((rows, k), dtype=work)
+
+        def single_offsets(cat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            """Rows that move one attribute: (rows, attributes, offsets in 1..a_i-1)."""
+            rows_ = np.flatnonzero(cat >= 2)
+            attr = cat[rows_] - 2
+            a = sizes[attr]
+            off = (rng.random(rows_.size) * (a - 1)).astype(np.int64)
+            np.minimum(off, a - 2, out=off)
+            return rows_, attr, off + 1
+
+        def add_offsets(x: np.ndarray, dest: np.ndarray, cat: np.ndarray | None) -> None:
+            """dest = (x + offset) mod a_i per cell: uniform U{0..a_i-1} offsets on uniform-record rows
+            (cat == 0, or every row if cat is None), one offset on single-move rows, none on kept rows."""
+            b = len(x)
+            u, w, g = u_buf[:b], w_buf[:b], g_buf[:b]
+            rng.random(out=u)
+            np.multiply(u, a_float[:b], out=u)
+            np.fmin(u, top[:b], out=u)  # u a_i can round up to a_i
+            np.copyto(w, u, casting="unsafe")
+            if cat is not None:
+                np.multiply(w, np.repeat((cat == 0).astype(work), k).reshape(b, k), out=w)
+                rows_, attr, off = single_offsets(cat)
+                w.reshape(-1)[rows_ * k + attr] = off
+            np.copyto(g, x, casting="unsafe")
+            np.add(w, g, out=w)
+            np.add(w, minus_a[:b], out=w)
+            np.add(w, plus_a[:b], out=g)
+            np.minimum(w, g, out=w)
+            np.copyto(dest, w, casting="unsafe")
+
+        for start in range(0, n, rows):
+            stop = min(n, start + rows)
+            block = out[start:stop]
+            cat = np.searchsorted(cdf, rng.random(stop - start), side="right")
+            np.minimum(cat, k + 1, out=cat)
+            if p_uniform >= 0.25:
+                add_offsets(codes[start:stop], block, cat)
+                continue
+            block[...] = codes[start:stop]
+            uni = np.flatnonzero(cat == 0)
+            if uni.size:
+                moved = np.empty((uni.size, k), dtype=codes.dtype)
+                add_offsets(block[uni], moved, None)
+                block[uni] = moved
+            rows_, attr, off = single_offsets(cat)
+            if rows_.size:
+                a = sizes[attr]
+                block[rows_, attr] = (block[rows_, attr] + off) % a
         return out
 
     def to_dict(self) -> dict:

@@ -1,11 +1,12 @@
 """Block types: the building pieces of a mechanism (a product of blocks on disjoint attributes)."""
 
 from .base import Block
+from .classes import ClassBlock
 from .independent import IndependentBlock
 from .pattern_table import PatternBlock
 from .singles import SinglesBlock
 
-BLOCK_TYPES = {cls.kind: cls for cls in (PatternBlock, IndependentBlock, SinglesBlock)}
+BLOCK_TYPES = {cls.kind: cls for cls in (PatternBlock, IndependentBlock, SinglesBlock, ClassBlock)}
 
 
 def register_block_type(cls) -> None:
@@ -21,4 +22,4 @@ def block_from_dict(d: dict) -> Block:
     return BLOCK_TYPES[kind].from_dict(d)
 
 
-__all__ = ["Block", "IndependentBlock", "PatternBlock", "SinglesBlock", "block_from_dict", "register_block_type"]
+__all__ = ["Block", "ClassBlock", "IndependentBlock", "PatternBlock", "SinglesBlock", "block_from_dict", "register_block_type"]

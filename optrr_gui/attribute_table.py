@@ -1,0 +1,340 @@
+"""The attribute table: one row per column of the data with its role, type, number of categories, epsilon
+(or weight in total-budget mode) and warnings. Edits go through the undo stack; the model only reads the
+:class:`SessionState` and re-reads it when the state notifies a change.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QRadioButton,
+    QStyledItemDelegate,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .commands import SetColumnValue, SetSessionValue, set_many
+from .config_bridge import column_counts, column_warnings
+from .epsilon_editor import EpsilonEditor
+from .state import ROLES, TYPES, SessionState
+
+COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT, COL_EPS, COL_WARN = range(6)
+HEADERS = ("Column", "Role", "Type", "Categories", "ε (lower = more private)", "Warnings")
+#: Above this many columns the epsilon editors open on demand instead of staying open on every row.
+PERSISTENT_EDITOR_LIMIT = 300
+
+ROLE_HELP = {
+    "perturb": "perturb: randomized before release (private)",
+    "keep": "keep: exported unchanged (NOT private) — only for columns that are not sensitive",
+    "drop": "drop: not exported at all",
+}
+TYPE_HELP = {
+    "nominal": "nominal: categories without order (e.g. blood group)",
+    "ordinal": "ordinal: ordered categories (e.g. age band); the order is kept in reports",
+    "numeric": "numeric: numbers grouped into bins before randomizing",
+}
+
+
+class AttributeModel(QAbstractTableModel):
+    def __init__(self, state: SessionState, stack, parent=None):
+        super().__init__(parent)
+        self.state, self.stack = state, stack
+        self.counts: list[int | None] = []
+        self.warnings: list[list[str]] = []
+        self._recount()
+        state.subscribe(self._on_state)
+
+    # -- state changes -----------------------------------------------------------------------
+    def _recount(self) -> None:
+        self.counts = column_counts(self.state)
+        self.warnings = [column_warnings(c, n) for c, n in zip(self.state.columns, self.counts, strict=True)]
+
+    def _on_state(self, kind, index, name) -> None:
+        if kind == "reset":
+            self.beginResetModel()
+            self._recount()
+            self.endResetModel()
+        elif kind == "column":
+            self._recount()
+            for col in range(len(HEADERS)):
+                self.dataChanged.emit(self.index(index, col), self.index(index, col))
+            if name in ("role", "type", "categories", "bins", "missing"):
+                n = self.rowCount() - 1
+                self.dataChanged.emit(self.index(0, COL_COUNT), self.index(n, COL_WARN))
+        elif kind == "session" and name == "budget_mode":
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, COL_EPS, COL_EPS)
+            for row in range(self.rowCount()):
+                self.dataChanged.emit(self.index(row, COL_EPS), self.index(row, COL_EPS))
+
+    # -- Qt model API --------------------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+        return 0 if parent.isValid() else len(self.state.columns)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def value_field(self) -> str:
+        return "weight" if self.state.budget_mode else "epsilon"
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt API
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if section == COL_EPS and self.state.budget_mode:
+                return "Weight (share of the budget)"
+            return HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return {
+                COL_ROLE: "What happens to the column: perturb (private), keep (unchanged, NOT private), drop.",
+                COL_TYPE: "How the values are read: nominal, ordinal (ordered) or numeric (grouped into bins).",
+                COL_COUNT: "Number of categories the column is randomized over (missing may count as one).",
+                COL_EPS: (
+                    "Total-budget mode: relative share of the whole-record ε given to the column."
+                    if self.state.budget_mode
+                    else "Privacy level of the column. Lower = more private; higher = more accurate."
+                ),
+                COL_WARN: "Things to check before releasing (likely identifiers, too many categories...).",
+            }.get(section)
+        return None
+
+    def flags(self, index):
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() in (COL_ROLE, COL_TYPE):
+            return base | Qt.ItemFlag.ItemIsEditable
+        if index.column() == COL_EPS and self.state.columns[index.row()].role == "perturb":
+            return base | Qt.ItemFlag.ItemIsEditable
+        return base
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        col = self.state.columns[index.row()]
+        c = index.column()
+        warnings = self.warnings[index.row()] if index.row() < len(self.warnings) else []
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            if c == COL_NAME:
+                return col.name
+            if c == COL_ROLE:
+                return col.role
+            if c == COL_TYPE:
+                return col.type
+            if c == COL_COUNT:
+                n = self.counts[index.row()] if index.row() < len(self.counts) else None
+                return "" if n is None else str(n)
+            if c == COL_EPS:
+                if col.role != "perturb":
+                    return "" if role == Qt.ItemDataRole.DisplayRole else None
+                v = getattr(col, self.value_field())
+                return f"{v:.3g}" if role == Qt.ItemDataRole.DisplayRole else float(v)
+            if c == COL_WARN:
+                return "; ".join(warnings)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if c == COL_ROLE:
+                return ROLE_HELP.get(col.role)
+            if c == COL_TYPE:
+                return TYPE_HELP.get(col.type)
+            if c == COL_WARN and warnings:
+                return "\n".join(warnings)
+            if c == COL_NAME:
+                return f"{col.name}: select to edit its categories, bins and missing values in the side panel"
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if col.role == "drop":
+                return QBrush(QColor(150, 150, 150))
+            if c == COL_WARN and warnings:
+                return QBrush(QColor(176, 80, 0))
+            if c == COL_ROLE and col.role == "keep":
+                return QBrush(QColor(176, 80, 0))
+        return None
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802 - Qt API
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        name = {COL_ROLE: "role", COL_TYPE: "type", COL_EPS: self.value_field()}.get(index.column())
+        if name is None:
+            return False
+        if name in ("epsilon", "weight"):
+            value = float(value)
+        if self.state.column_value(index.row(), name) == value:
+            return False
+        self.stack.push(SetColumnValue(self.state, index.row(), name, value))
+        return True
+
+    def set_value(self, row: int, value: float, final: bool) -> None:
+        """From an epsilon editor: slider drags merge into one undo step."""
+        name = self.value_field()
+        if self.state.column_value(row, name) != value:
+            self.stack.push(SetColumnValue(self.state, row, name, float(value), mergeable=not final))
+
+
+class ChoiceDelegate(QStyledItemDelegate):
+    """A combo box for role or type; the choice is committed as soon as it is picked."""
+
+    def __init__(self, choices, help_texts, parent=None):
+        super().__init__(parent)
+        self.choices, self.help_texts = choices, help_texts
+
+    def createEditor(self, parent, option, index):  # noqa: N802 - Qt API
+        box = QComboBox(parent)
+        for i, c in enumerate(self.choices):
+            box.addItem(c)
+            box.setItemData(i, self.help_texts.get(c, ""), Qt.ItemDataRole.ToolTipRole)
+        box.activated.connect(lambda _i, b=box: self.commitData.emit(b))
+        return box
+
+    def setEditorData(self, editor, index):  # noqa: N802 - Qt API
+        editor.setCurrentText(index.data(Qt.ItemDataRole.EditRole))
+
+    def setModelData(self, editor, model, index):  # noqa: N802 - Qt API
+        model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
+
+
+class EpsilonDelegate(QStyledItemDelegate):
+    """A compact spin box + log slider in the epsilon column (persistent editors)."""
+
+    def createEditor(self, parent, option, index):  # noqa: N802 - Qt API
+        model = index.model()
+        editor = EpsilonEditor(parent, kind=model.value_field(), compact=True)
+        editor.setAutoFillBackground(True)
+        pidx = QPersistentModelIndex(index)
+        editor.valueEdited.connect(lambda v, final: pidx.isValid() and model.set_value(pidx.row(), v, final))
+        return editor
+
+    def setEditorData(self, editor, index):  # noqa: N802 - Qt API
+        value = index.data(Qt.ItemDataRole.EditRole)
+        if value is not None and not editor.spin.hasFocus() and not editor.slider.isSliderDown():
+            editor.setValue(float(value))
+
+    def setModelData(self, editor, model, index):  # noqa: N802 - Qt API
+        pass  # committed live through valueEdited
+
+    def updateEditorGeometry(self, editor, option, index):  # noqa: N802 - Qt API
+        editor.setGeometry(option.rect.adjusted(1, 1, -1, -1))
+
+
+class AttributePanel(QWidget):
+    """Budget-mode controls above the attribute table."""
+
+    currentColumnChanged = Signal(int)
+
+    def __init__(self, state: SessionState, stack, parent=None):
+        super().__init__(parent)
+        self.state, self.stack = state, stack
+        self.model = AttributeModel(state, stack, self)
+        self.view = QTableView(self)
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setEditTriggers(
+            QAbstractItemView.EditTrigger.CurrentChanged
+            | QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.SelectedClicked
+        )
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(30)
+        self.view.setAlternatingRowColors(True)
+        header = self.view.horizontalHeader()
+        for col in (COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COL_EPS, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(COL_EPS, 230)
+        header.setStretchLastSection(True)
+        self.view.setItemDelegateForColumn(COL_ROLE, ChoiceDelegate(ROLES, ROLE_HELP, self.view))
+        self.view.setItemDelegateForColumn(COL_TYPE, ChoiceDelegate(TYPES, TYPE_HELP, self.view))
+        self.eps_delegate = EpsilonDelegate(self.view)
+        self.view.setItemDelegateForColumn(COL_EPS, self.eps_delegate)
+        self.view.selectionModel().currentRowChanged.connect(
+            lambda cur, _prev: self.currentColumnChanged.emit(cur.row())
+        )
+
+        self.per_column = QRadioButton("ε per column")
+        self.per_column.setToolTip("Set each column's ε directly; the designs report the whole-record ε they give.")
+        self.total = QRadioButton("Total budget:")
+        self.total.setToolTip(
+            "Fix the whole-record ε (the guarantee for a complete record) and share it between the columns by "
+            "weight; each design finds the largest ε per column that stays within the budget."
+        )
+        group = QButtonGroup(self)
+        group.addButton(self.per_column)
+        group.addButton(self.total)
+        self.target = QDoubleSpinBox()
+        self.target.setPrefix("whole-record ε ")
+        self.target.setDecimals(3)
+        self.target.setRange(0.01, 10_000.0)
+        self.target.setSingleStep(0.1)
+        self.target.setKeyboardTracking(False)
+        self.target.setToolTip("The privacy guarantee for a complete record. Lower = more private.")
+        self.count_label = QLabel()
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("<b>Columns</b>"))
+        bar.addWidget(self.count_label, 1)
+        bar.addWidget(self.per_column)
+        bar.addWidget(self.total)
+        bar.addWidget(self.target)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(bar)
+        lay.addWidget(self.view, 1)
+        self.per_column.toggled.connect(self._mode_toggled)
+        self.target.valueChanged.connect(self._target_changed)
+        state.subscribe(self._on_state)
+        self._sync_controls()
+
+    # -- edits -------------------------------------------------------------------------------
+    def _mode_toggled(self, per_column: bool) -> None:
+        if self.state.budget_mode == (not per_column):
+            return
+        self.stack.push(SetSessionValue(self.state, "budget_mode", not per_column))
+
+    def _target_changed(self, value: float) -> None:
+        if abs(value - self.state.target_total) > 1e-12:
+            self.stack.push(SetSessionValue(self.state, "target_total", float(value), mergeable=True))
+
+    def set_roles(self, rows, role: str) -> None:
+        set_many(self.stack, self.state, rows, "role", role)
+
+    def selected_rows(self) -> list[int]:
+        return sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+
+    # -- state -> controls ---------------------------------------------------------------------
+    def _on_state(self, kind, index, name) -> None:
+        if kind == "reset" or (kind == "session" and name in ("budget_mode", "target_total")):
+            self._sync_controls()
+        if kind == "reset" or (kind == "column" and name == "role") or (kind == "session" and name == "budget_mode"):
+            self._open_editors()
+        if kind in ("reset", "column"):
+            self._update_count()
+
+    def _sync_controls(self) -> None:
+        for w in (self.per_column, self.total, self.target):
+            w.blockSignals(True)
+        self.per_column.setChecked(not self.state.budget_mode)
+        self.total.setChecked(self.state.budget_mode)
+        self.target.setValue(self.state.target_total)
+        self.target.setEnabled(self.state.budget_mode)
+        for w in (self.per_column, self.total, self.target):
+            w.blockSignals(False)
+        self._update_count()
+
+    def _update_count(self) -> None:
+        n = len(self.state.columns)
+        p = len(self.state.perturbed_indices())
+        self.count_label.setText(f"{n} in the file, {p} perturbed")
+
+    def _open_editors(self) -> None:
+        """Keep a spin box + slider open on every perturbed row (closed on the others)."""
+        many = self.model.rowCount() > PERSISTENT_EDITOR_LIMIT
+        for row in range(self.model.rowCount()):
+            idx = self.model.index(row, COL_EPS)
+            want = not many and self.state.columns[row].role == "perturb"
+            if self.view.isPersistentEditorOpen(idx):
+                self.view.closePersistentEditor(idx)
+            if want:
+                self.view.openPersistentEditor(idx)

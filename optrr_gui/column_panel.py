@@ -1,0 +1,245 @@
+"""Side panel for the selected column: role, type, missing values, the epsilon (or weight) editor with its
+"lower = more private" wording, and the categories (nominal / ordinal) or bin edges (numeric).
+Every change is one undo command.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .attribute_table import ROLE_HELP, TYPE_HELP
+from .commands import SetColumnValue
+from .config_bridge import column_counts, column_warnings
+from .epsilon_editor import EpsilonEditor
+from .state import MISSING, ROLES, TYPES, SessionState
+
+MISSING_TEXT = {"category": "are a category of their own", "exclude": "are left out (stay missing)"}
+
+
+def parse_bins(text: str) -> list[float]:
+    """Bin edges typed as "0, 18, 40, 65, inf": at least two, strictly increasing."""
+    parts = [p for p in text.replace(";", ",").split(",") if p.strip()]
+    try:
+        edges = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError("bin edges must be numbers separated by commas, e.g. 0, 18, 40, 65, inf") from None
+    if len(edges) < 2 or any(not b > a for a, b in zip(edges, edges[1:], strict=False)):
+        raise ValueError("give at least two bin edges in increasing order")
+    if any(math.isnan(e) for e in edges):
+        raise ValueError("bin edges cannot be NaN")
+    return edges
+
+
+def format_bins(bins) -> str:
+    return ", ".join(f"{b:g}" for b in bins or [])
+
+
+class ColumnPanel(QWidget):
+    def __init__(self, state: SessionState, stack, parent=None):
+        super().__init__(parent)
+        self.state, self.stack = state, stack
+        self.row: int | None = None
+
+        self.title = QLabel("Select a column")
+        self.title.setStyleSheet("font-weight: bold;")
+        self.role = QComboBox()
+        for i, r in enumerate(ROLES):
+            self.role.addItem(r)
+            self.role.setItemData(i, ROLE_HELP[r], Qt.ItemDataRole.ToolTipRole)
+        self.role.setToolTip("perturb = randomized (private); keep = exported unchanged (NOT private); drop = left out")
+        self.type = QComboBox()
+        for i, t in enumerate(TYPES):
+            self.type.addItem(t)
+            self.type.setItemData(i, TYPE_HELP[t], Qt.ItemDataRole.ToolTipRole)
+        self.type.setToolTip("nominal = no order; ordinal = ordered categories; numeric = numbers grouped into bins")
+        self.missing = QComboBox()
+        for m in MISSING:
+            self.missing.addItem(f"missing values {MISSING_TEXT[m]}", m)
+        self.missing.setToolTip(
+            "Missing values (empty cells, '?', NA) either form one more category that is randomized like the "
+            "others, or are left out of the randomization and stay missing in the output."
+        )
+        self.epsilon = EpsilonEditor(self, kind="epsilon")
+        self.weight = EpsilonEditor(self, kind="weight")
+        self.warnings = QLabel()
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet("color: #b05000;")
+
+        form = QFormLayout()
+        form.addRow("Role", self.role)
+        form.addRow("Type", self.type)
+        form.addRow("Missing", self.missing)
+        form.addRow("ε", self.epsilon)
+        form.addRow("Weight", self.weight)
+        self._form = form
+
+        self.categories = QListWidget()
+        self.categories.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.categories.setToolTip(
+            "The categories the column is randomized over, in order (the order matters for ordinal columns). "
+            "Double-click to rename; values of a removed category are treated as missing."
+        )
+        self.up = QPushButton("Up")
+        self.down = QPushButton("Down")
+        self.remove = QPushButton("Remove")
+        self.add = QPushButton("Add…")
+        self.up.setToolTip("Move the selected category earlier (ordinal order)")
+        self.down.setToolTip("Move the selected category later (ordinal order)")
+        self.remove.setToolTip("Remove the selected categories (their values count as missing)")
+        self.add.setToolTip("Add a category that may appear in the data")
+        buttons = QHBoxLayout()
+        for b in (self.up, self.down, self.remove, self.add):
+            buttons.addWidget(b)
+        self.bins = QLineEdit()
+        self.bins.setPlaceholderText("bin edges, e.g. 0, 18, 40, 65, inf")
+        self.bins.setToolTip("Numbers are grouped into the bins between consecutive edges (press Enter to apply).")
+        self.bins_error = QLabel()
+        self.bins_error.setStyleSheet("color: #cc0000;")
+        self.cat_box = QGroupBox("Categories")
+        cl = QVBoxLayout(self.cat_box)
+        cl.addWidget(self.categories, 1)
+        cl.addLayout(buttons)
+        cl.addWidget(self.bins)
+        cl.addWidget(self.bins_error)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.title)
+        lay.addLayout(form)
+        lay.addWidget(self.warnings)
+        lay.addWidget(self.cat_box, 1)
+
+        self.role.activated.connect(lambda i: self._set("role", ROLES[i]))
+        self.type.activated.connect(lambda i: self._set("type", TYPES[i]))
+        self.missing.activated.connect(lambda i: self._set("missing", MISSING[i]))
+        self.epsilon.valueEdited.connect(lambda v, final: self._set("epsilon", v, mergeable=not final))
+        self.weight.valueEdited.connect(lambda v, final: self._set("weight", v, mergeable=not final))
+        self.up.clicked.connect(lambda: self._move(-1))
+        self.down.clicked.connect(lambda: self._move(1))
+        self.remove.clicked.connect(self._remove)
+        self.add.clicked.connect(self._add)
+        self.categories.itemDoubleClicked.connect(self._rename)
+        self.bins.returnPressed.connect(self._apply_bins)
+        state.subscribe(self._on_state)
+        self.show_column(None)
+
+    # -- edits -------------------------------------------------------------------------------
+    def _set(self, name: str, value, mergeable: bool = False) -> None:
+        if self.row is None or self.state.column_value(self.row, name) == value:
+            return
+        self.stack.push(SetColumnValue(self.state, self.row, name, value, mergeable=mergeable))
+
+    def current_categories(self) -> list:
+        return list(self.state.columns[self.row].categories or []) if self.row is not None else []
+
+    def _move(self, step: int) -> None:
+        cats = self.current_categories()
+        rows = sorted({self.categories.row(i) for i in self.categories.selectedItems()})
+        if len(rows) != 1:
+            return
+        i = rows[0]
+        j = i + step
+        if not 0 <= j < len(cats):
+            return
+        cats[i], cats[j] = cats[j], cats[i]
+        self._set("categories", cats)
+        self.categories.setCurrentRow(j)
+
+    def _remove(self) -> None:
+        rows = {self.categories.row(i) for i in self.categories.selectedItems()}
+        if not rows:
+            return
+        cats = [c for i, c in enumerate(self.current_categories()) if i not in rows]
+        self._set("categories", cats)
+
+    def _add(self) -> None:
+        text, ok = QInputDialog.getText(self, "Add a category", "Category (exactly as it appears in the data):")
+        if ok and text and text not in self.current_categories():
+            self._set("categories", [*self.current_categories(), text])
+
+    def _rename(self, item) -> None:
+        i = self.categories.row(item)
+        cats = self.current_categories()
+        text, ok = QInputDialog.getText(self, "Rename a category", "New label:", text=str(cats[i]))
+        if ok and text and text != cats[i]:
+            cats[i] = text
+            self._set("categories", cats)
+
+    def _apply_bins(self) -> None:
+        try:
+            edges = parse_bins(self.bins.text())
+        except ValueError as exc:
+            self.bins_error.setText(str(exc))
+            return
+        self.bins_error.setText("")
+        self._set("bins", edges)
+
+    # -- display -----------------------------------------------------------------------------
+    def _on_state(self, kind, index, name) -> None:
+        if kind == "reset":
+            self.show_column(None if not self.state.columns else min(self.row or 0, len(self.state.columns) - 1))
+        elif kind in ("column", "session") and self.row is not None:
+            self.show_column(self.row)
+
+    def show_column(self, row: int | None) -> None:
+        self.row = row if row is not None and 0 <= row < len(self.state.columns) else None
+        enabled = self.row is not None
+        for w in (self.role, self.type, self.missing, self.epsilon, self.weight, self.cat_box):
+            w.setEnabled(enabled)
+        if not enabled:
+            self.title.setText("Select a column in the table")
+            self.categories.clear()
+            self.warnings.setText("")
+            return
+        col = self.state.columns[self.row]
+        counts = column_counts(self.state)
+        n = counts[self.row]
+        self.title.setText(f"{col.name} — {n if n is not None else '?'} categories")
+        for box, value in ((self.role, col.role), (self.type, col.type)):
+            box.blockSignals(True)
+            box.setCurrentText(value)
+            box.blockSignals(False)
+        self.missing.setCurrentIndex(MISSING.index(col.missing))
+        budget = self.state.budget_mode
+        perturb = col.role == "perturb"
+        self._form.setRowVisible(self.epsilon, not budget)
+        self._form.setRowVisible(self.weight, budget)
+        self.epsilon.setEnabled(perturb)
+        self.weight.setEnabled(perturb)
+        if not self.epsilon.spin.hasFocus() and not self.epsilon.slider.isSliderDown():
+            self.epsilon.setValue(col.epsilon)
+        if not self.weight.spin.hasFocus() and not self.weight.slider.isSliderDown():
+            self.weight.setValue(col.weight)
+        self.warnings.setText("\n".join(f"⚠ {w}" for w in column_warnings(col, n)))
+        numeric = col.type == "numeric"
+        self.categories.setVisible(not numeric)
+        for b in (self.up, self.down, self.remove, self.add):
+            b.setVisible(not numeric)
+        self.bins.setVisible(numeric)
+        self.bins_error.setVisible(numeric)
+        self.cat_box.setTitle("Bins" if numeric else "Categories")
+        if numeric:
+            if not self.bins.hasFocus():
+                self.bins.setText(format_bins(col.bins))
+        else:
+            current = self.categories.currentRow()
+            self.categories.clear()
+            self.categories.addItems([str(c) for c in col.categories or []])
+            if 0 <= current < self.categories.count():
+                self.categories.setCurrentRow(current)

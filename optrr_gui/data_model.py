@@ -1,0 +1,105 @@
+"""The data view: a lazy ``QAbstractTableModel`` over a :class:`DataStore` (Spyder's DataFrame editor style).
+
+The file is read in a worker thread chunk by chunk; the model exposes rows in steps through
+``canFetchMore`` / ``fetchMore`` (asked by the view when it scrolls near the end) and polls the store while
+the reader is still running. ``data()`` formats one cell from the chunk's codes, so painting costs the same at
+row 10 and at row 1,000,000; rows have a fixed height so the view never measures them.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from .data_store import DataStore
+
+#: Rows exposed per fetch; large so that dragging the scroll bar stays meaningful.
+ROWS_PER_FETCH = 200_000
+POLL_MS = 100
+
+
+class LazyDataModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.store: DataStore | None = None
+        self._shown = 0
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self._poll)
+
+    def set_store(self, store: DataStore | None) -> None:
+        self.beginResetModel()
+        self.store = store
+        self._shown = 0
+        self.endResetModel()
+        if store is not None:
+            self._timer.start()
+            self._poll()
+        else:
+            self._timer.stop()
+
+    def _poll(self) -> None:
+        """While the reader runs: show the first page as soon as rows arrive; stop when the file is read."""
+        if self.store is None:
+            self._timer.stop()
+            return
+        if self._shown < ROWS_PER_FETCH and self.canFetchMore():
+            self.fetchMore()
+        if self.store.complete:
+            self._timer.stop()
+
+    # -- Spyder-style lazy rows -------------------------------------------------------------------
+    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802, B008 - Qt API
+        return not parent.isValid() and self.store is not None and self._shown < self.store.rows
+
+    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802, B008 - Qt API
+        if not self.canFetchMore(parent):
+            return
+        target = min(self.store.rows, max(self._shown + ROWS_PER_FETCH, ROWS_PER_FETCH))
+        self.beginInsertRows(QModelIndex(), self._shown, target - 1)
+        self._shown = target
+        self.endInsertRows()
+
+    def fetch_all(self) -> None:
+        while self.canFetchMore():
+            self.fetchMore()
+
+    # -- Qt model API --------------------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+        return 0 if parent.isValid() else self._shown
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+        return 0 if parent.isValid() or self.store is None else len(self.store.columns)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole or not index.isValid() or self.store is None:
+            return None
+        return self.store.cell(index.row(), index.column())
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt API
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self.store.columns[section] if self.store is not None else None
+        return str(section + 1)
+
+
+class DataView(QWidget):
+    """The data tab: the lazy table and a line saying how many rows are loaded."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.model = LazyDataModel(self)
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
+        self.table.setToolTip("The file as read (original values). Only the rows you scroll to are formatted.")
+        vh = self.table.verticalHeader()
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(22)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setDefaultSectionSize(110)
+        self.status = QLabel("No data")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.status)
+        lay.addWidget(self.table, 1)

@@ -1,0 +1,187 @@
+"""Keeps one design summary per method up to date with the session, off the UI thread.
+
+On every relevant edit the request (sizes, epsilons or weights and target, rows) is resubmitted for every
+method; each method has its own channel in the task runner, so a result of an older request is dropped
+(generation numbers) and a slow method never delays a quick one. Summaries of an older request stay
+visible, marked stale, until their replacement arrives.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from .design_summary import DesignSummary, available_methods, compute_design, expected_errors, is_quick, recommend
+from .state import SessionState
+from .tasks import TaskRunner
+
+#: Edits within this many milliseconds are coalesced into one request (a dragged slider).
+DEBOUNCE_MS = 15
+
+
+def _errors_task(mechanism, n_rows, progress=None, cancel=None) -> list:
+    return expected_errors(mechanism, n_rows)
+
+
+def channel_of(method: str) -> str:
+    return f"design:{method}"
+
+
+class DesignController(QObject):
+    changed = Signal()
+
+    def __init__(self, state: SessionState, runner: TaskRunner, sizes_fn, parent=None):
+        super().__init__(parent)
+        self.state, self.runner, self.sizes_fn = state, runner, sizes_fn
+        self.methods = available_methods()
+        self.summaries: dict[str, DesignSummary] = {}
+        self.summary_keys: dict[str, str] = {}
+        self.status: dict[str, str] = {}  # running | done | cancelled | failed
+        self.progress: dict[str, tuple[float, str]] = {}
+        self.key: str | None = None
+        self.n_rows: int | None = None
+        self.sizes: list[int] = []
+        self.request: dict = {}
+        self.message = ""
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.recompute)
+        state.subscribe(self._on_state)
+
+    # -- scheduling ------------------------------------------------------------------------
+    def _on_state(self, kind, index, name) -> None:
+        if kind == "session" and name == "method":
+            self.changed.emit()
+            return
+        if kind == "rows":
+            self._update_errors()
+            return
+        self._timer.start()
+
+    def recompute(self, force: bool = False) -> None:
+        self._timer.stop()
+        try:
+            sizes = [int(a) for a in self.sizes_fn()]
+        except Exception as exc:  # noqa: BLE001 - shown to the user, designs cleared
+            self._clear(f"cannot count the categories: {exc}")
+            return
+        request = self.state.design_request()
+        n_rows = self.state.n_rows
+        self.n_rows = n_rows
+        if not sizes:
+            self._clear("choose at least one column to perturb")
+            return
+        if any(a < 2 for a in sizes):
+            names = [n for n, a in zip(request["names"], sizes, strict=True) if a < 2]
+            self._clear(f"{', '.join(names)}: a perturbed column needs at least 2 categories")
+            return
+        key = json.dumps([sizes, request], sort_keys=True)
+        if key == self.key and not force:
+            return
+        self.key, self.sizes, self.request, self.message = key, sizes, request, ""
+        k = len(sizes)
+        for method in self.methods:
+            self.status[method] = "running"
+            self.progress[method] = (0.0, "")
+            self.runner.submit(
+                channel_of(method),
+                compute_design,
+                method,
+                sizes,
+                request,
+                n_rows,
+                quick=is_quick(method, k, request["budget_mode"]),
+                on_done=partial(self._done, method, key, n_rows),
+                on_error=partial(self._failed, method, key),
+                on_progress=partial(self._progress, method),
+                on_cancelled=partial(self._cancelled, method),
+            )
+        self.changed.emit()
+
+    def _update_errors(self) -> None:
+        """The row count changed: recompute only the expected errors of the designs already found."""
+        n_rows = self.state.n_rows
+        self.n_rows = n_rows
+        for method, summary in self.summaries.items():
+            if summary.ok and summary.design is not None:
+                self.runner.submit(
+                    f"errors:{method}",
+                    _errors_task,
+                    summary.design.mechanism,
+                    n_rows,
+                    quick=True,
+                    on_done=partial(self._errors_done, method, summary),
+                )
+
+    def _errors_done(self, method: str, summary: DesignSummary, errors: list) -> None:
+        if self.summaries.get(method) is summary:
+            summary.standard_errors = errors
+            self.changed.emit()
+
+    def _clear(self, message: str) -> None:
+        for method in self.methods:
+            self.runner.cancel(channel_of(method))
+        self.summaries.clear()
+        self.summary_keys.clear()
+        self.status.clear()
+        self.key, self.sizes, self.request, self.message = None, [], {}, message
+        self.changed.emit()
+
+    # -- results (UI thread) --------------------------------------------------------------------
+    def _done(self, method: str, key: str, n_rows, summary: DesignSummary) -> None:
+        self.summaries[method] = summary
+        self.summary_keys[method] = key
+        self.status[method] = "done" if summary.ok else "failed"
+        if n_rows != self.n_rows and summary.ok:
+            self._update_errors()
+        self.changed.emit()
+
+    def _failed(self, method: str, key: str, exc: BaseException) -> None:
+        self.summaries[method] = DesignSummary(method=method, ok=False, error=f"{type(exc).__name__}: {exc}")
+        self.summary_keys[method] = key
+        self.status[method] = "failed"
+        self.changed.emit()
+
+    def _progress(self, method: str, fraction: float, message: str) -> None:
+        self.progress[method] = (fraction, message)
+        self.changed.emit()
+
+    def _cancelled(self, method: str) -> None:
+        self.status[method] = "cancelled"
+        self.changed.emit()
+
+    # -- queries and commands -----------------------------------------------------------------
+    def cancel(self, method: str | None = None) -> None:
+        for m in [method] if method else self.methods:
+            if self.runner.cancel(channel_of(m)):
+                self.status[m] = "cancelled"
+        self.changed.emit()
+
+    def is_running(self, method: str) -> bool:
+        return self.runner.is_busy(channel_of(method))
+
+    def running(self) -> list[str]:
+        return [m for m in self.methods if self.is_running(m)]
+
+    def is_idle(self) -> bool:
+        return not self._timer.isActive() and not self.running()
+
+    def is_stale(self, method: str) -> bool:
+        return self.summary_keys.get(method) != self.key
+
+    def current(self) -> dict[str, DesignSummary]:
+        """Summaries that answer the current request."""
+        return {m: s for m, s in self.summaries.items() if not self.is_stale(m)}
+
+    def recommended(self) -> str | None:
+        return recommend(self.current(), bool(self.request.get("budget_mode")))
+
+    def chosen(self) -> str | None:
+        """The design the release will use: the user's pick, or the recommended one."""
+        method = self.state.method
+        if method in self.methods:
+            return method
+        return self.recommended()

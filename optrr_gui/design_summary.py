@@ -1,0 +1,167 @@
+"""Qt-free computations behind the mechanism panel: run one design (or its budget bisection) and summarise
+what the panel shows. Every epsilon comes from the mechanism, never from the request.
+
+Expected error (MATH.md 6, one attribute): the mechanism induced on attribute i is GRR-like with
+P(same) = p and P(one specific other value) = q. With a categories, n rows and true proportion pi of a
+category, the observed share is lambda = q + (p - q) pi and the unbiased estimate pi_hat = (lambda_hat - q) /
+(p - q) has variance lambda (1 - lambda) / (n (p - q)^2). The panel shows its square root at pi = 1/a.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Designs that may be slow are started in the background with a spinner; below these k they are instant.
+QUICK_OPTIMAL_K = 10
+QUICK_OPTIMAL_BUDGET_K = 8
+#: Human names of the designs (the engine's method ids are the keys).
+METHOD_LABELS = {
+    "auto": "Auto (best exact)",
+    "optimal": "Optimal (exact LP)",
+    "classes": "Classes (exact, symmetric)",
+    "heuristic": "Heuristic (Algorithm 3)",
+    "family": "Family (exact LP of the heuristic's family)",
+    "kronecker": "Kronecker (independent RR)",
+    "clusters": "Clusters (RR-Clusters)",
+}
+#: Short explanation used in tooltips.
+METHOD_HELP = {
+    "auto": "Meets every attribute's epsilon exactly with the lowest whole-record epsilon OptRR can find.",
+    "optimal": "The exact optimum (linear program over 2^k patterns); slow above about 14 attributes.",
+    "classes": "Exact optimum when many attributes share the same categories and epsilon.",
+    "heuristic": "The paper's fast Algorithm 3. It may change some attributes' epsilons; they are flagged.",
+    "family": "The best mechanism of the heuristic's family; may be infeasible for some epsilons.",
+    "kronecker": "Randomize each attribute independently: whole-record epsilon is the sum of the epsilons.",
+    "clusters": "Randomize groups of attributes jointly (Domingo-Ferrer & Soria-Comas).",
+}
+
+
+def available_methods() -> tuple[str, ...]:
+    """The engine's design methods, in a stable display order (``optrr_engine.designs.METHODS``)."""
+    from optrr_engine.designs import METHODS
+
+    order = ["auto", "optimal", "classes", "family", "heuristic", "kronecker", "clusters"]
+    known = [m for m in order if m in METHODS]
+    return tuple(known + [m for m in METHODS if m not in known])
+
+
+def is_quick(method: str, k: int, budget_mode: bool) -> bool:
+    """Whether a design is expected to finish within a few milliseconds."""
+    if method in ("kronecker", "heuristic"):
+        return True
+    if method == "family":
+        return k <= 200
+    limit = QUICK_OPTIMAL_BUDGET_K if budget_mode else QUICK_OPTIMAL_K
+    return k <= limit
+
+
+@dataclass
+class DesignSummary:
+    method: str
+    ok: bool
+    error: str = ""
+    overall_epsilon: float = math.nan
+    requested: list = field(default_factory=list)
+    achieved: list = field(default_factory=list)
+    changes: list = field(default_factory=list)
+    exceeds_request: bool = False
+    standard_errors: list = field(default_factory=list)
+    seconds: float = 0.0
+    lower_bound: float | None = None
+    scale: float | None = None
+    design: object = None  # the engine's Design (kept to release with exactly this mechanism)
+
+    @property
+    def changed_attributes(self) -> set[int]:
+        return {int(c["attribute"]) for c in self.changes}
+
+
+def grr_parameters(mechanism, attribute: int) -> tuple[float, float]:
+    """(p, q) of the mechanism induced on one attribute: P(same value), P(one specific other value)."""
+    logs = mechanism.marginal([attribute]).log_pattern_probs()
+    return float(np.exp(logs[0])), float(np.exp(logs[1]))
+
+
+def standard_error(p: float, q: float, a: int, n: int, pi: float | None = None) -> float:
+    """Standard error of the unbiased estimate of a category share pi (default 1/a) from n perturbed rows."""
+    if n <= 0 or p <= q:
+        return math.inf
+    pi = 1.0 / a if pi is None else pi
+    lam = q + (p - q) * pi
+    return math.sqrt(lam * (1.0 - lam) / (n * (p - q) ** 2))
+
+
+def expected_errors(mechanism, n_rows: int | None) -> list[float]:
+    """Per attribute: standard error of the estimated share of a category with share 1/a_i."""
+    if not n_rows:
+        return [math.nan] * mechanism.k
+    out = []
+    for i, a in enumerate(mechanism.sizes):
+        p, q = grr_parameters(mechanism, i)
+        out.append(standard_error(p, q, int(a), int(n_rows)))
+    return out
+
+
+def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=None) -> DesignSummary:
+    mech = design.mechanism
+    info = design.info or {}
+    lower = info.get("lower_bound")
+    return DesignSummary(
+        method=design.method,
+        ok=True,
+        overall_epsilon=float(mech.overall_epsilon()),
+        requested=[float(e) for e in (design.requested_epsilons if requested is None else requested)],
+        achieved=[float(e) for e in mech.attribute_epsilons()],
+        changes=design.epsilon_changes(),
+        exceeds_request=design.exceeds_request(),
+        standard_errors=expected_errors(mech, n_rows),
+        seconds=seconds,
+        lower_bound=float(lower) if lower is not None else None,
+        scale=scale,
+        design=design,
+    )
+
+
+def compute_design(method, sizes, request: dict, n_rows, progress=None, cancel=None) -> DesignSummary:
+    """Run one design for the panel's request (per-attribute epsilons, or a total budget with weights).
+
+    Errors meant for the user (infeasible, too large) become a summary with ``ok=False``.
+    """
+    from optrr_engine.errors import Cancelled, OptRRError
+
+    t0 = time.perf_counter()
+    try:
+        if request["budget_mode"]:
+            from optrr_engine.budget import distribute_budget
+
+            res = distribute_budget(
+                method, sizes, request["weights"], request["target_total"], progress=progress, cancel=cancel
+            )
+            return summarise(res.design, n_rows, time.perf_counter() - t0, scale=res.scale)
+        from optrr_engine.designs import run_design
+
+        design = run_design(method, sizes, request["epsilons"], progress=progress, cancel=cancel)
+        return summarise(design, n_rows, time.perf_counter() - t0)
+    except Cancelled:
+        raise
+    except OptRRError as exc:
+        return DesignSummary(method=method, ok=False, error=str(exc), seconds=time.perf_counter() - t0)
+
+
+def recommend(summaries: dict[str, DesignSummary], budget_mode: bool) -> str | None:
+    """The design to use: per-attribute mode, the lowest whole-record epsilon among designs that give no
+    attribute more epsilon than requested; budget mode (all meet the target), the one with the largest
+    attribute epsilons (largest scale c, ties to the lowest whole-record epsilon)."""
+    ok = {m: s for m, s in summaries.items() if s.ok}
+    if budget_mode:
+        if not ok:
+            return None
+        return max(ok, key=lambda m: (round(ok[m].scale or 0.0, 9), -ok[m].overall_epsilon))
+    honest = {m: s for m, s in ok.items() if not s.exceeds_request}
+    if not honest:
+        return None
+    return min(honest, key=lambda m: (round(honest[m].overall_epsilon, 9), m != "auto"))

@@ -1,0 +1,586 @@
+"""The main window: menus, toolbar, tabs (Design, Data, Compare, Analyse), file opening (menu, toolbar, drag
+and drop, recent files), project files and the undo stack. It wires the Qt-free session and the engine
+to the views; long work goes to the :class:`TaskRunner`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QEventLoop, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QStyle,
+    QTabWidget,
+    QToolBar,
+    QUndoView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from . import engine_api
+from .attribute_table import AttributePanel
+from .column_panel import ColumnPanel
+from .commands import SetSessionValue
+from .config_bridge import perturbed_sizes
+from .data_model import DataView
+from .data_store import DataStore, load_rows
+from .design_controller import DesignController
+from .mechanism_panel import MechanismPanel
+from .paths import DATA_FILTER, PROJECT_FILTER, PROJECT_SUFFIX, SAMPLES
+from .settings import Settings
+from .state import ColumnState, SessionState
+from .tasks import TaskRunner
+from .widgets import Spinner
+
+TAB_DESIGN, TAB_DATA, TAB_COMPARE, TAB_ANALYSE = range(4)
+
+
+def infer_columns(path: str, options: dict, progress=None, cancel=None) -> dict:
+    """Worker: read the schema of a file; returns the columns as session states."""
+    schema = engine_api.module("optrr_engine.release.schema")
+    config = schema.infer_schema(path, engine_api.reader_options(options), progress=progress, cancel=cancel)
+    return {"columns": [ColumnState.from_config(c) for c in config.columns]}
+
+
+def read_header(path: str, options: dict, progress=None, cancel=None) -> list[str]:
+    """Worker: the column names of a file (for the data view before its rows are read)."""
+    rd = engine_api.readers()
+    frame = rd.read_preview(path, engine_api.reader_options(options), nrows=5)
+    return [str(c) for c in frame.columns]
+
+
+class MessageBar(QWidget):
+    """A non-modal message line at the top of the window (errors never block with a dialog)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QPushButton("×")
+        close.setFlat(True)
+        close.setFixedWidth(28)
+        close.setToolTip("Hide this message")
+        close.clicked.connect(self.hide)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 2, 2, 2)
+        lay.addWidget(self.label, 1)
+        lay.addWidget(close)
+        self.setAutoFillBackground(True)
+        self.hide()
+
+    def show_message(self, text: str, error: bool = False) -> None:
+        color = "#fde2e2" if error else "#e6f0fb"
+        self.setStyleSheet(f"background: {color};")
+        self.label.setText(text)
+        self.show()
+
+
+class MainWindow(QMainWindow):
+    #: Emitted when a file's columns are loaded (path) — used by tests and the screenshot mode.
+    fileLoaded = Signal(str)
+    #: Emitted when all rows of the data file have been read (row count).
+    rowsLoaded = Signal(int)
+
+    def __init__(self, settings: Settings | None = None, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("OptRR")
+        self.setAcceptDrops(True)
+        self.settings = settings or Settings()
+        self.state = SessionState()
+        self.stack = QUndoStack(self)
+        self.runner = TaskRunner(self)
+        self.project_path: str | None = None
+        self.store: DataStore | None = None
+        self.loading = False
+        self.last_error = ""
+        self._data_started = 0.0
+
+        self.controller = DesignController(self.state, self.runner, lambda: perturbed_sizes(self.state), self)
+        self.attributes = AttributePanel(self.state, self.stack)
+        self.column_panel = ColumnPanel(self.state, self.stack)
+        self.mechanism = MechanismPanel(self.controller)
+        self.attributes.currentColumnChanged.connect(self.column_panel.show_column)
+        self.mechanism.useDesign.connect(self.use_design)
+
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.attributes)
+        left.addWidget(self.column_panel)
+        left.setStretchFactor(0, 3)
+        left.setStretchFactor(1, 2)
+        left.setChildrenCollapsible(False)
+        design = QSplitter(Qt.Orientation.Horizontal)
+        design.addWidget(left)
+        design.addWidget(self.mechanism)
+        design.setStretchFactor(0, 1)
+        design.setStretchFactor(1, 1)
+        design.setSizes([640, 680])
+        design.setChildrenCollapsible(False)
+        self.design_splitter = design
+
+        self.data_view = DataView()
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(design, "Design")
+        self.tabs.addTab(self.data_view, "Data")
+        self.compare_view = None
+        self.analyse_view = None
+        self.tabs.addTab(QWidget(), "Compare")
+        self.tabs.addTab(QWidget(), "Analyse a release")
+        self.tabs.setTabToolTip(TAB_DESIGN, "Choose columns and ε; compare the mechanisms live (Ctrl+1)")
+        self.tabs.setTabToolTip(TAB_DATA, "The data as read from the file (Ctrl+2)")
+        self.tabs.setTabToolTip(TAB_COMPARE, "Plots comparing the designs (Ctrl+3)")
+        self.tabs.setTabToolTip(TAB_ANALYSE, "The receiver's side: estimate distributions from a release (Ctrl+4)")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.message_bar = MessageBar()
+        central = QWidget()
+        cl = QVBoxLayout(central)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.setSpacing(0)
+        cl.addWidget(self.message_bar)
+        cl.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+
+        self.status_spinner = Spinner(self)
+        self.status_label = QLabel()
+        self.cancel_load = QPushButton("Cancel")
+        self.cancel_load.setToolTip("Stop reading the file")
+        self.cancel_load.clicked.connect(self.cancel_loading)
+        self.cancel_load.hide()
+        self.statusBar().addPermanentWidget(self.status_label)
+        self.statusBar().addPermanentWidget(self.status_spinner)
+        self.statusBar().addPermanentWidget(self.cancel_load)
+        self.runner.busyChanged.connect(self._busy_changed)
+        self._build_actions()
+        self.stack.cleanChanged.connect(lambda _clean: self._update_title())
+        self.state.subscribe(self._on_state)
+        self.resize(1366, 768)
+        self.settings.restore_window(self)
+        self._update_title()
+
+    # -- actions, menus, toolbar ---------------------------------------------------------------
+    def _action(self, text, slot, shortcut=None, tip="", icon=None) -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        if tip:
+            act.setToolTip(tip)
+            act.setStatusTip(tip)
+        if icon is not None:
+            act.setIcon(self.style().standardIcon(icon))
+        act.triggered.connect(slot)
+        return act
+
+    def _build_actions(self) -> None:
+        sp = QStyle.StandardPixmap
+        self.act_open = self._action(
+            "&Open data…",
+            self.open_dialog,
+            QKeySequence.StandardKey.Open,
+            "Open a data file (CSV, Excel...)",
+            sp.SP_DialogOpenButton,
+        )
+        self.act_import = self._action(
+            "&Import options…", self.import_options, "Ctrl+I", "Change delimiter, encoding or sheet of this file"
+        )
+        self.act_open_project = self._action(
+            "Open &project…", self.open_project_dialog, "Ctrl+Shift+O", "Open a saved session (.optrr)"
+        )
+        self.act_save = self._action(
+            "&Save project",
+            self.save_project,
+            QKeySequence.StandardKey.Save,
+            "Save the session (columns, ε, method) to a .optrr file",
+            sp.SP_DialogSaveButton,
+        )
+        self.act_save_as = self._action(
+            "Save project &as…", self.save_project_as, QKeySequence.StandardKey.SaveAs, "Save the session elsewhere"
+        )
+        self.act_release = self._action(
+            "&Release…",
+            self.open_release,
+            "Ctrl+R",
+            "Randomize the file with the chosen design and write the release, its manifest and report",
+            sp.SP_MediaPlay,
+        )
+        self.act_quit = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit, "Close OptRR")
+        self.act_undo = self.stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcut(QKeySequence.StandardKey.Undo)
+        self.act_undo.setIcon(self.style().standardIcon(sp.SP_ArrowBack))
+        self.act_undo.setToolTip("Undo the last change (Ctrl+Z)")
+        self.act_redo = self.stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcuts([QKeySequence.StandardKey.Redo, QKeySequence("Ctrl+Y")])
+        self.act_redo.setIcon(self.style().standardIcon(sp.SP_ArrowForward))
+        self.act_redo.setToolTip("Redo (Ctrl+Shift+Z or Ctrl+Y)")
+        self.act_history = self._action("Undo &history…", self.show_history, "Ctrl+H", "Every change, to go back")
+        self.act_about = self._action("&About OptRR", self.show_about, None, "Versions, licences, data sources")
+        self.act_help = self._action("OptRR &guide", self.show_guide, QKeySequence.StandardKey.HelpContents)
+
+        menu = self.menuBar().addMenu("&File")
+        menu.addAction(self.act_open)
+        self.samples_menu = menu.addMenu("Open &sample")
+        for sample in SAMPLES:
+            self.samples_menu.addAction(sample.stem.replace("_", " "), lambda p=sample: self.open_file(str(p)))
+        self.recent_menu = menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._fill_recent()
+        menu.addAction(self.act_import)
+        menu.addSeparator()
+        menu.addAction(self.act_open_project)
+        menu.addAction(self.act_save)
+        menu.addAction(self.act_save_as)
+        menu.addSeparator()
+        menu.addAction(self.act_release)
+        menu.addSeparator()
+        menu.addAction(self.act_quit)
+        edit = self.menuBar().addMenu("&Edit")
+        edit.addAction(self.act_undo)
+        edit.addAction(self.act_redo)
+        edit.addAction(self.act_history)
+        edit.addSeparator()
+        for role, key in (("perturb", "Ctrl+P"), ("keep", "Ctrl+K"), ("drop", "Ctrl+D")):
+            edit.addAction(
+                self._action(
+                    f"Set selected columns to {role}",
+                    lambda _c=False, r=role: self.attributes.set_roles(self.attributes.selected_rows(), r),
+                    key,
+                    f"Role of the selected columns: {role}",
+                )
+            )
+        view = self.menuBar().addMenu("&View")
+        for i, name in enumerate(("Design", "Data", "Compare", "Analyse a release")):
+            view.addAction(self._action(name, lambda _c=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}"))
+        helpm = self.menuBar().addMenu("&Help")
+        helpm.addAction(self.act_help)
+        helpm.addAction(self.act_about)
+
+        tb = QToolBar("Main")
+        tb.setObjectName("main-toolbar")
+        tb.setIconSize(QSize(18, 18))
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for act in (self.act_open, self.act_save, None, self.act_undo, self.act_redo, None, self.act_release):
+            if act is None:
+                tb.addSeparator()
+            else:
+                tb.addAction(act)
+        self.analyse_action = self._action(
+            "Analyse a release…",
+            self.open_analyse,
+            "Ctrl+E",
+            "Estimate distributions from a perturbed file",
+            sp.SP_FileDialogContentsView,
+        )
+        tb.addAction(self.analyse_action)
+        self.addToolBar(tb)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        items = self.settings.recent_files()
+        for item in items:
+            path, options = item["path"], item.get("options") or {}
+            self.recent_menu.addAction(path, lambda p=path, o=options: self.open_file(p, o))
+        if not items:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    # -- messages -----------------------------------------------------------------------------------
+    def show_error(self, text: str) -> None:
+        self.last_error = text
+        self.message_bar.show_message(text, error=True)
+        self.statusBar().showMessage(text, 10_000)
+
+    def show_info(self, text: str) -> None:
+        self.message_bar.show_message(text, error=False)
+
+    def _busy_changed(self, channel: str, busy: bool) -> None:
+        if self.runner.busy_channels():
+            self.status_spinner.start()
+        else:
+            self.status_spinner.stop()
+
+    def _update_title(self) -> None:
+        name = Path(self.state.data_path).name if self.state.data_path else "no file"
+        project = f" — {Path(self.project_path).name}" if self.project_path else ""
+        dirty = "" if self.stack.isClean() else " *"
+        self.setWindowTitle(f"OptRR — {name}{project}{dirty}")
+
+    def _on_state(self, kind, index, name) -> None:
+        if kind in ("reset", "rows"):
+            self._update_title()
+            n = self.state.n_rows
+            cols = len(self.state.columns)
+            rows = f"{n:,} rows" if n is not None else "counting rows…"
+            self.status_label.setText(
+                f"{Path(self.state.data_path).name if self.state.data_path else ''}: {rows}, {cols} columns"
+            )
+
+    # -- opening files --------------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open data", self.settings.last_dir("data"), DATA_FILTER)
+        if path:
+            self.settings.set_last_dir("data", path)
+            self.open_with_dialog(path)
+
+    def open_with_dialog(self, path: str, options: dict | None = None) -> bool:
+        """The import dialog (reader options + preview), then open. Returns False if the user cancels."""
+        from .import_dialog import ImportDialog
+
+        try:
+            engine_api.readers()
+        except engine_api.FeatureUnavailable as exc:
+            self.show_error(str(exc))
+            return False
+        dialog = ImportDialog(path, self.runner, options or self.settings.options_for(path), self)
+        self._import_dialog = dialog
+        if dialog.exec() != ImportDialog.DialogCode.Accepted:
+            return False
+        self.open_file(path, dialog.options())
+        return True
+
+    def import_options(self) -> None:
+        if self.state.data_path:
+            self.open_with_dialog(self.state.data_path, self.state.reader_options)
+
+    def open_file(self, path: str, options: dict | None = None) -> None:
+        """Open a data file (or a project): infer its columns in the background, then read its rows."""
+        if str(path).endswith(PROJECT_SUFFIX):
+            self.open_project(path)
+            return
+        if not os.path.exists(path):
+            self.show_error(f"{path} does not exist")
+            return
+        options = dict(options if options is not None else self.settings.options_for(path))
+        self.loading = True
+        self.message_bar.hide()
+        self.statusBar().showMessage(f"Reading the columns of {Path(path).name}…")
+        self.status_spinner.start()
+        self.cancel_load.show()
+        self.runner.submit(
+            "schema",
+            infer_columns,
+            str(path),
+            options,
+            on_done=lambda result: self._columns_inferred(str(path), options, result),
+            on_error=lambda exc: self._load_failed(path, exc),
+            on_progress=lambda f, msg: self.statusBar().showMessage(f"Reading columns: {msg}"),
+            on_cancelled=self._load_cancelled,
+        )
+
+    def _columns_inferred(self, path: str, options: dict, result: dict) -> None:
+        self.project_path = None
+        self.state.load_columns(path, options, result["columns"], None)
+        self.stack.clear()
+        self.settings.add_recent(path, options)
+        self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
+        self.start_reading_rows()
+        self.fileLoaded.emit(path)
+
+    def start_reading_rows(self) -> None:
+        """Read every row in the background for the data view and the row count."""
+        path = self.state.data_path
+        if not path or not os.path.exists(path):
+            self.loading = False
+            self.cancel_load.hide()
+            return
+        self.loading = True
+        self.cancel_load.show()
+        columns = [c.name for c in self.state.columns]
+        self.store = DataStore(columns)
+        self.data_view.model.set_store(self.store)
+        self.data_view.status.setText("Reading rows…")
+        self._data_started = time.perf_counter()
+        self.runner.submit(
+            "data",
+            load_rows,
+            path,
+            engine_api.reader_options(self.state.reader_options),
+            self.store,
+            on_done=self._rows_loaded,
+            on_error=lambda exc: self._load_failed(path, exc),
+            on_progress=lambda f, msg: self.data_view.status.setText(msg),
+            on_cancelled=self._load_cancelled,
+        )
+
+    def _rows_loaded(self, n: int) -> None:
+        self.loading = False
+        self.cancel_load.hide()
+        self.data_view.model._poll()
+        seconds = time.perf_counter() - self._data_started
+        self.data_view.status.setText(f"{n:,} rows × {len(self.store.columns)} columns (read in {seconds:.1f} s)")
+        self.state.set_n_rows(n)
+        self.rowsLoaded.emit(n)
+
+    def _load_failed(self, path, exc) -> None:
+        self.loading = False
+        self.cancel_load.hide()
+        self.show_error(f"Cannot open {Path(path).name}: {exc}")
+
+    def _load_cancelled(self) -> None:
+        self.loading = False
+        self.cancel_load.hide()
+        self.statusBar().showMessage("Reading the file was cancelled", 5000)
+
+    def cancel_loading(self) -> None:
+        self.runner.cancel("schema")
+        self.runner.cancel("data")
+
+    # -- drag and drop ----------------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt API
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 - Qt API
+        files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if not files:
+            return
+        event.acceptProposedAction()
+        path = files[0]
+        # Let the drop finish before a modal dialog opens.
+        if path.endswith(PROJECT_SUFFIX):
+            QTimer.singleShot(0, lambda: self.open_project(path))
+        else:
+            QTimer.singleShot(0, lambda: self.open_with_dialog(path))
+
+    # -- projects ---------------------------------------------------------------------------------
+    def open_project_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", self.settings.last_dir("project"), PROJECT_FILTER)
+        if path:
+            self.settings.set_last_dir("project", path)
+            self.open_project(path)
+
+    def open_project(self, path: str) -> bool:
+        try:
+            self.state.load_project(path)
+        except (ValueError, OSError) as exc:
+            self.show_error(str(exc))
+            return False
+        self.project_path = str(path)
+        self.stack.clear()
+        self._update_title()
+        if self.state.data_path and not os.path.exists(self.state.data_path):
+            self.show_error(f"The project's data file {self.state.data_path} is missing; the designs still work.")
+        else:
+            self.start_reading_rows()
+        self.fileLoaded.emit(self.state.data_path or "")
+        return True
+
+    def save_project(self) -> bool:
+        if not self.project_path:
+            return self.save_project_as()
+        return self.save_project_to(self.project_path)
+
+    def save_project_as(self) -> bool:
+        start = self.settings.last_dir("project")
+        if self.state.data_path:
+            start = os.path.join(start, Path(self.state.data_path).stem + PROJECT_SUFFIX)
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", start, PROJECT_FILTER)
+        if not path:
+            return False
+        if not path.endswith(PROJECT_SUFFIX):
+            path += PROJECT_SUFFIX
+        self.settings.set_last_dir("project", path)
+        return self.save_project_to(path)
+
+    def save_project_to(self, path: str) -> bool:
+        try:
+            self.state.save_project(path)
+        except OSError as exc:
+            self.show_error(f"Cannot save the project: {exc}")
+            return False
+        self.project_path = str(path)
+        self.stack.setClean()
+        self._update_title()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    # -- design choice, release, tabs ------------------------------------------------------------------
+    def use_design(self, method: str) -> None:
+        if method != self.state.method:
+            self.stack.push(SetSessionValue(self.state, "method", method))
+
+    def open_release(self) -> None:
+        from .release_dialog import ReleaseDialog
+
+        dialog = ReleaseDialog(self, self)
+        self._release_dialog = dialog
+        dialog.show()
+
+    def open_analyse(self) -> None:
+        self.tabs.setCurrentIndex(TAB_ANALYSE)
+        if self.analyse_view is not None:
+            self.analyse_view.open_release_dialog()
+
+    def _tab_changed(self, index: int) -> None:
+        """Build the Compare and Analyse tabs on first use (keeps start-up fast)."""
+        if index == TAB_COMPARE and self.compare_view is None:
+            from .compare_view import CompareView
+
+            self.compare_view = CompareView(self)
+            self._replace_tab(TAB_COMPARE, self.compare_view, "Compare")
+        elif index == TAB_ANALYSE and self.analyse_view is None:
+            from .analyse_view import AnalyseView
+
+            self.analyse_view = AnalyseView(self)
+            self._replace_tab(TAB_ANALYSE, self.analyse_view, "Analyse a release")
+
+    def _replace_tab(self, index: int, widget, title: str) -> None:
+        tip = self.tabs.tabToolTip(index)
+        self.tabs.blockSignals(True)
+        old = self.tabs.widget(index)
+        self.tabs.removeTab(index)
+        self.tabs.insertTab(index, widget, title)
+        self.tabs.setTabToolTip(index, tip)
+        self.tabs.setCurrentIndex(index)
+        self.tabs.blockSignals(False)
+        old.deleteLater()
+
+    def show_history(self) -> None:
+        view = QUndoView(self.stack)
+        view.setWindowTitle("Undo history — click a step to go back to it")
+        view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        view.resize(420, 400)
+        view.setWindowFlag(Qt.WindowType.Tool)
+        view.setParent(self, Qt.WindowType.Tool)
+        view.show()
+
+    def show_about(self) -> None:
+        from .about import AboutDialog
+
+        AboutDialog(self).exec()
+
+    def show_guide(self) -> None:
+        guide = Path(__file__).resolve().parent.parent / "docs" / "gui.md"
+        if guide.exists():
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(guide)))
+
+    # -- readiness and shutdown ----------------------------------------------------------------------
+    def is_ready(self) -> bool:
+        """Columns known, rows read and every design computed (the screenshot waits for this)."""
+        return not self.loading and not self.runner.is_busy("schema") and self.controller.is_idle()
+
+    def wait_until_ready(self, timeout: float = 120.0) -> bool:
+        from PySide6.QtWidgets import QApplication
+
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+            if self.is_ready():
+                QApplication.processEvents()
+                if self.is_ready():
+                    return True
+            time.sleep(0.01)
+        return False
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        self.settings.save_window(self)
+        self.runner.cancel_all()
+        self.runner.wait_for_done(5000)
+        super().closeEvent(event)

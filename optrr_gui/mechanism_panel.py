@@ -1,0 +1,345 @@
+"""The live mechanism panel: the whole-record epsilon of every design (recommended one highlighted), the
+requested vs achieved epsilon of each column for the design shown (bars; changed columns called out), and
+the expected error of each column's estimate at this dataset's size. It only displays the
+:class:`DesignController`'s summaries; the designs run in worker threads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .design_controller import DesignController
+from .design_summary import METHOD_HELP, METHOD_LABELS, DesignSummary
+from .widgets import Spinner, fmt_eps, fmt_pp, fmt_seconds
+
+RECOMMENDED_BG = QColor(214, 240, 214)
+REQUESTED_COLOR = (170, 170, 170)
+ACHIEVED_COLOR = (52, 101, 164)
+HIGHER_COLOR = (204, 0, 0)
+LOWER_COLOR = (230, 145, 56)
+
+DESIGN_COLUMNS = ("Design", "Whole-record ε", "vs. Kronecker", "Columns changed", "Status")
+ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
+
+
+def short_reason(error: str) -> str:
+    """A few words of an engine error for a table cell (the full text is in the tooltip)."""
+    text = error.lower()
+    if "infeasible" in text:
+        return "infeasible for these ε"
+    if "at most" in text or "too large" in text or "handles" in text:
+        return "too many columns"
+    return error if len(error) <= 32 else error[:30] + "…"
+
+
+class BarChart(QWidget):
+    """Requested (grey) vs achieved (blue; red = higher than asked, orange = lower) epsilon per column."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        import pyqtgraph as pg
+
+        self.pg = pg
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setLabel("left", "ε per column (lower = more private)")
+        self.plot.showGrid(y=True, alpha=0.3)
+        self.requested = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*REQUESTED_COLOR))
+        self.achieved = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*ACHIEVED_COLOR))
+        self.plot.addItem(self.requested)
+        self.plot.addItem(self.achieved)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.plot)
+        self.setToolTip(
+            "Grey: the ε you asked for. Blue: the ε the mechanism really gives each column (recomputed). "
+            "Red: higher than asked (less private); orange: lower than asked (more private, less accurate)."
+        )
+        self.values: tuple[list, list] = ([], [])
+        self.names: list[str] = []
+
+    def _set_ticks(self) -> None:
+        """Column names under the bars, shortened to the room each bar has."""
+        room = max(3, int(self.plot.width() / max(len(self.names), 1) / 7))
+        short = [n if len(n) <= room else n[: room - 1] + "…" for n in self.names]
+        self.plot.getAxis("bottom").setTicks([list(enumerate(short))])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._set_ticks()
+
+    def set_data(self, names: list[str], requested: list[float], achieved: list[float]) -> None:
+        x = np.arange(len(names), dtype=float)
+        brushes = []
+        for r, a in zip(requested, achieved, strict=True):
+            if a > r * (1 + 1e-9):
+                brushes.append(self.pg.mkBrush(*HIGHER_COLOR))
+            elif a < r * (1 - 1e-9):
+                brushes.append(self.pg.mkBrush(*LOWER_COLOR))
+            else:
+                brushes.append(self.pg.mkBrush(*ACHIEVED_COLOR))
+        self.requested.setOpts(x=x - 0.2, height=np.asarray(requested, dtype=float), width=0.38)
+        self.achieved.setOpts(x=x + 0.2, height=np.asarray(achieved, dtype=float), width=0.38, brushes=brushes)
+        self.names = list(names)
+        self._set_ticks()
+        top = max([*requested, *achieved, 1e-3])
+        self.plot.setXRange(-0.7, max(len(names) - 0.3, 0.3), padding=0)
+        self.plot.setYRange(0, top * 1.15, padding=0)
+        self.values = (list(requested), list(achieved))
+
+
+class MechanismPanel(QWidget):
+    """Shows the controller's designs; emits ``useDesign(method)`` when the user picks one for the release."""
+
+    useDesign = Signal(str)
+
+    def __init__(self, controller: DesignController, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.shown_method: str | None = None
+        self._rows: list[str] = []
+
+        self.title = QLabel("Mechanism")
+        self.title.setStyleSheet("font-weight: bold;")
+        self.spinner = Spinner(self)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the designs that are still computing (their old results stay greyed).")
+        self.cancel_button.clicked.connect(lambda: self.controller.cancel())
+        self.cancel_button.setEnabled(False)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.spinner)
+        head.addWidget(self.cancel_button)
+
+        self.designs = QTableWidget(0, len(DESIGN_COLUMNS))
+        self.designs.setHorizontalHeaderLabels(DESIGN_COLUMNS)
+        self.designs.verticalHeader().hide()
+        self.designs.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.designs.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.designs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.designs.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.designs.horizontalHeader().setStretchLastSection(True)
+        self.designs.setToolTip(
+            "Each row is one way to build the randomization. Whole-record ε is the privacy guarantee for a "
+            "complete record: lower = more private. ★ marks the recommended design; ● the one the release uses. "
+            "Click a row to see its columns below; double-click to use it for the release."
+        )
+        self.designs.verticalHeader().setDefaultSectionSize(24)
+        self.designs.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.designs.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.designs.itemSelectionChanged.connect(self._selection_changed)
+        self.designs.cellDoubleClicked.connect(lambda row, _c: self._use_row(row))
+        self.use_button = QPushButton("Use for release")
+        self.use_button.setToolTip("Release with the design selected above instead of the recommended one.")
+        self.use_button.clicked.connect(lambda: self._use_row(self.designs.currentRow()))
+        self.recommended_button = QPushButton("Follow recommendation")
+        self.recommended_button.setToolTip("Release with whichever design is recommended when you release.")
+        self.recommended_button.clicked.connect(lambda: self.useDesign.emit("recommended"))
+        self.choice_label = QLabel()
+        self.choice_label.setWordWrap(True)
+        use_row = QHBoxLayout()
+        use_row.addWidget(self.choice_label, 1)
+        use_row.addWidget(self.use_button)
+        use_row.addWidget(self.recommended_button)
+
+        self.chart = BarChart(self)
+        self.chart.setMinimumHeight(140)
+        self.changes = QLabel()
+        self.changes.setWordWrap(True)
+        self.changes.setTextFormat(Qt.TextFormat.RichText)
+
+        self.attributes = QTableWidget(0, len(ATTR_COLUMNS))
+        self.attributes.setHorizontalHeaderLabels(ATTR_COLUMNS)
+        self.attributes.verticalHeader().hide()
+        self.attributes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.attributes.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.attributes.horizontalHeader().setStretchLastSection(True)
+        self.attributes.horizontalHeaderItem(4).setToolTip(
+            "How far the receiver's estimate of a category's share is expected to be from the truth "
+            "(one standard error, in percentage points) for a category holding 1/a of the rows, with this "
+            "file's number of rows. Lower ε or fewer rows = larger error."
+        )
+
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addLayout(head)
+        tl.addWidget(self.designs)
+        tl.addLayout(use_row)
+        middle = QWidget()
+        ml = QVBoxLayout(middle)
+        ml.setContentsMargins(0, 0, 0, 0)
+        self.shown_label = QLabel()
+        self.shown_label.setStyleSheet("font-weight: bold;")
+        ml.addWidget(self.shown_label)
+        ml.addWidget(self.chart, 1)
+        ml.addWidget(self.changes)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(middle)
+        split.addWidget(self.attributes)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 3)
+        split.setStretchFactor(2, 2)
+        split.setChildrenCollapsible(False)
+        self.splitter = split
+        split.setSizes([220, 260, 220])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(split)
+        controller.changed.connect(self.refresh)
+        self.refresh()
+
+    # -- user actions ------------------------------------------------------------------------
+    def _use_row(self, row: int) -> None:
+        if 0 <= row < len(self._rows):
+            self.useDesign.emit(self._rows[row])
+
+    def _selection_changed(self) -> None:
+        row = self.designs.currentRow()
+        if 0 <= row < len(self._rows):
+            self.shown_method = self._rows[row]
+            self._refresh_details()
+
+    # -- display -----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        c = self.controller
+        running = c.running()
+        if running:
+            self.spinner.start()
+        else:
+            self.spinner.stop()
+        self.cancel_button.setEnabled(bool(running))
+        k = len(c.sizes)
+        n = c.state.n_rows
+        mode = "total budget" if c.request.get("budget_mode") else "per-column ε"
+        rows_text = f"{n:,} rows" if n else "rows not counted yet"
+        self.title.setText(f"Mechanism — {k} perturbed columns, {rows_text}, {mode}" if k else "Mechanism")
+        recommended = c.recommended()
+        chosen = c.chosen()
+        kron = c.summaries.get("kronecker")
+        kron_eps = kron.overall_epsilon if kron and kron.ok and not c.is_stale("kronecker") else None
+        self._rows = list(c.methods) if k else []
+        self.designs.blockSignals(True)
+        self.designs.setRowCount(len(self._rows))
+        rows_height = 24 * max(len(c.methods), 1) + self.designs.horizontalHeader().height() + 4
+        self.designs.setFixedHeight(rows_height)
+        bold = QFont(self.designs.font())
+        bold.setBold(True)
+        for r, method in enumerate(self._rows):
+            s = c.summaries.get(method)
+            stale = c.is_stale(method)
+            status = c.status.get(method, "")
+            marks = ("★ " if method == recommended else "") + ("● " if method == chosen else "")
+            cells = [marks + METHOD_LABELS.get(method, method), "—", "—", "—", ""]
+            if s is not None and s.ok:
+                cells[1] = fmt_eps(s.overall_epsilon)
+                if kron_eps and method != "kronecker":
+                    cells[2] = f"{100 * (s.overall_epsilon / kron_eps - 1):+.0f} %"
+                cells[3] = str(len(s.changes)) if s.changes else "none"
+            elif s is not None:
+                cells[1] = "not available"
+                cells[3] = short_reason(s.error)
+            if status == "running":
+                frac, msg = c.progress.get(method, (0.0, ""))
+                cells[4] = "computing…" + (f" {100 * frac:.0f} %" if frac > 0 else "")
+            elif status == "cancelled":
+                cells[4] = "cancelled"
+            elif s is not None:
+                cells[4] = ("failed" if not s.ok else "done") + f" in {fmt_seconds(s.seconds)}"
+            if s is not None and s.ok and s.lower_bound is not None:
+                cells[4] += f"; lower bound {fmt_eps(s.lower_bound)}"
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                tip = METHOD_HELP.get(method, "")
+                if s is not None and not s.ok:
+                    tip += f"\n\nNot available for this request: {s.error}"
+                if s is not None and s.ok and s.exceeds_request:
+                    tip += "\n\nGives some columns MORE ε than requested (less private); not recommended."
+                item.setToolTip(tip.strip())
+                if method == recommended and not stale:
+                    item.setBackground(QBrush(RECOMMENDED_BG))
+                    item.setFont(bold)
+                if stale or (s is not None and not s.ok):
+                    item.setForeground(QBrush(QColor(140, 140, 140)))
+                if col in (1, 2):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.designs.setItem(r, col, item)
+        if self.shown_method not in self._rows:
+            self.shown_method = chosen if chosen in self._rows else (self._rows[0] if self._rows else None)
+        if self.shown_method in self._rows:
+            self.designs.selectRow(self._rows.index(self.shown_method))
+        self.designs.blockSignals(False)
+        if c.state.method == "recommended":
+            rec = METHOD_LABELS.get(recommended, recommended) if recommended else "none yet"
+            self.choice_label.setText(f"Release uses the recommended design ({rec}).")
+        else:
+            self.choice_label.setText(f"Release uses {METHOD_LABELS.get(c.state.method, c.state.method)} (your pick).")
+        if c.message:
+            self.choice_label.setText(c.message)
+        self._refresh_details()
+
+    def _refresh_details(self) -> None:
+        c = self.controller
+        method = self.shown_method
+        s: DesignSummary | None = c.summaries.get(method) if method else None
+        names = c.request.get("names", [])
+        if s is None or not s.ok or len(s.achieved) != len(names):
+            self.shown_label.setText(METHOD_LABELS.get(method, "") if method else "")
+            self.chart.set_data([], [], [])
+            self.changes.setText(s.error if s is not None and not s.ok else "")
+            self.attributes.setRowCount(0)
+            return
+        stale = " (updating…)" if c.is_stale(method) else ""
+        budget = f", scale c = {s.scale:.4g}" if s.scale is not None else ""
+        self.shown_label.setText(
+            f"{METHOD_LABELS.get(method, method)}: whole-record ε = {fmt_eps(s.overall_epsilon)}{budget}{stale}"
+            f"&nbsp;&nbsp;<span style='color:rgb{REQUESTED_COLOR}'>■</span> requested "
+            f"<span style='color:rgb{ACHIEVED_COLOR}'>■</span> achieved "
+            f"<span style='color:rgb{HIGHER_COLOR}'>■</span> higher than asked "
+            f"<span style='color:rgb{LOWER_COLOR}'>■</span> lower"
+        )
+        self.chart.set_data(names, s.requested, s.achieved)
+        if s.changes:
+            parts = []
+            for ch in s.changes:
+                i = int(ch["attribute"])
+                color = "#cc0000" if ch["achieved"] > ch["requested"] else "#b36b00"
+                word = "less private" if ch["achieved"] > ch["requested"] else "more private, less accurate"
+                parts.append(
+                    f"<span style='color:{color}'><b>{names[i]}</b> {fmt_eps(ch['requested'])} → "
+                    f"{fmt_eps(ch['achieved'])} ({word})</span>"
+                )
+            self.changes.setText(f"{METHOD_LABELS.get(method, method)} changed: " + "; ".join(parts))
+        else:
+            self.changes.setText("Every column gets exactly the ε requested.")
+        self.attributes.setRowCount(len(names))
+        for i, name in enumerate(names):
+            se = s.standard_errors[i] if i < len(s.standard_errors) else math.nan
+            cells = [name, str(c.sizes[i]), fmt_eps(s.requested[i]), fmt_eps(s.achieved[i]), fmt_pp(se)]
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if col == 3 and i in s.changed_attributes:
+                    item.setForeground(QBrush(QColor(204, 0, 0)))
+                    item.setToolTip("This design changed the ε of this column.")
+                if col > 0:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.attributes.setItem(i, col, item)

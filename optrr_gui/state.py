@@ -1,0 +1,265 @@
+"""The session, Qt-free: which file, its columns with role, type, categories and epsilon (or weight), the
+design method and the budget mode. It serialises to the ``.optrr`` project JSON and converts to the engine's
+``ReleaseConfig``. Views never edit it directly: every edit goes through an undo command (``commands.py``),
+which calls the setters below; the setters notify listeners with ``(kind, index, field)``.
+
+Epsilon convention shown everywhere: lower = more private.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+ROLES = ("perturb", "keep", "drop")
+TYPES = ("nominal", "ordinal", "numeric")
+MISSING = ("category", "exclude")
+#: Per-attribute epsilon used when the schema gives none.
+DEFAULT_EPSILON = 1.0
+#: Bounds of the epsilon editors (the engine accepts (0, 50]).
+MIN_EPSILON = 0.01
+MAX_EPSILON = 50.0
+DEFAULT_TARGET_TOTAL = 4.0
+PROJECT_FORMAT = "optrr-project"
+PROJECT_VERSION = 1
+
+Listener = Callable[[str, "int | None", "str | None"], None]
+
+
+@dataclass
+class ColumnState:
+    """One column of the data; the fields mirror the engine's ``ColumnConfig``."""
+
+    name: str
+    role: str = "perturb"
+    type: str = "nominal"
+    epsilon: float | None = DEFAULT_EPSILON
+    weight: float | None = 1.0
+    categories: list | None = None
+    bins: list | None = None
+    missing: str = "category"
+    warnings: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(asdict(self))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ColumnState:
+        known = {f.name for f in fields(cls)}
+        col = cls(**{k: copy.deepcopy(v) for k, v in d.items() if k in known})
+        col.validate()
+        return col
+
+    @classmethod
+    def from_config(cls, cc) -> ColumnState:
+        """From an engine ``ColumnConfig`` (any object with the same attribute names)."""
+        d = {f.name: getattr(cc, f.name, None) for f in fields(cls)}
+        d["warnings"] = list(d.get("warnings") or [])
+        if d.get("epsilon") is None:
+            d["epsilon"] = DEFAULT_EPSILON
+        if d.get("weight") is None:
+            d["weight"] = 1.0
+        for key, default in (("role", "perturb"), ("type", "nominal"), ("missing", "category")):
+            if d.get(key) is None:
+                d[key] = default
+        return cls.from_dict(d)
+
+    def validate(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"column {self.name!r}: role must be one of {', '.join(ROLES)}")
+        if self.type not in TYPES:
+            raise ValueError(f"column {self.name!r}: type must be one of {', '.join(TYPES)}")
+        if self.missing not in MISSING:
+            raise ValueError(f"column {self.name!r}: missing must be one of {', '.join(MISSING)}")
+        check_epsilon(self.epsilon)
+        check_weight(self.weight)
+
+
+def check_epsilon(value) -> float:
+    v = float(value)
+    if not math.isfinite(v) or v <= 0 or v > MAX_EPSILON:
+        raise ValueError(f"epsilon must be greater than 0 and at most {MAX_EPSILON:g}; got {value!r}")
+    return v
+
+
+def check_weight(value) -> float:
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"a weight must be a positive number; got {value!r}")
+    return v
+
+
+_CHECKS = {"epsilon": check_epsilon, "weight": check_weight}
+
+
+class SessionState:
+    """Everything a project file restores. Notifies listeners after each change."""
+
+    def __init__(self):
+        self.data_path: str | None = None
+        self.reader_options: dict = {}
+        self.columns: list[ColumnState] = []
+        self.n_rows: int | None = None
+        self.method: str = "recommended"  # or one of optrr_engine.designs.METHODS
+        self.budget_mode: bool = False
+        self.target_total: float = DEFAULT_TARGET_TOTAL
+        self.accept_changed_epsilons: bool = False
+        self._listeners: list[Listener] = []
+
+    # -- listeners -----------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _notify(self, kind: str, index: int | None = None, name: str | None = None) -> None:
+        for listener in list(self._listeners):
+            listener(kind, index, name)
+
+    # -- setters (called by undo commands) -----------------------------------------------------
+    def column_value(self, index: int, name: str):
+        return copy.deepcopy(getattr(self.columns[index], name))
+
+    def set_column_value(self, index: int, name: str, value) -> None:
+        col = self.columns[index]
+        if not hasattr(col, name):
+            raise AttributeError(f"columns have no field {name!r}")
+        if name in _CHECKS:
+            value = _CHECKS[name](value)
+        if name == "role" and value not in ROLES:
+            raise ValueError(f"role must be one of {', '.join(ROLES)}")
+        if name == "type" and value not in TYPES:
+            raise ValueError(f"type must be one of {', '.join(TYPES)}")
+        if name == "missing" and value not in MISSING:
+            raise ValueError(f"missing must be one of {', '.join(MISSING)}")
+        setattr(col, name, copy.deepcopy(value))
+        self._notify("column", index, name)
+
+    def session_value(self, name: str):
+        return copy.deepcopy(getattr(self, name))
+
+    def set_session_value(self, name: str, value) -> None:
+        if name not in ("method", "budget_mode", "target_total", "accept_changed_epsilons"):
+            raise AttributeError(f"the session has no editable field {name!r}")
+        if name == "target_total":
+            value = float(value)
+            if not math.isfinite(value) or value <= 0:
+                raise ValueError("the whole-record target must be a positive number")
+        setattr(self, name, value)
+        self._notify("session", None, name)
+
+    def load_columns(self, data_path, reader_options: dict, columns: list[ColumnState], n_rows=None) -> None:
+        """A new file (not undoable: the undo stack is cleared by the caller)."""
+        self.data_path = str(data_path) if data_path is not None else None
+        self.reader_options = dict(reader_options or {})
+        self.columns = [copy.deepcopy(c) for c in columns]
+        self.n_rows = n_rows
+        self._notify("reset")
+
+    def set_n_rows(self, n_rows: int | None) -> None:
+        self.n_rows = n_rows
+        self._notify("rows")
+
+    # -- derived -------------------------------------------------------------------------
+    def perturbed_indices(self) -> list[int]:
+        return [i for i, c in enumerate(self.columns) if c.role == "perturb"]
+
+    def perturbed_columns(self) -> list[ColumnState]:
+        return [self.columns[i] for i in self.perturbed_indices()]
+
+    def requested_epsilons(self) -> list[float]:
+        return [float(c.epsilon) for c in self.perturbed_columns()]
+
+    def weights(self) -> list[float]:
+        return [float(c.weight) for c in self.perturbed_columns()]
+
+    def design_request(self) -> dict:
+        """What the mechanism panel computes from: a plain, comparable dict."""
+        return {
+            "budget_mode": bool(self.budget_mode),
+            "epsilons": self.requested_epsilons(),
+            "weights": self.weights(),
+            "target_total": float(self.target_total),
+            "names": [c.name for c in self.perturbed_columns()],
+        }
+
+    # -- engine configuration ----------------------------------------------------------------
+    def to_release_config(self, method: str | None = None):
+        """The engine's ``ReleaseConfig`` for this session (raises ImportError until that module exists)."""
+        from optrr_engine.release.config import ColumnConfig, ReleaseConfig
+
+        cols = []
+        for c in self.columns:
+            d = c.to_dict()
+            if self.budget_mode:
+                d["epsilon"] = None
+            cols.append(ColumnConfig(**d))
+        return ReleaseConfig(
+            method=method or self.method,
+            columns=cols,
+            target_total=float(self.target_total) if self.budget_mode else None,
+            accept_changed_epsilons=bool(self.accept_changed_epsilons),
+        )
+
+    # -- project files ---------------------------------------------------------------------
+    def to_project_dict(self, project_path: str | os.PathLike | None = None) -> dict:
+        data = {"path": self.data_path, "reader_options": dict(self.reader_options)}
+        if self.data_path and project_path:
+            try:
+                data["relative_path"] = os.path.relpath(self.data_path, Path(project_path).resolve().parent)
+            except ValueError:  # another drive on Windows
+                pass
+        return {
+            "format": PROJECT_FORMAT,
+            "version": PROJECT_VERSION,
+            "data": data,
+            "session": {
+                "method": self.method,
+                "budget_mode": self.budget_mode,
+                "target_total": self.target_total,
+                "accept_changed_epsilons": self.accept_changed_epsilons,
+                "n_rows": self.n_rows,
+            },
+            "columns": [c.to_dict() for c in self.columns],
+        }
+
+    def restore_project_dict(self, d: dict, project_path: str | os.PathLike | None = None) -> None:
+        if not isinstance(d, dict) or d.get("format") != PROJECT_FORMAT:
+            raise ValueError("this is not an OptRR project file (format field missing)")
+        if int(d.get("version", 0)) > PROJECT_VERSION:
+            raise ValueError("this project was saved by a newer OptRR; update OptRR to open it")
+        data = d.get("data") or {}
+        path = data.get("path")
+        rel = data.get("relative_path")
+        if rel and project_path:
+            candidate = (Path(project_path).resolve().parent / rel).resolve()
+            if candidate.exists() or not (path and Path(path).exists()):
+                path = str(candidate)
+        columns = [ColumnState.from_dict(c) for c in d.get("columns") or []]
+        session = d.get("session") or {}
+        self.method = str(session.get("method", "recommended"))
+        self.budget_mode = bool(session.get("budget_mode", False))
+        self.target_total = float(session.get("target_total", DEFAULT_TARGET_TOTAL))
+        self.accept_changed_epsilons = bool(session.get("accept_changed_epsilons", False))
+        self.load_columns(path, data.get("reader_options") or {}, columns, session.get("n_rows"))
+
+    def save_project(self, path: str | os.PathLike) -> None:
+        """Write JSON atomically (temp file in the same folder, then replace)."""
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(self.to_project_dict(path), indent=2), encoding="utf-8")
+        os.replace(tmp, path)
+
+    def load_project(self, path: str | os.PathLike) -> None:
+        try:
+            d = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"cannot read project {Path(path).name}: {exc}") from None
+        self.restore_project_dict(d, path)

@@ -1,0 +1,193 @@
+"""A small task runner for long engine work, modelled on Orange3's ``widgets/utils/concurrent.py``.
+
+A task is a plain function called as ``fn(*args, progress=..., cancel=..., **kwargs)`` on a worker thread of
+a ``QThreadPool``; ``progress(fraction, message)`` and ``cancel() -> bool`` are the engine's own protocol
+(``optrr_engine.tasks.TaskControl``). Results, errors and progress come back to the UI thread through one
+queued signal. Every submission belongs to a *channel* (one kind of request, e.g. ``"design:optimal"``) and
+gets the next generation number of that channel; a result whose generation is no longer the channel's
+newest is dropped, so a slow stale computation can never overwrite a newer one. Cancelling sets the task's
+flag (the engine stops at its next check) and drops whatever the task still delivers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+
+#: Minimum seconds between two progress signals of one task (the last one always goes through).
+PROGRESS_INTERVAL = 0.05
+
+
+@dataclass
+class TaskHandle:
+    """What the UI keeps of a submitted task."""
+
+    channel: str
+    generation: int
+    task_id: int
+    cancel_event: threading.Event = field(default_factory=threading.Event)
+    started: float = field(default_factory=time.perf_counter)
+    on_done: Callable | None = None
+    on_error: Callable | None = None
+    on_progress: Callable | None = None
+    on_cancelled: Callable | None = None
+    thread_ident: int | None = None
+    finished: bool = False
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    def is_cancelled(self) -> bool:
+        return self.cancel_event.is_set()
+
+
+class _Bridge(QObject):
+    """Lives on the UI thread; workers emit, the queued connection delivers on the UI thread."""
+
+    event = Signal(object)
+
+
+class _Runnable(QRunnable):
+    def __init__(self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge):
+        super().__init__()
+        self.setAutoDelete(True)
+        self.handle, self.fn, self.args, self.kwargs, self.bridge = handle, fn, args, kwargs, bridge
+
+    def run(self) -> None:  # worker thread
+        h = self.handle
+        h.thread_ident = threading.get_ident()
+        last = [0.0]
+
+        def progress(fraction: float, message: str = "") -> None:
+            now = time.perf_counter()
+            if fraction >= 1.0 or now - last[0] >= PROGRESS_INTERVAL:
+                last[0] = now
+                self.bridge.event.emit(("progress", h, (float(fraction), str(message))))
+
+        try:
+            if h.is_cancelled():
+                raise _CancelledBeforeStart()
+            result = self.fn(*self.args, progress=progress, cancel=h.is_cancelled, **self.kwargs)
+        except _CancelledBeforeStart:
+            self.bridge.event.emit(("cancelled", h, None))
+        except BaseException as exc:  # noqa: BLE001 - every failure goes back to the UI
+            from optrr_engine.errors import Cancelled
+
+            if isinstance(exc, Cancelled) or h.is_cancelled():
+                self.bridge.event.emit(("cancelled", h, None))
+            else:
+                exc.__optrr_traceback__ = traceback.format_exc()
+                self.bridge.event.emit(("error", h, exc))
+        else:
+            self.bridge.event.emit(("done", h, result))
+
+
+class _CancelledBeforeStart(Exception):
+    pass
+
+
+class TaskRunner(QObject):
+    """Runs functions on thread pools; one current generation per channel."""
+
+    #: (channel, busy) whenever a channel starts or stops having a current task.
+    busyChanged = Signal(str, bool)
+
+    def __init__(self, parent=None, max_threads: int = 2):
+        super().__init__(parent)
+        self._bridge = _Bridge()
+        self._bridge.event.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
+        self._pool = QThreadPool()
+        self._pool.setMaxThreadCount(max_threads)
+        # Cheap work gets its own thread so that it never waits behind a slow LP.
+        self._quick_pool = QThreadPool()
+        self._quick_pool.setMaxThreadCount(1)
+        self._generation: dict[str, int] = {}
+        self._current: dict[str, TaskHandle] = {}
+        self._ids = itertools.count(1)
+        self.dropped = 0  # stale deliveries dropped (for tests and diagnostics)
+
+    def submit(
+        self,
+        channel: str,
+        fn: Callable,
+        *args,
+        on_done: Callable | None = None,
+        on_error: Callable | None = None,
+        on_progress: Callable | None = None,
+        on_cancelled: Callable | None = None,
+        quick: bool = False,
+        **kwargs,
+    ) -> TaskHandle:
+        """Start ``fn`` for ``channel``; a previous task of the channel is cancelled and becomes stale."""
+        previous = self._current.get(channel)
+        if previous is not None and not previous.finished:
+            previous.cancel()
+        generation = self._generation.get(channel, 0) + 1
+        self._generation[channel] = generation
+        handle = TaskHandle(channel, generation, next(self._ids), on_done=on_done, on_error=on_error)
+        handle.on_progress, handle.on_cancelled = on_progress, on_cancelled
+        self._current[channel] = handle
+        (self._quick_pool if quick else self._pool).start(_Runnable(handle, fn, args, kwargs, self._bridge))
+        self.busyChanged.emit(channel, True)
+        return handle
+
+    def cancel(self, channel: str) -> bool:
+        """Cancel the channel's current task; it becomes stale at once (its result will be dropped)."""
+        handle = self._current.get(channel)
+        if handle is None or handle.finished:
+            return False
+        handle.cancel()
+        handle.finished = True
+        self._generation[channel] = self._generation.get(channel, 0) + 1
+        self.busyChanged.emit(channel, False)
+        if handle.on_cancelled:
+            handle.on_cancelled()
+        return True
+
+    def cancel_all(self) -> None:
+        for channel in list(self._current):
+            self.cancel(channel)
+
+    def is_busy(self, channel: str) -> bool:
+        handle = self._current.get(channel)
+        return handle is not None and not handle.finished
+
+    def busy_channels(self) -> list[str]:
+        return [c for c in self._current if self.is_busy(c)]
+
+    def generation(self, channel: str) -> int:
+        return self._generation.get(channel, 0)
+
+    def wait_for_done(self, msecs: int = -1) -> bool:
+        """Block until the worker threads are idle (shutdown and tests only)."""
+        a = self._pool.waitForDone(msecs)
+        b = self._quick_pool.waitForDone(msecs)
+        return a and b
+
+    def _is_current(self, handle: TaskHandle) -> bool:
+        return self._generation.get(handle.channel) == handle.generation and not handle.finished
+
+    @Slot(object)
+    def _dispatch(self, event) -> None:  # UI thread
+        kind, handle, payload = event
+        if kind == "progress":
+            if self._is_current(handle) and handle.on_progress:
+                handle.on_progress(*payload)
+            return
+        if not self._is_current(handle):
+            self.dropped += 1
+            return
+        handle.finished = True
+        self.busyChanged.emit(handle.channel, False)
+        if kind == "done" and handle.on_done:
+            handle.on_done(payload)
+        elif kind == "error" and handle.on_error:
+            handle.on_error(payload)
+        elif kind == "cancelled" and handle.on_cancelled:
+            handle.on_cancelled()

@@ -1,0 +1,79 @@
+"""Small shared widgets: a busy spinner and helpers for number formatting."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QWidget
+
+
+class Spinner(QWidget):
+    """A rotating arc shown while background work runs (hidden when idle)."""
+
+    def __init__(self, parent=None, size: int = 16):
+        super().__init__(parent)
+        self._size = size
+        self._angle = 0
+        self._timer = QTimer(self)
+        self._timer.setInterval(80)
+        self._timer.timeout.connect(self._step)
+        self.setFixedSize(size, size)
+        self.setToolTip("Working in the background; the window stays usable.")
+        self.hide()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(self._size, self._size)
+
+    def start(self) -> None:
+        if not self._timer.isActive():
+            self._timer.start()
+        self.show()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        self.hide()
+
+    def is_spinning(self) -> bool:
+        return self._timer.isActive()
+
+    def _step(self) -> None:
+        self._angle = (self._angle + 30) % 360
+        self.update()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(QColor(self.palette().highlight().color()), max(2, self._size // 8))
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        p.setPen(pen)
+        m = pen.width()
+        p.drawArc(QRectF(m, m, self._size - 2 * m, self._size - 2 * m), -self._angle * 16, 270 * 16)
+
+
+def fmt_eps(value) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    return f"{value:.3f}" if value < 100 else f"{value:.1f}"
+
+
+def fmt_pp(value) -> str:
+    """A standard error of a share, in percentage points."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    return f"± {100 * value:.1f} pp"
+
+
+def fmt_seconds(seconds: float) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "—"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 90:
+        return f"{seconds:.1f} s"
+    minutes, sec = divmod(int(round(seconds)), 60)
+    if minutes < 90:
+        return f"{minutes} min {sec:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"

@@ -13,6 +13,7 @@ import sys
 COMMANDS = {
     "design": "design_cmd",
     "estimate": "estimate_cmd",
+    "analyze": "analyze_cmd",
 }
 
 

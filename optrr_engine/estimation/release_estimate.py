@@ -46,6 +46,15 @@ def count_release(release_path: str, manifest: dict, names: list[str], progress=
     return counter.table
 
 
+def open_release(release_path: str, manifest_path: str | None = None, check_hash: bool = True):
+    """(manifest, mechanism) of a release; the manifest defaults to the one next to the data file."""
+    if not os.path.exists(release_path):
+        raise InputError(f"release file {release_path} does not exist")
+    manifest_path = manifest_path or default_manifest_path(release_path)
+    manifest = load_manifest(manifest_path, data_path=release_path, check_hash=check_hash)
+    return manifest, mechanism_from_manifest(manifest)
+
+
 def estimate_release(
     release_path: str,
     names: list[str],
@@ -55,14 +64,16 @@ def estimate_release(
     check_hash: bool = True,
     progress=None,
     cancel=None,
+    opened=None,
 ) -> MarginalEstimate:
-    """Estimate the joint distribution of the attributes ``names`` from a release."""
+    """Estimate the joint distribution of the attributes ``names`` from a release.
+
+    ``opened``: an already loaded (manifest, mechanism) pair from :func:`open_release`.
+    """
     ctl = TaskControl(progress, cancel)
     if not names:
         raise InputError("name at least one attribute for the marginal")
-    manifest_path = manifest_path or default_manifest_path(release_path)
-    manifest = load_manifest(manifest_path, data_path=release_path, check_hash=check_hash)
-    mechanism = mechanism_from_manifest(manifest)
+    manifest, mechanism = opened or open_release(release_path, manifest_path, check_hash)
     idx = attribute_index(manifest, names)
     names = [str(manifest["attributes"][i]["name"]) for i in idx]
     counts = count_release(release_path, manifest, names, ctl.sub(0.0, 0.8).progress, cancel)

@@ -1,0 +1,33 @@
+"""``optrr analyze``: a chi-square test of association between two attributes of a release."""
+
+from __future__ import annotations
+
+
+def add_parser(sub):
+    p = sub.add_parser("analyze", help="test the association of two attributes of a release (chi-square)")
+    p.add_argument("release", help="the perturbed data file")
+    p.add_argument("--manifest", help="its manifest (default: RELEASE with .manifest.json)")
+    p.add_argument("--chi2", required=True, help="two attribute names, comma-separated (e.g. allele,status)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-hash-check", action="store_true", help="do not verify the file against the manifest hash")
+    return p
+
+
+def run(args) -> int:
+    from ..analysis.release_chi2 import chi2_release
+    from .common import print_json
+    from .estimate_cmd import parse_names
+
+    out = chi2_release(args.release, parse_names(args.chi2), args.manifest, check_hash=not args.no_hash_check)
+    if args.json:
+        print_json(out)
+        return 0
+    a, b = out["attributes"]
+    cats = out["table"]["categories"]
+    print(f"association of {a} ({len(cats[0])} categories) and {b} ({len(cats[1])} categories), {out['rows']:,} rows")
+    print("H0: the two attributes are independent in the true (unperturbed) data")
+    for t in out["tests"]:
+        mark = "  (recommended)" if t["test"] == out["recommended"] else ""
+        print(f"- {t['test']}{mark}: chi2 = {t['statistic']:.6g}, df = {t['dof']}, p = {t['p_value']:.4g}")
+        print(f"    assumes: {t['assumes']}")
+    return 0

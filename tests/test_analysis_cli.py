@@ -1,0 +1,68 @@
+"""``optrr analyze --chi2``: tests of association on a release, each saying what it assumes."""
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrr_engine.cli.main import main
+from optrr_engine.designs import run_design
+
+CATS = {"allele": ["0", "1"], "status": ["control", "case"], "sex": ["F", "M"]}
+
+
+def write_release(tmp_path, method, codes, rng):
+    names = list(CATS)
+    mech = run_design(method, [2, 2, 2], [1.5, 1.5, 1.0]).mechanism
+    perturbed = mech.sample(codes, rng)
+    frame = pd.DataFrame({n: np.asarray(CATS[n])[perturbed[:, i]] for i, n in enumerate(names)})
+    data = tmp_path / f"{method}.csv"
+    frame.to_csv(data, index=False)
+    manifest = {
+        "format_version": 1,
+        "attributes": [
+            {"name": n, "categories": CATS[n], "requested_epsilon": 1.0, "achieved_epsilon": float(e)}
+            for n, e in zip(names, mech.attribute_epsilons(), strict=True)
+        ],
+        "overall_epsilon": mech.overall_epsilon(),
+        "mechanism": mech.to_dict(),
+        "rows": len(frame),
+        "input_sha256": "0" * 64,
+        "output_sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
+        "shuffled": False,
+        "seeded": True,
+    }
+    path = tmp_path / f"{method}.manifest.json"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    return data, path
+
+
+@pytest.mark.parametrize("method", ["kronecker", "optimal"])
+def test_analyze_detects_association_and_flags_raw_test_validity(tmp_path, capsys, method):
+    rng = np.random.default_rng(1)
+    n = 20000
+    allele = rng.integers(0, 2, n)
+    status = np.where(rng.random(n) < 0.3, allele, rng.integers(0, 2, n))  # associated
+    codes = np.stack([allele, status, rng.integers(0, 2, n)], axis=1)
+    data, manifest = write_release(tmp_path, method, codes, rng)
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,status", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    tests = {t["test"]: t for t in out["tests"]}
+    assert out["recommended"] == "wald_on_unbiased_estimate"
+    assert tests["wald_on_unbiased_estimate"]["p_value"] < 1e-6
+    assert tests["pearson_on_perturbed_counts"]["valid"] is (method == "kronecker")
+    assert all(t["assumes"] for t in out["tests"])
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,sex"]) == 0
+    text = capsys.readouterr().out
+    assert "H0" in text and "assumes" in text and "(recommended)" in text
+
+
+def test_analyze_bad_input(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    codes = rng.integers(0, 2, (200, 3))
+    data, manifest = write_release(tmp_path, "kronecker", codes, rng)
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "two attributes" in err[0]

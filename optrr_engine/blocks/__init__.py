@@ -22,4 +22,12 @@ def block_from_dict(d: dict) -> Block:
     return BLOCK_TYPES[kind].from_dict(d)
 
 
-__all__ = ["Block", "ClassBlock", "IndependentBlock", "PatternBlock", "SinglesBlock", "block_from_dict", "register_block_type"]
+__all__ = [
+    "Block",
+    "ClassBlock",
+    "IndependentBlock",
+    "PatternBlock",
+    "SinglesBlock",
+    "block_from_dict",
+    "register_block_type",
+]

@@ -9,7 +9,13 @@ from ..errors import InputError
 
 def add_parser(sub):
     p = sub.add_parser("design", help="design a mechanism for given category counts and epsilons")
-    p.add_argument("--method", default="optimal", help="kronecker, optimal, heuristic or family (default optimal)")
+    p.add_argument(
+        "--method",
+        default="auto",
+        help="auto (default: exact eps_i, best design found, certified bound), kronecker, optimal, heuristic, "
+        "family or classes",
+    )
+    p.add_argument("--budget", type=float, default=None, help="time budget in seconds for --method auto (default 5)")
     p.add_argument("--sizes", help="category counts a_i, comma-separated (e.g. 3,4,2)")
     p.add_argument("--epsilons", help="per-attribute epsilons, comma-separated (lower = more private)")
     p.add_argument("--spec", help="JSON file with 'sizes' and 'epsilons' (or 'weights' and 'target_total')")
@@ -83,7 +89,8 @@ def run(args) -> int:
         budget = {"target_total": float(target), "weights": [float(w) for w in weights], "scale": result.scale}
     else:
         check_epsilons(epsilons, len(sizes))
-        design = run_design(args.method, sizes, epsilons)
+        options = {"budget": args.budget} if (args.method == "auto" and args.budget) else {}
+        design = run_design(args.method, sizes, epsilons, **options)
     out = design.to_json_dict(include_patterns=True if args.patterns else None)
     if budget:
         out["budget"] = budget
@@ -107,7 +114,10 @@ def print_table(out: dict) -> None:
         f"whole-record epsilon: {out['overall_epsilon']:.6f}   (sum of requested: {out['sum_requested_epsilons']:.6f})"
     )
     if "lower_bound" in out:
-        print(f"certified lower bound on the optimum: {out['lower_bound']:.6f}")
+        gap = out["overall_epsilon"] - out["lower_bound"]
+        print(
+            f"certified lower bound on the optimum: {out['lower_bound']:.6f}   (gap {gap:.3g}; design: {out['design']})"
+        )
     shown = range(k) if k <= 40 else list(range(20)) + list(range(k - 20, k))
     print(f"{'attr':>6} {'size':>6} {'requested':>12} {'achieved':>12}")
     last = -1

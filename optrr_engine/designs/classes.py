@@ -226,8 +226,12 @@ def _region_and_band_grid(prob: ClassProblem, lam: np.ndarray, width: float):
         band = np.abs(score) <= width
         with np.errstate(divide="ignore"):
             log_abs = np.log(np.abs(coef))
-        pos_parts.append([logsumexp(np.where(region & (coef[:, j] > 0), log_u + log_abs[:, j], -np.inf)) for j in range(m)])
-        neg_parts.append([logsumexp(np.where(region & (coef[:, j] < 0), log_u + log_abs[:, j], -np.inf)) for j in range(m)])
+        pos_parts.append(
+            [logsumexp(np.where(region & (coef[:, j] > 0), log_u + log_abs[:, j], -np.inf)) for j in range(m)]
+        )
+        neg_parts.append(
+            [logsumexp(np.where(region & (coef[:, j] < 0), log_u + log_abs[:, j], -np.inf)) for j in range(m)]
+        )
         band_counts.append(counts[band])
         band_log_u.append(log_u[band])
     pos = logsumexp(np.array(pos_parts), axis=0)
@@ -318,8 +322,14 @@ def classes_design(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
     if result is None:
         raise InputError("the classes LP could not be solved")
     block = ClassBlock(
-        class_sizes, counts, member, result["log_T"], float(lam @ prob.mu) - width, lam,
-        result["band_cells"], result["band_log_x"],
+        class_sizes,
+        counts,
+        member,
+        result["log_T"],
+        float(lam @ prob.mu) - width,
+        lam,
+        result["band_cells"],
+        result["band_log_x"],
     )
     info = {"classes": int(m), "lower_bound": lower, "band_cells": result["band_size"], "band_width": width}
     return Mechanism.single(block), info

@@ -101,8 +101,9 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
         if len(groups) < k:
             consider("blocks: classes", lambda: (_block_product(sizes, eps, groups, deadline) or _raise(), {}))
         order = np.argsort(-eps, kind="stable")
-        for g in (2, 4, 8, 12):
-            if time.perf_counter() > deadline or g >= k:
+        for g in (2, 4, 8, 12, 16):
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0 or g >= k or (g == 16 and remaining < 1.5 * k / 16):
                 break
             chunks = [order[i : i + g].tolist() for i in range(0, k, g)]
             consider(

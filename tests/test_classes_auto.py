@@ -116,3 +116,17 @@ def test_rounding_bound_is_below_a_known_optimum():
     opt = run_design("optimal", sizes, eps).overall_epsilon
     bound, how = classes_rounding_bound(sizes, eps, deadline=float("inf"))
     assert 0 < bound <= opt + 1e-9 and how
+
+
+def test_chernoff_dual_bound_is_valid_and_strong_at_large_k():
+    from optrr_engine.designs.lower_bounds import chernoff_dual_bound
+
+    rng = np.random.default_rng(21)
+    for k in (2, 5, 9, 13):
+        sizes, eps = rng.integers(2, 6, k), rng.uniform(0.5, 8.0, k)
+        opt = run_design("optimal", sizes, eps).overall_epsilon
+        bound, _ = chernoff_dual_bound(sizes, eps)
+        assert 0 < bound <= opt + 1e-9
+    sizes, eps = rng.integers(2, 6, 1000), rng.uniform(1.0, 8.0, 1000)
+    bound, _ = chernoff_dual_bound(sizes, eps)
+    assert bound > 0.75 * run_design("heuristic", sizes, eps).overall_epsilon  # far above any subset bound

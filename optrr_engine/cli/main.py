@@ -14,6 +14,7 @@ COMMANDS = {
     "design": "design_cmd",
     "estimate": "estimate_cmd",
     "analyze": "analyze_cmd",
+    "compare": "compare_cmd",
 }
 
 

@@ -1,0 +1,193 @@
+"""``optrr compare``: the comparison harness (papers' figures and the AVD table), written as CSV and PNG."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import InputError
+
+
+def add_parser(sub):
+    p = sub.add_parser("compare", help="reproduce the papers' comparisons (CSV and PNG out)")
+    kinds = p.add_subparsers(dest="kind", metavar="KIND")
+    common = {
+        "--out": {"default": ".", "help": "output folder (default: current folder)"},
+        "--seed": {"type": int, "help": "fix the random seed (default: fresh OS entropy)"},
+    }
+
+    def add(name, help_text):
+        q = kinds.add_parser(name, help=help_text)
+        for flag, kw in common.items():
+            q.add_argument(flag, **kw)
+        q.add_argument("--csv", action="store_true", help="write CSV (default: CSV and PNG)")
+        q.add_argument("--png", action="store_true", help="write PNG (default: CSV and PNG)")
+        return q
+
+    q = add("ratios", "Yamamoto & Shibuya Figs. 1-4: eps_total / sum eps_i of Kronecker, optimal, heuristic")
+    q.add_argument("--mode", default="fixed_sizes", help="fixed_sizes (Figs. 1-2) or fixed_epsilons (Figs. 3-4)")
+    q.add_argument("--ks", default="3,5,7,10", help="numbers of attributes (default 3,5,7,10)")
+    q.add_argument("--sets", type=int, default=200, help="random cases per k (default 200, as the paper)")
+    q = add("snp-chi2", "Yamamoto & Shibuya Fig. 5: chi-square error vs number of SNPs")
+    q.add_argument("--ks", default="10,20,30,40,50,60,70,80,90,100", help="numbers of SNPs")
+    q.add_argument("--runs", type=int, default=10, help="runs per k (default 10)")
+    q.add_argument("--people", type=int, default=1000, help="people N (2N alleles; default 1000)")
+    q.add_argument("--methods", default="kronecker,heuristic", help="designs (default kronecker,heuristic)")
+    q.add_argument("--target", type=float, help="whole-record epsilon (default: the heuristic's at eps_i = w_i)")
+    q = add("count-queries", "Domingo-Ferrer & Soria-Comas Fig. 3: relative error of count queries vs coverage")
+    q.add_argument("--data", required=True, help="CSV data set (columns become categorical attributes)")
+    q.add_argument("--ps", default="0.1,0.3,0.5,0.7", help="randomization levels p (default 0.1,0.3,0.5,0.7)")
+    q.add_argument("--sigmas", default="0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9", help="domain coverages")
+    q.add_argument("--runs", type=int, default=50, help="runs (the paper used 1000; default 50)")
+    q.add_argument("--tv", type=float, default=50, help="RR-Clusters: max value combinations per cluster (50)")
+    q.add_argument("--td", type=float, default=0.1, help="RR-Clusters: min dependence to merge (0.1)")
+    q.add_argument("--optimized", default="auto", help="optimized design for our method (default auto)")
+    q = add("avd", "AVD of 2- to 5-way marginals at one whole-record epsilon, for every design")
+    q.add_argument("--data", required=True, help="CSV data set (columns become categorical attributes)")
+    q.add_argument("--target", type=float, help="whole-record epsilon")
+    q.add_argument("--per-attribute", type=float, help="whole-record epsilon = this times the number of attributes")
+    q.add_argument("--methods", help="designs (default: every design method)")
+    q.add_argument("--ways", default="2,3,4,5", help="marginal sizes (default 2,3,4,5)")
+    q.add_argument("--subsets", type=int, default=100, help="random attribute subsets per size (default 100)")
+    q.add_argument("--repetitions", type=int, default=1, help="perturbations per design (default 1)")
+    q.add_argument("--estimator", default="clip", help="clip (default) or ibu")
+    return p
+
+
+def _ints(text, what):
+    from .common import parse_list
+
+    return parse_list(text, int, what)
+
+
+def _floats(text, what):
+    from .common import parse_list
+
+    return parse_list(text, float, what)
+
+
+def _names(text):
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items:
+        raise InputError(f"could not read the list {text!r}")
+    return items
+
+
+def _positive(value, what):
+    if value is None or value < 1:
+        raise InputError(f"{what} must be at least 1")
+    return value
+
+
+def run(args) -> int:
+    import pandas as pd
+
+    with pd.option_context("display.width", 160, "display.max_columns", 30):
+        return _run(args)
+
+
+def _run(args) -> int:
+    from ..compare import output
+
+    if not getattr(args, "kind", None):
+        raise InputError("choose what to compare: ratios, snp-chi2, count-queries or avd")
+    both = not (args.csv or args.png)
+    want_csv, want_png = args.csv or both, args.png or both
+    seed_note = f"seed {args.seed} (fixed)" if args.seed is not None else "seed: fresh OS entropy (not reproducible)"
+    written = []
+
+    def out(name):
+        return os.path.join(args.out, name)
+
+    if args.kind == "ratios":
+        from ..compare import ratio_curves
+        from ..compare.ratios import MODES
+
+        if args.mode not in MODES:
+            raise InputError(f"mode must be one of {', '.join(MODES)}")
+        ks = _ints(args.ks, "k")
+        if any(k < 2 or k > 16 for k in ks):
+            raise InputError("each k must be between 2 and 16 (the exact LP is needed for the optimum)")
+        frame = ratio_curves(ks, _positive(args.sets, "--sets"), args.mode, seed=args.seed)
+        stem = f"ratios_{args.mode}"
+        if want_csv:
+            written.append(output.write_csv(frame, out(stem + ".csv")))
+        if want_png:
+            written.append(output.plot_ratios(frame, out(stem + "_to_sum.png"), "ratio_to_sum"))
+            written.append(output.plot_ratios(frame, out(stem + "_heuristic_to_optimal.png"), "ratio_to_optimal"))
+        print(frame.groupby(["k", "method"])["ratio_to_sum"].mean().unstack().round(4).to_string())
+    elif args.kind == "snp-chi2":
+        from ..compare import snp_chi2_curve, summarize_snp
+
+        frame = snp_chi2_curve(
+            _ints(args.ks, "k"),
+            _positive(args.runs, "--runs"),
+            _positive(args.people, "--people"),
+            _names(args.methods),
+            args.target,
+            seed=args.seed,
+        )
+        summary = summarize_snp(frame)
+        if want_csv:
+            written.append(output.write_csv(frame, out("snp_chi2_runs.csv")))
+            written.append(output.write_csv(summary, out("snp_chi2_summary.csv")))
+        if want_png:
+            written.append(output.plot_snp(summary, out("snp_chi2.png")))
+        print(summary.pivot_table(index="k", columns=["method", "estimator"], values="mean_abs_error").round(2))
+    elif args.kind == "count-queries":
+        from ..compare import count_query_errors, load_dataset
+
+        data = load_dataset(args.data)
+        queries, summary, info = count_query_errors(
+            data,
+            _floats(args.ps, "p"),
+            _floats(args.sigmas, "sigma"),
+            _positive(args.runs, "--runs"),
+            args.tv,
+            args.td,
+            optimized_method=args.optimized,
+            seed=args.seed,
+        )
+        if want_csv:
+            written.append(output.write_csv(queries, out(f"count_queries_{data.name}_all.csv")))
+            written.append(output.write_csv(summary, out(f"count_queries_{data.name}.csv")))
+        if want_png:
+            written.append(output.plot_count_queries(summary, out(f"count_queries_{data.name}.png")))
+        for item in info:
+            if "clusters" in item:
+                print(
+                    f"p = {item['p']}: clusters (chosen from the raw data, outside the guarantee): {item['clusters']}"
+                )
+        print(summary.pivot_table(index=["p", "sigma"], columns="method", values="median_relative_error").round(4))
+    elif args.kind == "avd":
+        from ..compare import avd_table, load_dataset
+
+        data = load_dataset(args.data)
+        if (args.target is None) == (args.per_attribute is None):
+            raise InputError("give exactly one of --target (whole-record epsilon) or --per-attribute")
+        target = args.target if args.target is not None else args.per_attribute * len(data.sizes)
+        if args.estimator not in ("clip", "ibu"):
+            raise InputError("estimator must be clip or ibu")
+        rows, designs = avd_table(
+            data,
+            target,
+            _names(args.methods) if args.methods else None,
+            _ints(args.ways, "way"),
+            _positive(args.subsets, "--subsets"),
+            _positive(args.repetitions, "--repetitions"),
+            estimator=args.estimator,
+            seed=args.seed,
+        )
+        if want_csv:
+            written.append(output.write_csv(rows, out(f"avd_{data.name}.csv")))
+        if want_png:
+            written.append(output.plot_avd(rows, out(f"avd_{data.name}.png")))
+        for d in designs:
+            if "error" in d:
+                print(f"{d['method']}: not run ({d['error']})")
+        print(rows.pivot_table(index="method", columns="way", values="mean_avd").round(4))
+    else:
+        raise InputError(f"unknown comparison {args.kind!r}")
+    print(seed_note)
+    for path in written:
+        print(f"wrote {path}")
+    return 0

@@ -40,7 +40,9 @@ def log_binomial_pmf(n: int, p: float) -> np.ndarray:
 class ClassBlock(Block):
     kind = "classes"
 
-    def __init__(self, class_sizes, class_counts, member_class, log_T, theta, beta, explicit_cells=None, explicit_log_x=None):
+    def __init__(
+        self, class_sizes, class_counts, member_class, log_T, theta, beta, explicit_cells=None, explicit_log_x=None
+    ):
         self.class_sizes = np.asarray(class_sizes, dtype=np.int64)
         self.class_counts = np.asarray(class_counts, dtype=np.int64)
         self.member_class = np.asarray(member_class, dtype=np.int64)
@@ -54,13 +56,19 @@ class ClassBlock(Block):
         self.radix = self.class_counts + 1
         self.grid_cells = int(np.prod(self.radix.astype(float)))
         if self.grid_cells > MAX_GRID_CELLS:
-            raise TooLargeError(f"classes block grid has {self.grid_cells:.3g} cells; at most {MAX_GRID_CELLS} supported")
+            raise TooLargeError(
+                f"classes block grid has {self.grid_cells:.3g} cells; at most {MAX_GRID_CELLS} supported"
+            )
         self.strides = np.concatenate(([1], np.cumprod(self.radix[::-1])[:-1]))[::-1].astype(np.int64)
-        cells = np.zeros((0, m), dtype=np.int64) if explicit_cells is None else np.asarray(explicit_cells, dtype=np.int64)
+        cells = (
+            np.zeros((0, m), dtype=np.int64) if explicit_cells is None else np.asarray(explicit_cells, dtype=np.int64)
+        )
         flat = cells.reshape(-1, m) @ self.strides if cells.size else np.zeros(0, dtype=np.int64)
         order = np.argsort(flat)
         self.explicit_flat = flat[order]
-        self.explicit_log_x = (np.zeros(0) if explicit_log_x is None else np.asarray(explicit_log_x, dtype=float))[order]
+        self.explicit_log_x = (np.zeros(0) if explicit_log_x is None else np.asarray(explicit_log_x, dtype=float))[
+            order
+        ]
         p = (self.class_sizes - 1.0) / self.class_sizes
         self.log_pmf = [log_binomial_pmf(int(n), float(pj)) for n, pj in zip(self.class_counts, p, strict=True)]
         self.log_P = float(np.sum(self.class_counts * np.log(self.class_sizes.astype(float))))
@@ -151,8 +159,14 @@ class ClassBlock(Block):
         positions = [int(p) for p in positions]
         if sorted(positions) == list(range(self.k)):
             return ClassBlock(
-                self.class_sizes, self.class_counts, self.member_class[positions], self.log_T, self.theta, self.beta,
-                self.counts_of(self.explicit_flat) if self.explicit_flat.size else None, self.explicit_log_x,
+                self.class_sizes,
+                self.class_counts,
+                self.member_class[positions],
+                self.log_T,
+                self.theta,
+                self.beta,
+                self.counts_of(self.explicit_flat) if self.explicit_flat.size else None,
+                self.explicit_log_x,
             )
         if len(positions) > 16:
             raise TooLargeError("marginals of a classes block are built for at most 16 attributes at a time")
@@ -166,7 +180,12 @@ class ClassBlock(Block):
         log_w = []
         for j in range(m):
             r = np.arange(rest[j] + 1, dtype=float)
-            log_w.append(gammaln(rest[j] + 1.0) - gammaln(r + 1) - gammaln(rest[j] - r + 1) + r * np.log(self.class_sizes[j] - 1.0))
+            log_w.append(
+                gammaln(rest[j] + 1.0)
+                - gammaln(r + 1)
+                - gammaln(rest[j] - r + 1)
+                + r * np.log(self.class_sizes[j] - 1.0)
+            )
         sub_masks = np.arange(1 << len(positions), dtype=np.int64)
         sub_counts = np.zeros((sub_masks.size, m), dtype=np.int64)
         for i, cls in enumerate(kept):
@@ -236,6 +255,12 @@ class ClassBlock(Block):
     def from_dict(cls, d: dict) -> ClassBlock:
         cells = d.get("explicit_cells") or None
         return cls(
-            d["class_sizes"], d["class_counts"], d["member_class"], d["log_T"], d["theta"], d["beta"],
-            cells, decode_logs(d.get("explicit_log_x", [])) if cells else None,
+            d["class_sizes"],
+            d["class_counts"],
+            d["member_class"],
+            d["log_T"],
+            d["theta"],
+            d["beta"],
+            cells,
+            decode_logs(d.get("explicit_log_x", [])) if cells else None,
         )

@@ -6,6 +6,7 @@ and exits (0 on success).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -52,29 +53,29 @@ def make_app():
     return app
 
 
-def main(argv: list[str] | None = None) -> int:
-    t0 = time.perf_counter()
-    args = build_parser().parse_args(argv)
-    app = make_app()
-    from .main_window import TAB_ANALYSE, TAB_COMPARE, TAB_DATA, TAB_DESIGN, MainWindow
+def build_window(args):
+    """The main window for parsed arguments, shown, with FILE (or the sample) opening in the background."""
+    from .main_window import MainWindow
     from .paths import DEFAULT_SAMPLE
     from .settings import Settings
 
     path = str(Path(args.file).resolve()) if args.file else str(DEFAULT_SAMPLE)
-    if args.screenshot:
-        tmp = tempfile.TemporaryDirectory(prefix="optrr-gui-")
-        settings = Settings(args.settings or Path(tmp.name) / "settings.ini")
+    if args.settings:
+        settings = Settings(args.settings)
+    elif args.screenshot:
+        settings = Settings(Path(tempfile.mkdtemp(prefix="optrr-gui-")) / "settings.ini")
     else:
-        tmp = None
-        settings = Settings(args.settings) if args.settings else Settings()
+        settings = Settings()
     window = MainWindow(settings)
     if args.screenshot:
         window.resize(*parse_size(args.size))
     window.show()
-    window.startup_seconds = time.perf_counter() - t0
     window.open_file(path)
-    if not args.screenshot:
-        return app.exec()
+    return window
+
+
+def take_screenshot(window, args) -> int:
+    from .main_window import TAB_ANALYSE, TAB_COMPARE, TAB_DATA, TAB_DESIGN
 
     tab = {"design": TAB_DESIGN, "data": TAB_DATA, "compare": TAB_COMPARE, "analyse": TAB_ANALYSE}[args.tab]
     window.tabs.setCurrentIndex(tab)
@@ -90,12 +91,37 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     saved = window.grab().save(args.screenshot, "PNG")
     window.close()
-    if tmp is not None:
-        tmp.cleanup()
     if not saved:
         print(f"optrr-gui: cannot write {args.screenshot}", file=sys.stderr)
         return 1
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    t0 = time.perf_counter()
+    args = build_parser().parse_args(argv)
+    if args.screenshot and not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # renders without a display (CI, documentation)
+    app = make_app()
+    check_qt()
+    window = build_window(args)
+    window.startup_seconds = time.perf_counter() - t0
+    if args.screenshot:
+        return take_screenshot(window, args)
+    return app.exec()
+
+
+def check_qt() -> None:
+    """PySide6 6.12.0 drops a reference to True on every Python-side signal emit and aborts the interpreter
+    after a few hundred emits; say so instead of crashing mysteriously later."""
+    import PySide6
+
+    if PySide6.__version__ == "6.12.0":
+        print(
+            "optrr-gui: warning: PySide6 6.12.0 has a reference-counting bug that crashes long sessions; "
+            "install another version (pip install 'PySide6-Essentials!=6.12.0')",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

@@ -39,15 +39,20 @@ def parse_bins(text: str) -> list[float]:
         edges = [float(p) for p in parts]
     except ValueError:
         raise ValueError("bin edges must be numbers separated by commas, e.g. 0, 18, 40, 65, inf") from None
-    if len(edges) < 2 or any(not b > a for a, b in zip(edges, edges[1:], strict=False)):
-        raise ValueError("give at least two bin edges in increasing order")
+    if len(edges) < 3 or any(not b > a for a, b in zip(edges, edges[1:], strict=False)):
+        raise ValueError("give at least three bin edges (two bins) in increasing order")
     if any(math.isnan(e) for e in edges):
         raise ValueError("bin edges cannot be NaN")
     return edges
 
 
 def format_bins(bins) -> str:
-    return ", ".join(f"{b:g}" for b in bins or [])
+    from .config_bridge import bin_edges
+
+    edges = bin_edges(bins)
+    if edges is None:
+        return ""
+    return ", ".join(str(b) if isinstance(b, str) else f"{b:g}" for b in edges)
 
 
 class ColumnPanel(QWidget):
@@ -188,7 +193,7 @@ class ColumnPanel(QWidget):
             self.bins_error.setText(str(exc))
             return
         self.bins_error.setText("")
-        self._set("bins", edges)
+        self._set("bins", {"method": "edges", "edges": edges})
 
     # -- display -----------------------------------------------------------------------------
     def _on_state(self, kind, index, name) -> None:

@@ -20,15 +20,26 @@ def codec_available() -> bool:
     return True
 
 
-def listed_count(col: ColumnState) -> int | None:
-    """Categories listed in the column's configuration (bins give len(bins) - 1)."""
-    if col.type == "numeric" and col.bins:
-        n = len(col.bins) - 1
-    elif col.categories is not None:
-        n = len(col.categories)
-    else:
+def bin_edges(bins) -> list | None:
+    """The edges of a bins specification (dict form or a plain list), or None when not computed yet."""
+    if bins is None:
         return None
-    return n
+    if isinstance(bins, dict):
+        return list(bins["edges"]) if bins.get("edges") is not None else None
+    return list(bins)
+
+
+def listed_count(col: ColumnState) -> int | None:
+    """Categories of the column's configuration: the labels, plus the bins of a numeric column."""
+    extra = len(col.categories or [])
+    if col.type == "numeric":
+        edges = bin_edges(col.bins)
+        if edges is not None:
+            return len(edges) - 1 + extra
+        if isinstance(col.bins, dict) and col.bins.get("count"):
+            return int(col.bins["count"]) + extra
+        return None
+    return extra if col.categories is not None else None
 
 
 def perturbed_sizes(state: SessionState) -> list[int]:

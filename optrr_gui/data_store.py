@@ -17,21 +17,42 @@ import numpy as np
 class _Chunk:
     __slots__ = ("start", "rows", "codes", "uniques")
 
-    def __init__(self, start: int, frame, columns: list[str]):
-        import pandas as pd
-
+    def __init__(self, start: int, table, columns: list[str]):
+        """From a pyarrow Table of string columns (dictionary-encoded in C++) or a pandas DataFrame."""
         self.start = start
-        self.rows = len(frame)
+        self.rows = table.num_rows if hasattr(table, "num_rows") else len(table)
         self.codes = []
         self.uniques = []
+        names = list(table.column_names) if hasattr(table, "column_names") else list(table.columns)
         for name in columns:
-            if name in frame.columns:
-                codes, uniques = pd.factorize(frame[name], use_na_sentinel=True)
+            if name not in names:
+                codes, uniques = np.full(self.rows, -1, dtype=np.int64), np.asarray([], dtype=object)
+            elif hasattr(table, "column_names"):
+                codes, uniques = _encode_arrow(table.column(name))
             else:
-                codes, uniques = np.full(self.rows, -1, dtype=np.int64), np.asarray([])
+                import pandas as pd
+
+                codes, uniques = pd.factorize(table[name], use_na_sentinel=True)
+                uniques = np.asarray(uniques, dtype=object)
             small = np.int32 if len(uniques) > 32_000 else np.int16
-            self.codes.append(codes.astype(small, copy=False))
-            self.uniques.append(np.asarray(uniques, dtype=object))
+            self.codes.append(np.asarray(codes).astype(small, copy=False))
+            self.uniques.append(uniques)
+
+
+def _encode_arrow(column) -> tuple[np.ndarray, np.ndarray]:
+    """(codes with -1 for missing, distinct values) of a pyarrow string column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(column)
+    if isinstance(encoded, pa.ChunkedArray):
+        if encoded.num_chunks:
+            encoded = encoded.unify_dictionaries().combine_chunks()
+        else:
+            encoded = pa.array([], type=pa.string()).dictionary_encode()
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    uniques = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    return codes, uniques
 
 
 def format_cell(value) -> str:
@@ -60,7 +81,7 @@ class DataStore:
         return self._rows
 
     def append(self, frame) -> int:
-        """Add a chunk (a DataFrame); returns the number of rows now stored."""
+        """Add a chunk (a pyarrow Table or a DataFrame); returns the number of rows now stored."""
         chunk = _Chunk(self._rows, frame, self.columns)
         with self._lock:
             self._chunks.append(chunk)
@@ -84,10 +105,11 @@ def load_rows(path, options, store: DataStore, progress=None, cancel=None) -> in
 
     from .engine_api import readers
 
-    iter_chunks = readers().iter_chunks
+    rd = readers()
+    chunks = rd.iter_tables if hasattr(rd, "iter_tables") else rd.iter_chunks
     ctl = TaskControl(progress, cancel)
     rows = 0
-    for frame in iter_chunks(path, options, columns=None):
+    for frame in chunks(path, options, columns=None):
         ctl.check()
         rows = store.append(frame)
         ctl.report(0.0, f"{rows:,} rows read")

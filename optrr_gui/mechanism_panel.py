@@ -43,6 +43,8 @@ def short_reason(error: str) -> str:
     text = error.lower()
     if "infeasible" in text:
         return "infeasible for these ε"
+    if "groups of identical" in text:
+        return "too many different columns"
     if "at most" in text or "too large" in text or "handles" in text:
         return "too many columns"
     return error if len(error) <= 32 else error[:30] + "…"
@@ -60,7 +62,7 @@ class BarChart(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
-        self.plot.setLabel("left", "ε per column (lower = more private)")
+        self.plot.setLabel("left", "ε")
         self.plot.showGrid(y=True, alpha=0.3)
         self.requested = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*REQUESTED_COLOR))
         self.achieved = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*ACHIEVED_COLOR))
@@ -265,8 +267,6 @@ class MechanismPanel(QWidget):
                 cells[4] = "cancelled"
             elif s is not None:
                 cells[4] = ("failed" if not s.ok else "done") + f" in {fmt_seconds(s.seconds)}"
-            if s is not None and s.ok and s.lower_bound is not None:
-                cells[4] += f"; lower bound {fmt_eps(s.lower_bound)}"
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 tip = METHOD_HELP.get(method, "")
@@ -310,6 +310,8 @@ class MechanismPanel(QWidget):
             return
         stale = " (updating…)" if c.is_stale(method) else ""
         budget = f", scale c = {s.scale:.4g}" if s.scale is not None else ""
+        if s.lower_bound is not None and s.lower_bound > 0:
+            budget += f" (no mechanism can go below {fmt_eps(s.lower_bound)})"
         self.shown_label.setText(
             f"{METHOD_LABELS.get(method, method)}: whole-record ε = {fmt_eps(s.overall_epsilon)}{budget}{stale}"
             f"&nbsp;&nbsp;<span style='color:rgb{REQUESTED_COLOR}'>■</span> requested "

@@ -41,9 +41,11 @@ class ColumnState:
     epsilon: float | None = DEFAULT_EPSILON
     weight: float | None = 1.0
     categories: list | None = None
-    bins: list | None = None
+    bins: dict | list | None = None  # {"method": ..., "count": n, "edges": [...]} or a list of edges
     missing: str = "category"
     warnings: list = field(default_factory=list)
+    missing_label: str = "NA"
+    missing_values: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return copy.deepcopy(asdict(self))
@@ -60,6 +62,9 @@ class ColumnState:
         """From an engine ``ColumnConfig`` (any object with the same attribute names)."""
         d = {f.name: getattr(cc, f.name, None) for f in fields(cls)}
         d["warnings"] = list(d.get("warnings") or [])
+        d["missing_values"] = list(d.get("missing_values") or [])
+        if d.get("missing_label") is None:
+            d["missing_label"] = "NA"
         if d.get("epsilon") is None:
             d["epsilon"] = DEFAULT_EPSILON
         if d.get("weight") is None:
@@ -201,11 +206,13 @@ class SessionState:
             if self.budget_mode:
                 d["epsilon"] = None
             cols.append(ColumnConfig(**d))
+        method = method or self.method
         return ReleaseConfig(
-            method=method or self.method,
+            method="auto" if method == "recommended" else method,
             columns=cols,
             target_total=float(self.target_total) if self.budget_mode else None,
             accept_changed_epsilons=bool(self.accept_changed_epsilons),
+            input=dict(self.reader_options),
         )
 
     # -- project files ---------------------------------------------------------------------

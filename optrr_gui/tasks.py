@@ -150,6 +150,15 @@ class TaskRunner(QObject):
             handle.on_cancelled()
         return True
 
+    def request_cancel(self, channel: str) -> bool:
+        """Ask the channel's task to stop but keep it current: its final outcome (normally "cancelled", or
+        "done" if it finished first) is still delivered. For work whose end state matters (a release)."""
+        handle = self._current.get(channel)
+        if handle is None or handle.finished:
+            return False
+        handle.cancel()
+        return True
+
     def cancel_all(self) -> None:
         for channel in list(self._current):
             self.cancel(channel)

@@ -1,0 +1,265 @@
+"""GUI responsiveness benchmark (prints numbers; targets from the GUI issue).
+
+1. Start to usable window: a fresh interpreter runs ``optrr-gui`` on the bundled sample; the time from
+   launching the process to the first event-loop turn after the window is shown (target <= 2 s), and until
+   every design of the sample is computed.
+2. Longest UI-thread stall: a QTimer on the UI thread ticks every 5 ms and records the gaps while, in the
+   background, (a) a k = 16 optimal LP runs, (b) a 1-million-row file is perturbed with ``perturb_file``
+   (if the release module is installed; otherwise the closest available: reading the million rows for the
+   data view plus sampling a mechanism over them, and the output says so), and (c) both at once
+   (target <= 100 ms).
+
+    python bench/gui_stall.py [--rows 1000000] [--k 16] [--skip-startup]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SAMPLE = ROOT / "resources" / "sample" / "breast_cancer.csv"
+
+STARTUP_CHILD = r"""
+import sys, time, tempfile
+t_import = time.time()
+from optrr_gui.app import make_app
+app = make_app()
+from PySide6.QtCore import QTimer
+from optrr_gui.main_window import MainWindow
+from optrr_gui.settings import Settings
+tmp = tempfile.mkdtemp()
+w = MainWindow(Settings(tmp + "/s.ini"))
+w.show()
+w.open_file(sys.argv[1])
+marks = {}
+def usable():
+    marks["usable"] = time.time()
+def poll():
+    if w.is_ready() and w.state.columns:
+        marks["designs"] = time.time()
+        print(f"{marks['usable']!r} {marks['designs']!r} {t_import!r}")
+        app.quit()
+QTimer.singleShot(0, usable)
+timer = QTimer(); timer.timeout.connect(poll); timer.start(20)
+app.exec()
+"""
+
+
+def startup(runs: int = 3) -> None:
+    usable, designs = [], []
+    for _ in range(runs):
+        t0 = time.time()
+        out = subprocess.run(
+            [sys.executable, "-c", STARTUP_CHILD, str(SAMPLE)], capture_output=True, text=True, cwd=ROOT, timeout=300
+        )
+        try:
+            t_usable, t_designs, _ = (float(v) for v in out.stdout.split()[-3:])
+        except ValueError:
+            print("startup child failed:", out.stderr[-2000:])
+            return
+        usable.append(t_usable - t0)
+        designs.append(t_designs - t0)
+    print(
+        f"start to usable window (process launch -> first event-loop turn), {runs} runs: "
+        f"median {sorted(usable)[runs // 2]:.2f} s, max {max(usable):.2f} s   (target <= 2 s)"
+    )
+    print(f"start to every design of the sample computed: median {sorted(designs)[runs // 2]:.2f} s")
+
+
+class StallMeter:
+    """Gaps between ticks of a 5 ms QTimer on the UI thread."""
+
+    def __init__(self, interval_ms: int = 5):
+        from PySide6.QtCore import QTimer
+
+        self.interval = interval_ms / 1000
+        self.gaps: list[float] = []
+        self.last = None
+        self.timer = QTimer()
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self.tick)
+
+    def tick(self) -> None:
+        now = time.perf_counter()
+        if self.last is not None:
+            self.gaps.append(now - self.last)
+        self.last = now
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self.last = None
+        self.timer.start()
+
+    def stop(self) -> dict:
+        self.timer.stop()
+        g = sorted(self.gaps) or [0.0]
+        return {"max": g[-1], "p99": g[int(0.99 * (len(g) - 1))], "ticks": len(g)}
+
+
+def make_big_csv(rows: int, folder: str) -> str:
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
+    header, body = lines[0], lines[1:]
+    path = os.path.join(folder, f"big_{rows}.csv")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(header + "\n")
+        block = "\n".join(body) + "\n"
+        written = 0
+        while written + len(body) <= rows:
+            fh.write(block)
+            written += len(body)
+        if written < rows:
+            fh.write("\n".join(body[: rows - written]) + "\n")
+    return path
+
+
+def lp_task(k: int):
+    import numpy as np
+
+    from optrr_gui.design_summary import compute_design
+
+    rng = np.random.default_rng(16)
+    sizes = [int(a) for a in rng.integers(2, 6, k)]
+    eps = [float(e) for e in rng.uniform(0.5, 2.0, k)]
+    request = {"budget_mode": False, "epsilons": eps, "weights": [1.0] * k, "target_total": 1.0}
+
+    def run(progress=None, cancel=None):
+        return compute_design("optimal", sizes, request, 1_000_000, progress=progress, cancel=cancel)
+
+    return run
+
+
+def perturb_task(path: str, out_dir: str):
+    """The release path if the engine has it; else read + sample (labelled)."""
+    from optrr_gui import engine_api
+
+    if engine_api.available("optrr_engine.release.perturb") and engine_api.available("optrr_engine.release.schema"):
+        schema = engine_api.module("optrr_engine.release.schema")
+        perturb = engine_api.module("optrr_engine.release.perturb")
+
+        def run(progress=None, cancel=None):
+            config = schema.infer_schema(path)
+            for c in config.columns:
+                if c.role == "perturb" and c.epsilon is None:
+                    c.epsilon = 1.0
+            config.method = "optimal"
+            return perturb.perturb_file(
+                path, config, os.path.join(out_dir, "released.csv"), progress=progress, cancel=cancel
+            )
+
+        return run, "perturb_file (schema, design, read, encode, sample, write, manifest, report)"
+
+    def run(progress=None, cancel=None):
+        import numpy as np
+
+        from optrr_engine.designs import run_design
+        from optrr_gui.data_store import DataStore, load_rows
+
+        rd = engine_api.readers()
+        store = DataStore(rd.column_names(path))
+        n = load_rows(path, None, store, progress, cancel)
+        sizes = [len(u) for u in store._chunks[0].uniques]
+        mech = run_design("kronecker", sizes, [1.0] * len(sizes)).mechanism
+        rng = np.random.default_rng()
+        for chunk in store._chunks:
+            codes = np.stack([np.clip(c, 0, None) for c in chunk.codes], axis=1).astype(np.int64)
+            codes = np.minimum(codes, np.asarray(sizes) - 1)
+            mech.sample(codes, rng)
+        return n
+
+    return run, "STAND-IN (release module missing): read 1M rows for the data view + sample a mechanism over them"
+
+
+def stall(rows: int, k: int) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from optrr_gui.main_window import MainWindow
+    from optrr_gui.settings import Settings
+
+    app = QApplication.instance() or QApplication([])
+    tmp = tempfile.mkdtemp(prefix="optrr-bench-")
+    window = MainWindow(Settings(os.path.join(tmp, "s.ini")))
+    window.show()
+    window.open_file(str(SAMPLE))
+    window.wait_until_ready(120)
+    big = make_big_csv(rows, tmp)
+    meter = StallMeter()
+    runner = window.runner
+
+    def measure(label: str, jobs: list) -> None:
+        done = []
+        meter.start()
+        t0 = time.perf_counter()
+        for i, fn in enumerate(jobs):
+            runner.submit(f"bench:{i}", fn, on_done=lambda r: done.append(r), on_error=lambda e: done.append(e))
+        while len(done) < len(jobs):
+            app.processEvents()
+            time.sleep(0.001)
+        seconds = time.perf_counter() - t0
+        m = meter.stop()
+        errors = [d for d in done if isinstance(d, BaseException)]
+        status = f" ERROR {errors[0]!r}" if errors else ""
+        print(
+            f"  {label:<46} {seconds:6.2f} s   longest UI stall {1000 * m['max']:6.1f} ms, "
+            f"p99 {1000 * m['p99']:5.1f} ms over {m['ticks']} ticks{status}"
+        )
+
+    perturb, what = perturb_task(big, tmp)
+    print(f"UI-thread stalls (5 ms timer; target longest <= 100 ms); {rows:,} rows, k = {k}")
+    print(f"  perturbation = {what}")
+    # Each run also exercises the UI: the mechanism panel and data view stay live.
+    measure("idle (baseline)", [lambda progress=None, cancel=None: time.sleep(1.0)])
+    measure(f"k = {k} optimal LP", [lp_task(k)])
+    measure(f"perturb {rows:,} rows", [perturb])
+    measure("both at once", [lp_task(k), perturb])
+    # The GUI's own million-row path: the data view reading the file.
+    meter.start()
+    t0 = time.perf_counter()
+    window.open_file(big)
+    window.wait_until_ready(600)
+    m = meter.stop()
+    print(
+        f"  {'open the 1M-row file in the window':<46} {time.perf_counter() - t0:6.2f} s   longest UI stall "
+        f"{1000 * m['max']:6.1f} ms, p99 {1000 * m['p99']:5.1f} ms over {m['ticks']} ticks"
+    )
+    # Scrolling the data view over a million rows: time per jump + repaint.
+    view = window.data_view.table
+    window.tabs.setCurrentIndex(1)
+    window.data_view.model.fetch_all()
+    app.processEvents()
+    t0 = time.perf_counter()
+    jumps = 200
+    n = window.data_view.model.rowCount()
+    for i in range(jumps):
+        view.scrollTo(window.data_view.model.index((i * 7919 * 101) % max(n, 1), 0))
+        view.viewport().repaint()
+    per = (time.perf_counter() - t0) / jumps
+    print(f"  data view: {n:,} rows; random jump + repaint {1000 * per:.1f} ms each")
+    window.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--k", type=int, default=16)
+    parser.add_argument("--skip-startup", action="store_true")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    import PySide6
+
+    print(f"PySide6 {PySide6.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    if not args.skip_startup:
+        startup(args.runs)
+    stall(args.rows, args.k)
+
+
+if __name__ == "__main__":
+    main()

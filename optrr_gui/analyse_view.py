@@ -1,0 +1,379 @@
+"""Analyse a release (the receiver's side): open a perturbed file with its manifest, pick attributes, and see
+the estimated marginal (one attribute) or contingency table (two) with confidence intervals, chi-square tests
+of association (two attributes), export as CSV or JSON. Estimation streams the file in a worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from . import engine_api
+from .widgets import Spinner, fmt_eps
+
+ESTIMATORS = {
+    "unbiased": "Unbiased (may show negative shares)",
+    "clip": "Clipped and rescaled (no negatives)",
+    "ibu": "Iterative Bayesian update (EM)",
+}
+
+
+def open_release_task(path: str, manifest_path: str | None, progress=None, cancel=None) -> dict:
+    """Worker: load the manifest (checks the data file's hash) and rebuild the mechanism."""
+    est = engine_api.module("optrr_engine.estimation.release_estimate")
+    manifest_path = manifest_path or est.default_manifest_path(path)
+    manifest, mechanism = est.open_release(path, manifest_path, check_hash=True)
+    return {"manifest": manifest, "mechanism": mechanism, "manifest_path": manifest_path}
+
+
+def estimate_task(path, names, manifest_path, method, confidence, opened, progress=None, cancel=None) -> dict:
+    """Worker: the estimated marginal and, for two attributes, the chi-square tests."""
+    estimation = engine_api.module("optrr_engine.estimation")
+    est = estimation.estimate_release(
+        path,
+        list(names),
+        manifest_path=manifest_path,
+        method=method,
+        confidence=confidence,
+        progress=progress,
+        cancel=cancel,
+        opened=opened,
+    )
+    out = {"estimate": est, "chi2": None}
+    if len(names) == 2:
+        analysis = engine_api.module("optrr_engine.analysis.release_chi2")
+        out["chi2"] = analysis.chi2_release(path, list(names), manifest_path=manifest_path, cancel=cancel)
+    return out
+
+
+def pct(v: float) -> str:
+    return "—" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
+
+
+class AnalyseView(QWidget):
+    def __init__(self, window, parent=None):
+        super().__init__(parent)
+        self.window_ = window
+        self.runner = window.runner
+        self.release_path: str | None = None
+        self.manifest_path: str | None = None
+        self.opened = None
+        self.result: dict | None = None
+
+        self.open_button = QPushButton("Open release…")
+        self.open_button.setToolTip("Open a perturbed data file; its manifest (.manifest.json) is found next to it.")
+        self.open_button.clicked.connect(self.open_release_dialog)
+        self.manifest_button = QPushButton("Choose manifest…")
+        self.manifest_button.setToolTip("Use a manifest stored somewhere else")
+        self.manifest_button.clicked.connect(self.choose_manifest)
+        self.info = QLabel("Open a released file and its manifest to estimate the true distributions.")
+        self.info.setWordWrap(True)
+        self.spinner = Spinner(self)
+        head = QHBoxLayout()
+        head.addWidget(self.open_button)
+        head.addWidget(self.manifest_button)
+        head.addWidget(self.info, 1)
+        head.addWidget(self.spinner)
+
+        self.attributes = QListWidget()
+        self.attributes.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.attributes.setToolTip("Tick one attribute for its distribution, two for their table and a test.")
+        self.estimator = QComboBox()
+        for key, label in ESTIMATORS.items():
+            self.estimator.addItem(label, key)
+        self.estimator.setToolTip(
+            "How the true shares are recovered. Unbiased is exact on average but can go below 0 with few rows; "
+            "clipped and EM always give proper shares. The confidence intervals are the same for all three."
+        )
+        self.confidence = QDoubleSpinBox()
+        self.confidence.setRange(0.5, 0.999)
+        self.confidence.setDecimals(3)
+        self.confidence.setSingleStep(0.01)
+        self.confidence.setValue(0.95)
+        self.confidence.setToolTip("Confidence level of the intervals (0.95 = 95 %).")
+        self.estimate_button = QPushButton("Estimate")
+        self.estimate_button.setEnabled(False)
+        self.estimate_button.clicked.connect(self.estimate)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(lambda: self.runner.cancel("analyse:estimate"))
+        self.export_csv = QPushButton("Export CSV…")
+        self.export_json = QPushButton("Export JSON…")
+        for b in (self.export_csv, self.export_json):
+            b.setEnabled(False)
+        self.export_csv.clicked.connect(lambda: self.export("csv"))
+        self.export_json.clicked.connect(lambda: self.export("json"))
+        form = QFormLayout()
+        form.addRow("Estimator", self.estimator)
+        form.addRow("Confidence", self.confidence)
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(QLabel("Attributes"))
+        ll.addWidget(self.attributes, 1)
+        ll.addLayout(form)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.estimate_button)
+        buttons.addWidget(self.cancel_button)
+        ll.addLayout(buttons)
+        ex = QHBoxLayout()
+        ex.addWidget(self.export_csv)
+        ex.addWidget(self.export_json)
+        ll.addLayout(ex)
+
+        self.table = QTableWidget()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.tests = QTextBrowser()
+        self.tests.setMaximumHeight(200)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        self.result_label = QLabel()
+        self.result_label.setWordWrap(True)
+        rl.addWidget(self.result_label)
+        rl.addWidget(self.table, 1)
+        rl.addWidget(self.tests)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([300, 900])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(head)
+        lay.addWidget(split, 1)
+        self.tests.hide()
+
+    # -- opening ---------------------------------------------------------------------------------
+    def open_release_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open a release", self.window_.settings.last_dir("release"), "Released data (*.csv *.parquet *.xlsx)"
+        )
+        if path:
+            self.open_release(path)
+
+    def choose_manifest(self) -> None:
+        start = os.path.dirname(self.release_path) if self.release_path else self.window_.settings.last_dir("release")
+        path, _ = QFileDialog.getOpenFileName(self, "Manifest", start, "Manifests (*.json)")
+        if path and self.release_path:
+            self.open_release(self.release_path, path)
+
+    def open_release(self, path: str, manifest_path: str | None = None) -> None:
+        self.release_path, self.manifest_path = str(path), manifest_path
+        self.opened = None
+        self.attributes.clear()
+        self.estimate_button.setEnabled(False)
+        self.info.setText(f"Opening {Path(path).name} and checking it against its manifest…")
+        self.spinner.start()
+        self.runner.submit(
+            "analyse:open",
+            open_release_task,
+            str(path),
+            manifest_path,
+            on_done=self._opened,
+            on_error=self._failed,
+        )
+
+    def _opened(self, result: dict) -> None:
+        self.spinner.stop()
+        manifest, mechanism = result["manifest"], result["mechanism"]
+        self.manifest_path = result["manifest_path"]
+        self.opened = (manifest, mechanism)
+        eps = mechanism.attribute_epsilons()
+        rows = manifest.get("rows")
+        rows_text = f"{rows:,} rows, " if isinstance(rows, int) else ""
+        self.info.setText(
+            f"<b>{Path(self.release_path).name}</b>: {rows_text}{mechanism.k} perturbed attributes, whole-record ε "
+            f"{fmt_eps(mechanism.overall_epsilon())} (recomputed from the manifest's mechanism)."
+        )
+        self.attributes.clear()
+        for i, attr in enumerate(manifest["attributes"]):
+            label = f"{attr['name']}  (ε {fmt_eps(float(eps[i]))}, {len(attr['categories'])} categories)"
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, str(attr["name"]))
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if i == 0 else Qt.CheckState.Unchecked)
+            self.attributes.addItem(item)
+        self.estimate_button.setEnabled(True)
+
+    def _failed(self, exc: BaseException) -> None:
+        self.spinner.stop()
+        self.cancel_button.setEnabled(False)
+        self.info.setText(f"<span style='color:#cc0000'>{exc}</span>")
+
+    # -- estimating -------------------------------------------------------------------------------
+    def selected_names(self) -> list[str]:
+        out = []
+        for i in range(self.attributes.count()):
+            item = self.attributes.item(i)
+            if item.checkState() == Qt.CheckState.Checked:
+                out.append(item.data(Qt.ItemDataRole.UserRole))
+        return out
+
+    def set_selected(self, names: list[str]) -> None:
+        for i in range(self.attributes.count()):
+            item = self.attributes.item(i)
+            on = item.data(Qt.ItemDataRole.UserRole) in names
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def estimate(self) -> None:
+        names = self.selected_names()
+        if not names or self.opened is None:
+            self.result_label.setText("Tick at least one attribute.")
+            return
+        if len(names) > 4:
+            self.result_label.setText("Tick at most four attributes (the joint table grows quickly).")
+            return
+        self.spinner.start()
+        self.cancel_button.setEnabled(True)
+        self.result_label.setText("Estimating…")
+        self.runner.submit(
+            "analyse:estimate",
+            estimate_task,
+            self.release_path,
+            names,
+            self.manifest_path,
+            self.estimator.currentData(),
+            float(self.confidence.value()),
+            self.opened,
+            on_done=self._estimated,
+            on_error=self._failed,
+            on_progress=lambda f, msg: self.result_label.setText(f"Estimating… {100 * f:.0f} % {msg}"),
+            on_cancelled=lambda: (self.spinner.stop(), self.result_label.setText("Cancelled.")),
+        )
+
+    def _estimated(self, result: dict) -> None:
+        self.spinner.stop()
+        self.cancel_button.setEnabled(False)
+        self.result = result
+        est = result["estimate"]
+        level = f"{100 * est.confidence:g} %"
+        negatives = f"; {est.negative_cells} negative cells in the unbiased estimate" if est.negative_cells else ""
+        self.result_label.setText(
+            f"{' × '.join(est.names())}: {ESTIMATORS[est.method].split(' (')[0].lower()} estimate from "
+            f"{est.rows:,} perturbed rows, {level} confidence intervals{negatives}."
+        )
+        if len(est.sizes) == 2:
+            self._show_two_way(est)
+        else:
+            self._show_cells(est)
+        self._show_tests(result.get("chi2"))
+        for b in (self.export_csv, self.export_json):
+            b.setEnabled(True)
+
+    def _show_cells(self, est) -> None:
+        cells = est.cells()
+        names = est.names()
+        headers = [*names, "Estimated share", "CI low", "CI high", "Std. error", "Share in the release"]
+        self.table.clear()
+        self.table.setColumnCount(len(headers))
+        self.table.setHorizontalHeaderLabels(headers)
+        self.table.setRowCount(len(cells))
+        for r, c in enumerate(cells):
+            raw = c["observed"] / est.rows if est.rows else float("nan")
+            values = [
+                *c["values"],
+                pct(c["estimate"]),
+                pct(c["ci_low"]),
+                pct(c["ci_high"]),
+                pct(c["std_error"]),
+                pct(raw),
+            ]
+            for col, text in enumerate(values):
+                item = QTableWidgetItem(text)
+                if col >= len(names):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, col, item)
+        self.table.horizontalHeaderItem(len(names) + 4).setToolTip(
+            "Share in the perturbed file itself (biased towards uniform: do not report it as a result)."
+        )
+
+    def _show_two_way(self, est) -> None:
+        labels = est.labels()
+        self.table.clear()
+        self.table.setRowCount(len(labels[0]))
+        self.table.setColumnCount(len(labels[1]))
+        self.table.setHorizontalHeaderLabels([f"{est.names()[1]} = {v}" for v in labels[1]])
+        self.table.setVerticalHeaderLabels([f"{est.names()[0]} = {v}" for v in labels[0]])
+        for i in range(len(labels[0])):
+            for j in range(len(labels[1])):
+                item = QTableWidgetItem(
+                    f"{pct(est.estimate[i, j])}  [{pct(est.ci_low[i, j])} – {pct(est.ci_high[i, j])}]"
+                )
+                item.setToolTip(
+                    f"estimated share {pct(est.estimate[i, j])}, {100 * est.confidence:g} % interval "
+                    f"{pct(est.ci_low[i, j])} to {pct(est.ci_high[i, j])}; "
+                    f"share in the perturbed file {pct(est.observed[i, j] / est.rows)}"
+                )
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(i, j, item)
+
+    def _show_tests(self, chi2: dict | None) -> None:
+        if not chi2:
+            self.tests.hide()
+            return
+        parts = ["<b>Tests of association</b> (H0: the two attributes are independent)<ul>"]
+        for t in chi2["tests"]:
+            rec = " — <b>recommended</b>" if t["test"] == chi2.get("recommended") else ""
+            p = t["p_value"]
+            p_text = f"{p:.3g}" if p is not None and not (isinstance(p, float) and math.isnan(p)) else "—"
+            parts.append(
+                f"<li>{t['test'].replace('_', ' ')}{rec}: χ² = {t['statistic']:.3f}, df = {t['dof']}, "
+                f"p = {p_text}<br><small>{t['assumes']}</small></li>"
+            )
+        parts.append("</ul>")
+        self.tests.setHtml("".join(parts))
+        self.tests.show()
+
+    # -- export ------------------------------------------------------------------------------------
+    def export(self, kind: str, path: str | None = None) -> bool:
+        if not self.result:
+            return False
+        est = self.result["estimate"]
+        if path is None:
+            stem = "_".join(est.names())
+            start = os.path.join(self.window_.settings.last_dir("export"), f"{stem}_estimate.{kind}")
+            path, _ = QFileDialog.getSaveFileName(self, "Export", start, f"{kind.upper()} (*.{kind})")
+            if not path:
+                return False
+        self.window_.settings.set_last_dir("export", path)
+        if kind == "csv":
+            est.to_frame().to_csv(path, index=False)
+        else:
+            d = est.to_json_dict()
+            if self.result.get("chi2"):
+                d["chi_square"] = self.result["chi2"]
+            Path(path).write_text(json.dumps(d, indent=2, default=_json_default), encoding="utf-8")
+        return True
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)

@@ -1,0 +1,106 @@
+"""Qt-free jobs of the Compare tab, all computed by the engine's comparison harness (``optrr_engine.compare``)
+and estimation code; each returns plain data (DataFrames) that the view plots and exports.
+
+- the paper's Figs. 1-4: whole-record epsilon of Kronecker / optimal / heuristic on random requests;
+- AVD of 2- to 5-way marginals of the loaded data, every design at the same whole-record epsilon;
+- one attribute's marginal: original vs raw perturbed vs estimated (with its confidence interval), for one
+  design at that whole-record epsilon.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine_api
+
+#: The four figures: (mode of ratio_curves, column plotted, x column, label).
+FIGURES = {
+    "fig1": ("fixed_sizes", "ratio_to_sum", "sum_eps", "Fig. 1 — a_i = 5: whole-record ε / Σε_i against Σε_i"),
+    "fig2": ("fixed_sizes", "ratio_to_optimal", "sum_eps", "Fig. 2 — a_i = 5: heuristic / optimal whole-record ε"),
+    "fig3": ("fixed_epsilons", "ratio_to_sum", "sum_a", "Fig. 3 — ε_i = 3: whole-record ε / Σε_i against Σa_i"),
+    "fig4": ("fixed_epsilons", "ratio_to_optimal", "sum_a", "Fig. 4 — ε_i = 3: heuristic / optimal whole-record ε"),
+}
+
+
+def compare():
+    return engine_api.module("optrr_engine.compare")
+
+
+def ratio_figure(figure: str, ks, sets: int, seed=None, progress=None, cancel=None):
+    """DataFrame of ``optrr_engine.compare.ratio_curves`` for one of the paper's figures."""
+    mode = FIGURES[figure][0]
+    return compare().ratio_curves(ks=tuple(ks), sets=int(sets), mode=mode, seed=seed, progress=progress, cancel=cancel)
+
+
+def load_data(path: str, options: dict, columns: list[str] | None, progress=None, cancel=None):
+    """The loaded file as the harness's categorical data (its stated preparation rules), restricted to the
+    columns the session perturbs when there are at least two of them."""
+    import pandas as pd
+
+    from optrr_engine.tasks import TaskControl
+
+    ctl = TaskControl(progress, cancel)
+    rd = engine_api.readers()
+    frames = []
+    for frame in rd.iter_chunks(path, engine_api.reader_options(options), columns=columns or None):
+        ctl.check()
+        frames.append(frame)
+        ctl.report(0.0, f"{sum(len(f) for f in frames):,} rows read")
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    frame = frame.fillna("")
+    name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return compare().prepare_frame(frame, name)
+
+
+def avd(data, target: float, ways, subsets: int, estimator: str, seed=None, progress=None, cancel=None):
+    """(rows, design summaries) of ``optrr_engine.compare.avd_table``."""
+    return compare().avd_table(
+        data,
+        target,
+        ways=tuple(ways),
+        subsets=int(subsets),
+        estimator=estimator,
+        seed=seed,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+def marginal_comparison(data, target: float, method: str, attribute: int, seed=None, progress=None, cancel=None):
+    """One attribute: original shares, raw shares in one perturbed copy, and the unbiased estimate with its
+    95 % interval, for ``method`` at whole-record epsilon ``target`` (equal weights)."""
+    import pandas as pd
+
+    from optrr_engine.compare.budgets import budgeted_design
+    from optrr_engine.estimation import estimate_from_counts
+    from optrr_engine.estimation.counts import count_codes
+    from optrr_engine.tasks import TaskControl
+
+    ctl = TaskControl(progress, cancel)
+    sizes = data.sizes
+    design = budgeted_design(method, sizes, np.ones(len(sizes)), float(target), ctl)
+    if not design.ok:
+        from optrr_engine.errors import InputError
+
+        raise InputError(f"{method} at whole-record ε {target:g}: {design.error}")
+    ctl.report(0.5, "perturbing")
+    rng = np.random.default_rng(seed)
+    perturbed = design.mechanism.sample(data.codes, rng)
+    a = int(sizes[attribute])
+    original = count_codes(data.codes[:, [attribute]], [a]) / data.rows
+    observed = count_codes(perturbed[:, [attribute]], [a])
+    est = estimate_from_counts(design.mechanism.marginal([attribute]), observed, method="unbiased")
+    return pd.DataFrame(
+        {
+            "category": data.categories[attribute],
+            "original": original,
+            "perturbed": observed / data.rows,
+            "estimated": est.estimate,
+            "ci_low": est.ci_low,
+            "ci_high": est.ci_high,
+            "attribute": data.columns[attribute],
+            "method": method,
+            "attribute_epsilon": float(design.mechanism.attribute_epsilons()[attribute]),
+            "overall_epsilon": float(design.mechanism.overall_epsilon()),
+        }
+    )

@@ -1,0 +1,374 @@
+"""Release dialog: choose the output file and format, run the perturbation in the background with a progress
+bar, the remaining time and Cancel, then show a summary (rows, epsilons recomputed by the engine, where the
+manifest and report are) with "Open folder". A cancelled run leaves nothing under the output name (the
+engine writes to a temporary file and renames it at the end).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTextBrowser,
+    QVBoxLayout,
+)
+
+from . import engine_api
+from .design_summary import METHOD_LABELS
+from .widgets import fmt_eps, fmt_seconds
+
+#: Output formats offered: label -> (engine output_format, extension).
+FORMATS = {
+    "CSV (comma-separated text)": ("csv", ".csv"),
+    "Parquet": ("parquet", ".parquet"),
+    "Excel workbook": ("xlsx", ".xlsx"),
+}
+CHANNEL = "release"
+
+
+def run_release(input_path, config, output_path, options: dict, progress=None, cancel=None) -> dict:
+    """Worker: the engine's perturb_file; returns its manifest."""
+    perturb = engine_api.module("optrr_engine.release.perturb")
+    return perturb.perturb_file(
+        input_path,
+        config,
+        output_path,
+        seed=options.get("seed"),
+        shuffle=options.get("shuffle", True),
+        output_format=options.get("output_format"),
+        keep_seed_in_manifest=options.get("keep_seed_in_manifest", False),
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+def default_output(input_path: str, extension: str, folder: str | None = None) -> str:
+    p = Path(input_path)
+    folder = Path(folder) if folder else p.parent
+    if not os.access(folder, os.W_OK):
+        folder = Path.home()
+    return str(folder / f"{p.stem}_released{extension}")
+
+
+def remaining_seconds(elapsed: float, fraction: float) -> float | None:
+    """Linear extrapolation of the time left; None until there is enough progress to say."""
+    if fraction < 0.02 or elapsed < 0.5:
+        return None
+    return elapsed * (1.0 - fraction) / fraction
+
+
+def manifest_paths(output_path: str) -> tuple[str, str]:
+    return f"{output_path}.manifest.json", f"{output_path}.report.html"
+
+
+def summary_html(manifest: dict, output_path: str, seconds: float) -> str:
+    """What was written, from the manifest the engine returned (epsilons recomputed by the engine)."""
+    manifest_path, report_path = manifest_paths(output_path)
+    mech = manifest.get("mechanism_summary") or manifest.get("privacy") or manifest
+    rows = manifest.get("rows", manifest.get("n_rows"))
+    overall = mech.get("overall_epsilon", manifest.get("overall_epsilon"))
+    names = manifest.get("attributes") or mech.get("attributes") or []
+    eps = mech.get("attribute_epsilons", manifest.get("attribute_epsilons")) or []
+    names = [n["name"] if isinstance(n, dict) else str(n) for n in names]
+    method = manifest.get("method") or mech.get("method") or ""
+    lines = [f"<h3>Release written in {fmt_seconds(seconds)}</h3>", "<table cellspacing='4'>"]
+    lines.append(f"<tr><td>Rows</td><td>{rows:,}</td></tr>" if isinstance(rows, int) else "")
+    if method:
+        lines.append(f"<tr><td>Design</td><td>{METHOD_LABELS.get(method, method)}</td></tr>")
+    if overall is not None:
+        value = fmt_eps(float(overall))
+        lines.append(f"<tr><td>Whole-record ε</td><td><b>{value}</b> (lower = more private)</td></tr>")
+    lines.append("</table>")
+    if names and len(eps) == len(names):
+        lines.append("<p>ε per perturbed column:</p><table cellspacing='4'>")
+        for n, e in zip(names, eps, strict=True):
+            lines.append(f"<tr><td>{n}</td><td align='right'>{fmt_eps(float(e))}</td></tr>")
+        lines.append("</table>")
+    kept = manifest.get("kept_columns") or []
+    if kept:
+        lines.append(f"<p style='color:#b05000'>Exported unchanged (NOT private): {', '.join(map(str, kept))}</p>")
+    if manifest.get("seed") is not None:
+        lines.append(f"<p>Fixed random seed {manifest['seed']} (written to the manifest, reproducible).</p>")
+    lines.append(
+        f"<p>Data: {output_path}<br>Manifest: {manifest_path}<br>Report: {report_path}</p>"
+        "<p>Send the data file together with its manifest; the receiver opens both in "
+        "<i>Analyse a release</i>.</p>"
+    )
+    return "".join(lines)
+
+
+class ReleaseDialog(QDialog):
+    def __init__(self, window, parent=None):
+        super().__init__(parent)
+        self.window_ = window
+        self.state = window.state
+        self.runner = window.runner
+        self.setWindowTitle("Release — randomize and export")
+        self.resize(720, 600)
+        self.manifest: dict | None = None
+        self.output_path = ""
+        self.started = 0.0
+        self.result_state = "idle"  # idle | running | done | cancelled | failed
+
+        self.design_label = QLabel()
+        self.design_label.setWordWrap(True)
+        self.format = QComboBox()
+        self.format.addItems(list(FORMATS))
+        self.format.setToolTip("File format of the released data. CSV opens everywhere.")
+        self.output = QLineEdit()
+        self.output.setToolTip("Where the released data is written; its manifest and report go next to it.")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self.browse)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.output, 1)
+        out_row.addWidget(browse)
+        self.shuffle = QCheckBox("Shuffle the rows")
+        self.shuffle.setChecked(True)
+        self.shuffle.setToolTip("Write the rows in random order so the row position cannot link a record to a person.")
+        self.fixed_seed = QCheckBox("Fixed random seed (reproducible; weaker — only for testing)")
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2_147_483_647)
+        self.seed.setEnabled(False)
+        self.fixed_seed.toggled.connect(self.seed.setEnabled)
+        self.seed_in_manifest = QCheckBox("Write the seed into the manifest")
+        self.seed_in_manifest.setEnabled(False)
+        self.fixed_seed.toggled.connect(self.seed_in_manifest.setEnabled)
+        self.accept_changes = QCheckBox("I accept that some columns get a HIGHER ε than I asked for (less private)")
+        self.accept_changes.hide()
+        form = QFormLayout()
+        form.addRow("Design", self.design_label)
+        form.addRow("Format", self.format)
+        form.addRow("Output file", out_row)
+        form.addRow("", self.shuffle)
+        seed_row = QHBoxLayout()
+        seed_row.addWidget(self.fixed_seed)
+        seed_row.addWidget(self.seed)
+        form.addRow("", seed_row)
+        form.addRow("", self.seed_in_manifest)
+        form.addRow("", self.accept_changes)
+
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress_label = QLabel()
+        self.summary = QTextBrowser()
+        self.summary.setOpenExternalLinks(False)
+        self.summary.hide()
+
+        self.release_button = QPushButton("Release")
+        self.release_button.setDefault(True)
+        self.release_button.setToolTip("Randomize every perturbed column and write the file, manifest and report")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop; nothing is left under the output name")
+        self.cancel_button.setEnabled(False)
+        self.folder_button = QPushButton("Open folder")
+        self.folder_button.setEnabled(False)
+        self.folder_button.setToolTip("Show the released files in the file manager")
+        self.analyse_button = QPushButton("Analyse this release")
+        self.analyse_button.setEnabled(False)
+        self.close_button = QPushButton("Close")
+        self.release_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.folder_button.clicked.connect(self.open_folder)
+        self.analyse_button.clicked.connect(self.analyse)
+        self.close_button.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.release_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.folder_button)
+        buttons.addWidget(self.analyse_button)
+        buttons.addWidget(self.close_button)
+
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.progress_label)
+        lay.addWidget(self.summary, 1)
+        lay.addStretch(0)
+        lay.addLayout(buttons)
+        self.format.currentTextChanged.connect(self._format_changed)
+        self._prepare()
+
+    # -- set-up --------------------------------------------------------------------------------
+    def chosen_method(self) -> str | None:
+        return self.window_.controller.chosen()
+
+    def _prepare(self) -> None:
+        if self.state.data_path:
+            folder = self.window_.settings.value("dirs/release", None)
+            self.output.setText(default_output(self.state.data_path, ".csv", folder))
+        problems = self.problems()
+        method = self.chosen_method()
+        summary = self.window_.controller.summaries.get(method) if method else None
+        if method and summary is not None and summary.ok:
+            changed = ""
+            if summary.exceeds_request:
+                self.accept_changes.show()
+                changed = " <span style='color:#cc0000'>(raises the ε of some columns)</span>"
+            self.design_label.setText(
+                f"{METHOD_LABELS.get(method, method)} — whole-record ε {fmt_eps(summary.overall_epsilon)}{changed}"
+            )
+        else:
+            self.design_label.setText("no design available yet")
+        if problems:
+            self.progress_label.setText("<span style='color:#cc0000'>" + "<br>".join(problems) + "</span>")
+            self.release_button.setEnabled(False)
+
+    def problems(self) -> list[str]:
+        out = []
+        try:
+            engine_api.module("optrr_engine.release.perturb")
+        except engine_api.FeatureUnavailable as exc:
+            out.append(f"Releasing is not possible: {exc}.")
+        if not self.state.data_path:
+            out.append("Open a data file first.")
+        if not self.state.perturbed_indices():
+            out.append("Choose at least one column to perturb.")
+        if self.window_.controller.running():
+            out.append("Some designs are still computing; wait for them or cancel them, then open Release again.")
+        elif self.chosen_method() is None:
+            out.append("No design meets the requested ε; change the ε or pick a design in the mechanism panel.")
+        return out
+
+    def _format_changed(self, label: str) -> None:
+        ext = FORMATS[label][1]
+        text = self.output.text()
+        if text:
+            self.output.setText(str(Path(text).with_suffix(ext)))
+
+    def browse(self) -> None:
+        label = self.format.currentText()
+        ext = FORMATS[label][1]
+        path, _ = QFileDialog.getSaveFileName(self, "Release to", self.output.text(), f"{label} (*{ext})")
+        if path:
+            if not path.endswith(ext):
+                path += ext
+            self.output.setText(path)
+
+    # -- run -------------------------------------------------------------------------------------
+    def start(self) -> bool:
+        output = self.output.text().strip()
+        if not output:
+            self.progress_label.setText("Choose an output file.")
+            return False
+        if os.path.abspath(output) == os.path.abspath(self.state.data_path or ""):
+            self.progress_label.setText("The output cannot be the input file; choose another name.")
+            return False
+        summary = self.window_.controller.summaries.get(self.chosen_method())
+        if summary is not None and summary.exceeds_request and not self.accept_changes.isChecked():
+            self.progress_label.setText("Tick the box to accept the higher ε, or choose another design.")
+            return False
+        try:
+            config = self.state.to_release_config(method=self.chosen_method())
+        except ImportError as exc:
+            self.progress_label.setText(f"Releasing is not available yet: {exc}")
+            return False
+        config.accept_changed_epsilons = bool(self.accept_changes.isChecked())
+        options = {
+            "seed": int(self.seed.value()) if self.fixed_seed.isChecked() else None,
+            "shuffle": self.shuffle.isChecked(),
+            "output_format": FORMATS[self.format.currentText()][0],
+            "keep_seed_in_manifest": self.fixed_seed.isChecked() and self.seed_in_manifest.isChecked(),
+        }
+        self.output_path = output
+        self.window_.settings.set_last_dir("release", output)
+        self.window_.settings.set_value("dirs/release", str(Path(output).parent))
+        self.result_state = "running"
+        self.started = time.perf_counter()
+        self.progress.setValue(0)
+        self.progress_label.setText("Starting…")
+        self.summary.hide()
+        self.release_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.folder_button.setEnabled(False)
+        self.analyse_button.setEnabled(False)
+        self.runner.submit(
+            CHANNEL,
+            run_release,
+            self.state.data_path,
+            config,
+            output,
+            options,
+            on_done=self._done,
+            on_error=self._failed,
+            on_progress=self._progress,
+            on_cancelled=self._cancelled,
+        )
+        return True
+
+    def cancel(self) -> None:
+        """Ask the engine to stop; the dialog says "cancelled" once the engine has cleaned up."""
+        if self.runner.request_cancel(CHANNEL):
+            self.cancel_button.setEnabled(False)
+            self.progress_label.setText("Stopping…")
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(1000 * fraction))
+        elapsed = time.perf_counter() - self.started
+        left = remaining_seconds(elapsed, fraction)
+        left_text = f", about {fmt_seconds(left)} left" if left is not None else ""
+        self.progress_label.setText(f"{message} — {100 * fraction:.0f} %, {fmt_seconds(elapsed)} elapsed{left_text}")
+
+    def _done(self, manifest: dict) -> None:
+        cancelled_late = self.result_state == "running" and not self.cancel_button.isEnabled()
+        self.result_state = "done"
+        self.manifest = manifest
+        seconds = time.perf_counter() - self.started
+        self.progress.setValue(1000)
+        self.progress_label.setText("Done (it finished before it could be cancelled)." if cancelled_late else "Done.")
+        self.summary.setHtml(summary_html(manifest, self.output_path, seconds))
+        self.summary.show()
+        self.cancel_button.setEnabled(False)
+        self.release_button.setEnabled(True)
+        self.folder_button.setEnabled(True)
+        self.analyse_button.setEnabled(True)
+
+    def _failed(self, exc: BaseException) -> None:
+        self.result_state = "failed"
+        self.progress_label.setText(f"<span style='color:#cc0000'>The release failed: {exc}</span>")
+        self.cancel_button.setEnabled(False)
+        self.release_button.setEnabled(True)
+
+    def _cancelled(self) -> None:
+        self.result_state = "cancelled"
+        self.progress_label.setText("Cancelled. Nothing was written under the output name.")
+        self.cancel_button.setEnabled(False)
+        self.release_button.setEnabled(True)
+
+    # -- after ------------------------------------------------------------------------------------
+    def open_folder(self) -> bool:
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(Path(self.output_path).parent)))
+
+    def analyse(self) -> None:
+        window = self.window_
+        window.tabs.setCurrentIndex(3)
+        if window.analyse_view is not None:
+            window.analyse_view.open_release(self.output_path)
+        self.close()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        if self.result_state == "running":
+            self.cancel()
+        super().closeEvent(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt API
+        if event.key() == Qt.Key.Key_Escape and self.result_state == "running":
+            self.cancel()
+            return
+        super().keyPressEvent(event)

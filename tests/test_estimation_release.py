@@ -19,12 +19,12 @@ def sha256(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def write_release(tmp_path, mech, codes, rng, extra_column=True):
+def write_release(tmp_path, mech, codes, rng, extra_column=True, cats=CATS):
     """A release as the release writer makes it: perturbed labels + manifest (keys of the documented interface)."""
     import pandas as pd
 
     perturbed = mech.sample(codes, rng)
-    frame = pd.DataFrame({n: np.asarray(c)[perturbed[:, i]] for i, (n, c) in enumerate(zip(NAMES, CATS, strict=True))})
+    frame = pd.DataFrame({n: np.asarray(c)[perturbed[:, i]] for i, (n, c) in enumerate(zip(NAMES, cats, strict=True))})
     if extra_column:
         frame.insert(0, "kept_id", np.arange(len(frame)).astype(str))
     data = tmp_path / "OUTPUT.csv"
@@ -34,7 +34,7 @@ def write_release(tmp_path, mech, codes, rng, extra_column=True):
         "format_version": 1,
         "attributes": [
             {"name": n, "categories": c, "requested_epsilon": float(e), "achieved_epsilon": float(e)}
-            for n, c, e in zip(NAMES, CATS, eps, strict=True)
+            for n, c, e in zip(NAMES, cats, eps, strict=True)
         ],
         "overall_epsilon": mech.overall_epsilon(),
         "mechanism": mech.to_dict(),
@@ -62,7 +62,7 @@ def release(tmp_path):
 
 def test_release_estimate_equals_in_memory_estimate(release, monkeypatch):
     mech, data, manifest, perturbed = release
-    monkeypatch.setattr(release_source, "CHUNK_ROWS", 257)  # many chunks (stand-in reader)
+    monkeypatch.setattr(release_source, "CHUNK_ROWS", 257)  # many chunks
     est = estimate_release(str(data), ["region", "sex"], manifest_path=str(manifest), method="clip")
     direct = estimate_from_counts(mech.marginal([2, 0]), count_codes(perturbed[:, [2, 0]], [4, 2]), method="clip")
     np.testing.assert_array_equal(est.observed, direct.observed)
@@ -104,3 +104,23 @@ def test_cli_estimate_bad_input_is_one_line_exit_2(release, capsys):
     assert main(["estimate", str(data), "--manifest", str(manifest), "--marginal", "sex", "--method", "x"]) == 2
     assert main(["estimate", str(data), "--manifest", str(manifest), "--marginal", "sex", "--confidence", "2"]) == 2
     assert main(["estimate", str(data) + ".missing", "--manifest", str(manifest), "--marginal", "sex"]) == 2
+
+
+def test_empty_cells_are_the_empty_category(tmp_path):
+    """Readers return empty cells as missing; they count as the category "" when the manifest lists it."""
+    rng = np.random.default_rng(9)
+    mech = run_design("kronecker", [2, 3, 4], [1.0, 1.0, 1.0]).mechanism
+    codes = np.stack([rng.integers(0, a, 500) for a in (2, 3, 4)], axis=1)
+    cats = [["F", "M"], ["", "no", "yes"], ["N", "E", "S", "W"]]
+    data, manifest, perturbed = write_release(tmp_path, mech, codes, rng, extra_column=False, cats=cats)
+    est = estimate_release(str(data), ["smoker"], manifest_path=str(manifest))
+    np.testing.assert_array_equal(est.observed, np.bincount(perturbed[:, 1], minlength=3))
+
+
+def test_manifest_found_next_to_the_data_file(release, capsys):
+    _, data, manifest, _ = release
+    next_to = data.parent / (data.name + ".manifest.json")  # the release writer's OUTPUT.csv.manifest.json
+    next_to.write_text(manifest.read_text(), encoding="utf-8")
+    manifest.unlink()
+    assert main(["estimate", str(data), "--marginal", "region", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["attributes"] == ["region"]

@@ -10,15 +10,16 @@ from ..errors import InputError
 from ..tasks import TaskControl
 from .counts import StreamingCounter
 from .estimate import estimate_from_counts
-from .release_source import attribute_index, encode_column, iter_chunks, load_manifest, mechanism_from_manifest
+from .release_source import attribute_index, iter_code_chunks, load_manifest, mechanism_from_manifest
 from .result import MarginalEstimate
 
 
 def default_manifest_path(release_path: str) -> str:
-    """OUTPUT.manifest.json next to OUTPUT.csv (or OUTPUT.csv.manifest.json if only that exists)."""
+    """The release writer's OUTPUT.csv.manifest.json next to the data file (or OUTPUT.manifest.json if only
+    that exists)."""
     stem, _ = os.path.splitext(release_path)
-    first = stem + ".manifest.json"
-    second = release_path + ".manifest.json"
+    first = release_path + ".manifest.json"
+    second = stem + ".manifest.json"
     if not os.path.exists(first) and os.path.exists(second):
         return second
     return first
@@ -32,12 +33,8 @@ def count_release(release_path: str, manifest: dict, names: list[str], progress=
     cats = [[str(c) for c in manifest["attributes"][i]["categories"]] for i in idx]
     counter = StreamingCounter([len(c) for c in cats])
     total = manifest.get("rows")
-    for chunk in iter_chunks(release_path, list(names)):
+    for codes in iter_code_chunks(release_path, list(names), cats):
         ctl.check()
-        missing = [n for n in names if n not in chunk.columns]
-        if missing:
-            raise InputError(f"the release file has no column {missing[0]!r}")
-        codes = np.stack([encode_column(chunk[n].to_numpy(), c, n) for n, c in zip(names, cats, strict=True)], axis=1)
         counter.add(codes)
         if total:
             ctl.report(counter.rows / float(total), f"counted {counter.rows:,} rows")

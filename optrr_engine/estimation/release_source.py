@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import InputError
 from ..mechanism import Mechanism
 
-#: Rows per chunk of the stand-in reader.
+#: Rows per chunk when reading a release.
 CHUNK_ROWS = 1_000_000
 
 
@@ -41,7 +41,72 @@ def iter_chunks(path: str, columns: list[str]):
     except ImportError:
         yield from _standin_iter_chunks(path, columns)
         return
-    yield from real(path, None, columns=columns)
+    yield from real(path, _reader_options(), columns=columns)
+
+
+def _reader_options():
+    try:
+        from ..io.readers import ReaderOptions
+    except ImportError:
+        return None
+    return ReaderOptions(chunk_rows=CHUNK_ROWS)
+
+
+def iter_code_chunks(path: str, names: list[str], categories: list[list[str]]):
+    """Integer codes (rows, len(names)) chunk by chunk, labels mapped by the manifest's categories.
+
+    Uses the reader's Arrow tables (dictionary-encoded per chunk, no Python strings per cell) when the
+    installed reader offers them, else its pandas chunks.
+    """
+    try:
+        from ..io.readers import iter_tables
+    except ImportError:
+        iter_tables = None
+    if iter_tables is None:
+        for chunk in iter_chunks(path, names):
+            missing = [n for n in names if n not in chunk.columns]
+            if missing:
+                raise InputError(f"the release file has no column {missing[0]!r}")
+            yield np.stack(
+                [encode_column(chunk[n].to_numpy(), c, n) for n, c in zip(names, categories, strict=True)], axis=1
+            )
+        return
+    for table in iter_tables(path, _reader_options(), columns=names):
+        missing = [n for n in names if n not in table.column_names]
+        if missing:
+            raise InputError(f"the release file has no column {missing[0]!r}")
+        yield np.stack([encode_arrow(table.column(n), c, n) for n, c in zip(names, categories, strict=True)], axis=1)
+
+
+def _lookup(seen: list, categories: list[str], name: str) -> np.ndarray:
+    import pandas as pd
+
+    lookup = pd.Index(categories).get_indexer(seen)
+    if np.any(lookup < 0):
+        bad = seen[int(np.flatnonzero(lookup < 0)[0])]
+        raise InputError(f"value {bad!r} in column {name!r} is not one of the manifest's categories")
+    return lookup
+
+
+def _missing_code(categories: list[str], name: str) -> int:
+    """Empty cells are read as missing; they are the category "" when the manifest has one."""
+    if "" in categories:
+        return categories.index("")
+    raise InputError(f"column {name!r} has empty cells, which are not among the manifest's categories")
+
+
+def encode_arrow(column, categories: list[str], name: str) -> np.ndarray:
+    """Codes of an Arrow string column: dictionary-encode, then map the few distinct labels."""
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(column.combine_chunks() if hasattr(column, "combine_chunks") else column)
+    lookup = _lookup([str(v) for v in enc.dictionary.to_pylist()], categories, name)
+    idx = enc.indices
+    if idx.null_count:
+        filler = len(lookup)
+        lookup = np.append(lookup, _missing_code(categories, name))
+        idx = pc.fill_null(idx, filler)
+    return lookup[idx.to_numpy(zero_copy_only=False)]
 
 
 def _standin_load_manifest(path: str) -> dict:
@@ -92,11 +157,8 @@ def encode_column(values, categories: list[str], name: str) -> np.ndarray:
     """Codes 0..a-1 of string labels by the manifest's ordered categories; unknown labels are an error."""
     import pandas as pd
 
-    seen_codes, seen = pd.factorize(values)  # hash once; then map the few distinct labels
-    lookup = pd.Index(categories).get_indexer(seen)
-    if np.any(lookup < 0):
-        bad = seen[int(np.flatnonzero(lookup < 0)[0])]
-        raise InputError(f"value {bad!r} in column {name!r} is not one of the manifest's categories")
+    seen_codes, seen = pd.factorize(values)  # hash once; then map the few distinct labels (NaN -> -1)
+    lookup = _lookup([str(v) for v in seen], categories, name)
     if np.any(seen_codes < 0):
-        raise InputError(f"column {name!r} has missing values, which are not among the manifest's categories")
+        lookup = np.append(lookup, _missing_code(categories, name))  # index -1 picks it
     return lookup[seen_codes]

@@ -15,6 +15,8 @@ COMMANDS = {
     "estimate": "estimate_cmd",
     "analyze": "analyze_cmd",
     "compare": "compare_cmd",
+    "schema": "schema_cmd",
+    "perturb": "perturb_cmd",
 }
 
 

@@ -1,0 +1,51 @@
+"""``optrr schema INPUT -o release.json``: a release-configuration template from one pass over the file."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import InputError
+from .perturb_cmd import ProgressBar, add_reader_arguments, reader_options
+
+
+def add_parser(sub):
+    p = sub.add_parser("schema", help="write a release configuration template for a data file")
+    p.add_argument("input", metavar="INPUT", help="data file: .csv .tsv .txt .xlsx .parquet .sav .dta")
+    p.add_argument("-o", "--output", required=True, metavar="CONFIG", help="release configuration JSON to write")
+    p.add_argument("--force", action="store_true", help="replace CONFIG if it exists")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no column summary")
+    add_reader_arguments(p)
+    return p
+
+
+def run(args) -> int:
+    from ..io.atomic import check_output_path
+    from ..release.config import save_config
+    from ..release.schema import infer_schema
+
+    check_output_path(args.output, [args.input], "configuration")
+    if os.path.exists(args.output) and not args.force:
+        raise InputError(f"{args.output} exists; use --force to replace it (it may hold your edits)")
+    bar = ProgressBar(enabled=not args.quiet)
+    try:
+        cfg = infer_schema(args.input, reader_options(args), progress=bar)
+    finally:
+        bar.close()
+    save_config(cfg, args.output)
+    if not args.quiet:
+        print_summary(cfg)
+        print(f"wrote {args.output}: edit roles, epsilons and categories, then run optrr perturb")
+    return 0
+
+
+def print_summary(cfg, stream=None) -> None:
+    stream = stream or sys.stdout
+    print(f"{'column':<24} {'role':<8} {'type':<8} {'categories':>10}  notes", file=stream)
+    for c in cfg.columns:
+        if c.type == "numeric" and c.bins:
+            count = f"{len(c.bins['edges']) - 1}+{len(c.categories or [])}"
+        else:
+            count = str(len(c.categories)) if c.categories else "-"
+        note = "; ".join(c.warnings)
+        print(f"{c.name[:24]:<24} {c.role:<8} {c.type:<8} {count:>10}  {note}", file=stream)

@@ -1,0 +1,145 @@
+"""Safe file output: a temporary file in the destination folder, renamed over the final name only when
+complete (``os.replace`` is atomic on one file system). A crash or kill leaves at most a hidden temporary
+file (``.NAME.*.optrr-tmp``), never a partial file under the final name. Inputs are never written to.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import tempfile
+
+from ..errors import InputError
+
+TEMP_SUFFIX = ".optrr-tmp"
+_UMASK: list[int] = []
+
+
+def file_mode() -> int:
+    """Permissions of a newly created file under the process umask (mkstemp alone gives 0600)."""
+    if not _UMASK:
+        mask = None
+        try:
+            with open("/proc/self/status", encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith("Umask:"):
+                        mask = int(line.split()[1], 8)
+        except OSError:
+            pass
+        if mask is None:
+            mask = os.umask(0o022)
+            os.umask(mask)
+        _UMASK.append(mask)
+    return 0o666 & ~_UMASK[0]
+
+
+def same_file(a, b) -> bool:
+    """True when both paths name the same file (also through links or different spellings)."""
+    a, b = os.fspath(a), os.fspath(b)
+    if os.path.exists(a) and os.path.exists(b):
+        try:
+            return os.path.samefile(a, b)
+        except OSError:
+            pass
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+def check_output_path(output, inputs=(), what: str = "output") -> str:
+    """One-line errors for an output that is an input, a folder, or in a missing folder."""
+    output = os.fspath(output)
+    if not output or output.endswith(("/", os.sep)):
+        raise InputError(f"{what} path {output!r} names no file")
+    for src in inputs:
+        if src is not None and same_file(output, src):
+            raise InputError(f"{what} {output} is the input file; choose another name (the input is never changed)")
+    if os.path.isdir(output):
+        raise InputError(f"{what} {output} is a folder; give a file name")
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):
+        raise InputError(f"the folder of {what} {output} does not exist; create it or choose another")
+    return output
+
+
+def describe_os_error(exc: OSError, path) -> str:
+    if exc.errno == errno.ENOSPC:
+        reason = "the disk is full"
+    elif exc.errno == errno.EDQUOT:
+        reason = "the disk quota is exceeded"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        reason = "permission denied"
+    else:
+        reason = exc.strerror or exc.__class__.__name__
+    return f"could not write {os.fspath(path)}: {reason}"
+
+
+class AtomicFile:
+    """``with AtomicFile(final) as tmp: write tmp.path ...; tmp.commit()``; without commit the temporary
+    file is removed on exit (exceptions propagate)."""
+
+    def __init__(self, final):
+        self.final = os.fspath(final)
+        folder = os.path.dirname(os.path.abspath(self.final))
+        try:
+            fd, self.path = tempfile.mkstemp(
+                dir=folder, prefix="." + os.path.basename(self.final) + ".", suffix=TEMP_SUFFIX
+            )
+        except OSError as exc:
+            raise InputError(
+                f"cannot write in folder {folder}: {describe_os_error(exc, folder).split(': ')[-1]}; "
+                "choose another output folder"
+            ) from None
+        os.close(fd)
+        try:
+            os.chmod(self.path, file_mode())
+        except OSError:
+            pass
+        self.committed = False
+
+    def __enter__(self) -> AtomicFile:
+        return self
+
+    def commit(self) -> None:
+        os.replace(self.path, self.final)
+        self.committed = True
+
+    def discard(self) -> None:
+        if not self.committed:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+
+    def __exit__(self, *exc) -> None:
+        self.discard()
+
+
+def write_text_atomic(path, text: str) -> None:
+    """Write a text file (UTF-8) through a temporary file and a rename."""
+    with AtomicFile(path) as tmp:
+        try:
+            with open(tmp.path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise InputError(describe_os_error(exc, path)) from None
+        tmp.commit()
+
+
+def sha256_file(path, ctl=None, block: int = 4 << 20) -> str:
+    """SHA-256 of a file's bytes (hex), read in blocks; ``ctl`` (TaskControl) gets progress and cancel."""
+    h = hashlib.sha256()
+    size = max(1, os.path.getsize(path))
+    done = 0
+    with open(path, "rb") as fh:
+        while True:
+            data = fh.read(block)
+            if not data:
+                break
+            h.update(data)
+            done += len(data)
+            if ctl is not None:
+                ctl.check()
+                ctl.report(done / size, "computing SHA-256")
+    return h.hexdigest()

@@ -1,0 +1,128 @@
+"""Delimited text (CSV, TSV, TXT) streamed with pyarrow's CSV reader, every column read as text.
+
+Quoted fields (with delimiters, doubled quotes or line breaks inside) follow RFC 4180. Only empty cells are
+missing values; texts such as "NA" or "?" stay as they are. Rows with more or fewer fields than the header,
+bytes that are not valid in the encoding, and duplicate or empty column names are one-line errors.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import os
+import re
+
+from ..errors import InputError
+from . import sniff
+from .source_base import Source, check_names
+
+#: Bytes pyarrow parses per block.
+BLOCK_BYTES = 4 << 20
+_NATIVE_UTF8 = {"utf-8", "utf8", "utf-8-sig", "utf_8", "utf_8_sig"}
+_FIELDS = re.compile(r"Expected (\d+) columns, got (\d+)")
+
+
+def check_encoding(name: str) -> str:
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        raise InputError(f"unknown text encoding {name!r}; try utf-8, cp1252 or latin-1") from None
+
+
+def arrow_encoding(encoding: str) -> str:
+    """pyarrow decodes UTF-8 natively (and skips a UTF-8 byte-order mark); others go through Python codecs."""
+    return "utf8" if encoding.lower().replace("_", "-") in _NATIVE_UTF8 else encoding
+
+
+class CsvSource(Source):
+    format = "csv"
+
+    def __init__(self, path, options):
+        super().__init__(path, options)
+        self.base = os.path.basename(self.path)
+        self.size = os.path.getsize(self.path)
+        head, _ = sniff.read_samples(self.path) if self.size else (b"", [])
+        self.encoding = check_encoding(options.encoding) if options.encoding else "utf-8"
+        if self.size == 0 or not head.strip() or head.strip() in (codecs.BOM_UTF8, codecs.BOM_UTF16_LE):
+            raise InputError(f"{self.base} is empty; choose a file with a header row and data rows")
+        self.names = check_names(self._header(head), self.path)
+        self.bytes_per_row = self._bytes_per_row(head)
+        self._stream = None
+
+    def _header(self, head: bytes) -> list[str]:
+        text = head.decode(self.options.encoding or "utf-8", errors="replace")
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        try:
+            row = next(csv.reader(io.StringIO(text), delimiter=self.options.delimiter or ","), None)
+        except csv.Error as exc:
+            raise InputError(f"{self.base}: could not read the header row ({exc})") from None
+        if not row or not any(cell.strip() for cell in row):
+            raise InputError(f"{self.base} has no header row; the first line must name the columns")
+        return row
+
+    def _bytes_per_row(self, head: bytes) -> float:
+        lines = head.count(b"\n")
+        return len(head) / max(1, lines)
+
+    def estimated_rows(self) -> int:
+        return max(1, int(self.size / self.bytes_per_row))
+
+    def fraction_done(self) -> float:
+        try:
+            return min(1.0, self._stream.tell() / max(1, self.size)) if self._stream is not None else 0.0
+        except Exception:  # noqa: BLE001 - a closed stream: progress only
+            return 1.0
+
+    def _reader(self, columns):
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        read = pcsv.ReadOptions(encoding=arrow_encoding(self.encoding), block_size=BLOCK_BYTES, use_threads=True)
+        parse = pcsv.ParseOptions(delimiter=self.options.delimiter or ",", newlines_in_values=True)
+        convert = pcsv.ConvertOptions(
+            column_types={n: pa.string() for n in self.names},
+            include_columns=columns or [],
+            strings_can_be_null=True,
+            null_values=[""],
+            quoted_strings_can_be_null=True,
+        )
+        self._stream = pa.OSFile(self.path, "r")
+        return pcsv.open_csv(self._stream, read_options=read, parse_options=parse, convert_options=convert)
+
+    def _tables(self, columns):
+        import pyarrow as pa
+
+        rows = 0
+        try:
+            reader = self._reader(columns)
+            if [f.name for f in reader.schema] != (columns or self.names):
+                raise InputError(f"{self.base}: the header row could not be read consistently; check --delimiter")
+            for batch in reader:
+                rows += batch.num_rows
+                yield batch
+        except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
+            raise self._error(exc, rows) from None
+        finally:
+            if self._stream is not None:
+                self._stream.close()
+
+    def _error(self, exc: Exception, rows: int) -> InputError:
+        msg = str(exc)
+        where = f"at or after data row {rows + 1}"
+        m = _FIELDS.search(msg)
+        if m:
+            return InputError(
+                f"{self.base}: a row {where} has {m.group(2)} fields but the header has {m.group(1)} "
+                "(ragged rows); fix that row, or give the right --delimiter"
+            )
+        if isinstance(exc, UnicodeDecodeError) or "UTF8" in msg or "decode" in msg.lower():
+            return InputError(
+                f"{self.base}: bytes {where} are not valid {self.encoding} text; "
+                "give the file's encoding with --encoding (for example cp1252 or latin-1)"
+            )
+        if isinstance(exc, OSError) and not msg.startswith("CSV"):
+            return InputError(f"{self.base}: could not be read ({exc.__class__.__name__}: {msg.splitlines()[0]})")
+        first = msg.splitlines()[0] if msg else exc.__class__.__name__
+        return InputError(f"{self.base}: could not be read as delimited text {where}: {first[:160]}")

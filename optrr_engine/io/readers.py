@@ -1,0 +1,154 @@
+"""Read data files as text columns, in chunks: the entry points the rest of OptRR uses.
+
+Formats by extension: .csv .tsv .txt (delimited text), .xlsx, .parquet, .sav, .dta. Every value is read as
+text (object dtype in pandas) and only truly empty cells (or nulls of typed formats) are missing (NaN):
+markers such as "NA" or "?" stay as text so that a release reproduces them exactly. CSV and Parquet are
+streamed; Excel, SPSS and Stata are streamed by their libraries too (openpyxl read-only, pyreadstat chunks).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, fields, replace
+
+from ..errors import InputError
+from .formats import format_of
+
+#: Rows per chunk by default.
+CHUNK_ROWS = 100_000
+
+
+@dataclass
+class ReaderOptions:
+    """How to read a file. ``None`` means: detect (delimiter, encoding, decimal) or the first sheet."""
+
+    delimiter: str | None = None
+    encoding: str | None = None
+    decimal: str | None = None
+    sheet: str | int | None = None
+    chunk_rows: int = CHUNK_ROWS
+
+    def to_dict(self) -> dict:
+        """The options that differ from detection (for configurations and manifests)."""
+        return {k: v for k, v in asdict(self).items() if v is not None and k != "chunk_rows"}
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> ReaderOptions:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (d or {}).items() if k in names and v not in (None, "")})
+
+
+def _validate(options: ReaderOptions) -> ReaderOptions:
+    if options.delimiter is not None:
+        delim = {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(options.delimiter, options.delimiter)
+        if len(delim) != 1 or delim in '"\r\n':
+            raise InputError(f"delimiter must be one character such as , ; | or tab; got {options.delimiter!r}")
+        options = replace(options, delimiter=delim)
+    if options.decimal is not None and options.decimal not in (".", ","):
+        raise InputError(f"decimal mark must be . or ,; got {options.decimal!r}")
+    try:
+        chunk = int(options.chunk_rows)
+    except (TypeError, ValueError):
+        chunk = 0
+    if chunk < 1:
+        raise InputError(f"chunk_rows must be a positive whole number; got {options.chunk_rows!r}")
+    if options.encoding is not None:
+        from .csv_source import check_encoding
+
+        check_encoding(options.encoding)
+    return replace(options, chunk_rows=chunk)
+
+
+def _check_input(path) -> str:
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise InputError(f"input file {path} does not exist")
+    if os.path.isdir(path):
+        raise InputError(f"{path} is a folder; give a data file")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"input file {path} cannot be read (permission denied)")
+    return path
+
+
+def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
+    """Fill in what was not given: encoding (BOM, UTF-8, then cp1252 / latin-1), delimiter and decimal mark
+    for delimited text. Other formats need no detection."""
+    from . import sniff
+
+    path = _check_input(path)
+    options = _validate(options or ReaderOptions())
+    if format_of(path) != "csv" or os.path.getsize(path) == 0:
+        return options
+    head, windows = sniff.read_samples(path)
+    encoding = options.encoding or sniff.guess_encoding(head, windows)
+    lines = sniff.sample_lines(head, encoding)
+    default = "\t" if path.lower().endswith(".tsv") else ","
+    delimiter = options.delimiter or sniff.guess_delimiter(lines, default)
+    decimal = options.decimal or sniff.guess_decimal(lines, delimiter)
+    return replace(options, encoding=encoding, delimiter=delimiter, decimal=decimal)
+
+
+def open_source(path, options: ReaderOptions | None = None):
+    """A :class:`~optrr_engine.io.source_base.Source` for the file (options detected where not given)."""
+    path = _check_input(path)
+    fmt = format_of(path)
+    options = detect_options(path, options)
+    if fmt == "csv":
+        from .csv_source import CsvSource
+
+        return CsvSource(path, options)
+    from . import typed_sources
+
+    if fmt == "parquet":
+        return typed_sources.ParquetSource(path, options)
+    if fmt == "xlsx":
+        return typed_sources.ExcelSource(path, options)
+    return typed_sources.StatSource(path, options, fmt)
+
+
+def column_names(path, options: ReaderOptions | None = None) -> list[str]:
+    return list(open_source(path, options).names)
+
+
+def iter_tables(path, options: ReaderOptions | None = None, columns=None) -> Iterator:
+    """``pyarrow.Table`` chunks of string columns (nulls for missing values)."""
+    yield from open_source(path, options).tables(columns)
+
+
+def table_to_frame(table):
+    """A string table as a pandas DataFrame of object dtype, missing values NaN."""
+    import numpy as np
+    import pandas as pd
+
+    data = {}
+    for name, col in zip(table.column_names, table.columns, strict=True):
+        values = np.asarray(col.to_pylist(), dtype=object)
+        values[values == None] = np.nan  # noqa: E711 - elementwise comparison with None
+        data[name] = values
+    return pd.DataFrame(data, columns=list(table.column_names), dtype=object)
+
+
+def iter_chunks(path, options: ReaderOptions | None = None, columns=None) -> Iterator:
+    """pandas DataFrames of at most ``options.chunk_rows`` rows; every value a str, missing values NaN."""
+    for table in iter_tables(path, options, columns):
+        yield table_to_frame(table)
+
+
+def read_preview(path, options: ReaderOptions | None = None, nrows: int = 200):
+    """The first ``nrows`` rows (all columns) as a DataFrame like :func:`iter_chunks` gives."""
+    import pyarrow as pa
+
+    options = replace(options or ReaderOptions(), chunk_rows=max(1, int(nrows)))
+    source = open_source(path, options)
+    for table in source.tables():
+        return table_to_frame(table.slice(0, nrows))
+    empty = pa.table({n: pa.array([], type=pa.string()) for n in source.names})
+    return table_to_frame(empty)
+
+
+def count_rows(path, options: ReaderOptions | None = None) -> int | None:
+    """Number of data rows when the format stores it (Parquet, SPSS, Stata); None otherwise (it would
+    need a full pass)."""
+    source = open_source(path, options)
+    return source.row_count if source.format in ("parquet", "sav", "dta") else None

@@ -1,0 +1,121 @@
+"""Guessing how a delimited text file is written: encoding, delimiter and decimal mark.
+
+Encoding: a byte-order mark decides (UTF-8 with BOM, UTF-16); otherwise UTF-8 if every sampled window
+decodes strictly, else Windows-1252 if it decodes, else Latin-1 (which decodes any byte). Samples: the
+first SAMPLE_BYTES plus WINDOWS windows spread over the rest of the file, so a non-UTF-8 byte far from
+the start is usually noticed. Delimiter: the candidate that splits the sampled lines into the same number
+(> 1) of fields most consistently. Decimal mark: "," when the delimiter is not "," and numbers written
+like 1,5 outnumber numbers written like 1.5.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import os
+import re
+
+SAMPLE_BYTES = 1 << 20
+WINDOWS = 8
+WINDOW_BYTES = 64 << 10
+DELIMITERS = (",", ";", "\t", "|")
+_COMMA_NUMBER = re.compile(r"^[+-]?\d+,\d+$")
+_DOT_NUMBER = re.compile(r"^[+-]?\d+\.\d+$")
+
+BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def read_samples(path) -> tuple[bytes, list[bytes]]:
+    """The head of the file and a few windows from the rest."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        head = fh.read(SAMPLE_BYTES)
+        windows = []
+        if size > SAMPLE_BYTES + WINDOW_BYTES:
+            step = (size - SAMPLE_BYTES) // WINDOWS
+            for i in range(WINDOWS):
+                fh.seek(SAMPLE_BYTES + i * step)
+                windows.append(fh.read(WINDOW_BYTES))
+    return head, windows
+
+
+def bom_encoding(head: bytes) -> str | None:
+    for bom, name in BOMS:
+        if head.startswith(bom):
+            return name
+    return None
+
+
+def _decodes(data: bytes, encoding: str, cut_both_ends: bool) -> bool:
+    """Strict decode; a window may start or end inside a multi-byte character, so up to 3 bytes at a cut
+    edge are allowed to be incomplete."""
+    if cut_both_ends and encoding == "utf-8":
+        start = 0
+        while start < min(3, len(data)) and 0x80 <= data[start] < 0xC0:  # continuation bytes of a cut char
+            start += 1
+        data = data[start:]
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    try:
+        decoder.decode(data, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def guess_encoding(head: bytes, windows: list[bytes]) -> str:
+    bom = bom_encoding(head)
+    if bom:
+        return bom
+    for enc in ("utf-8", "cp1252"):
+        if _decodes(head, enc, False) and all(_decodes(w, enc, True) for w in windows):
+            return enc
+    return "latin-1"
+
+
+def sample_lines(head: bytes, encoding: str, max_lines: int = 200) -> list[str]:
+    """Complete lines of the head (the last, possibly cut, line is dropped when more follow)."""
+    text = head.decode(encoding, errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.splitlines()
+    if len(head) >= SAMPLE_BYTES and len(lines) > 1:
+        lines = lines[:-1]
+    return [ln for ln in lines[:max_lines] if ln.strip()]
+
+
+def guess_delimiter(lines: list[str], default: str = ",") -> str:
+    """The delimiter giving the most lines with the header's field count (> 1 fields), quotes respected."""
+    best, best_score = default, -1.0
+    for delim in DELIMITERS:
+        try:
+            rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=delim))
+        except csv.Error:
+            continue
+        if not rows or len(rows[0]) < 2:
+            continue
+        width = len(rows[0])
+        score = sum(1 for r in rows if len(r) == width) / len(rows) + 0.01 * min(width, 50)
+        if score > best_score:
+            best, best_score = delim, score
+    return best
+
+
+def guess_decimal(lines: list[str], delimiter: str) -> str:
+    if delimiter == ",":
+        return "."
+    comma = dot = 0
+    for row in csv.reader(io.StringIO("\n".join(lines[1:])), delimiter=delimiter):
+        for cell in row:
+            cell = cell.strip()
+            if _COMMA_NUMBER.match(cell):
+                comma += 1
+            elif _DOT_NUMBER.match(cell):
+                dot += 1
+    return "," if comma > dot else "."

@@ -1,0 +1,95 @@
+"""What every file reader provides: column names, an optional row count, and a stream of string tables.
+
+A source yields ``pyarrow.Table`` chunks whose columns are all strings (missing values are nulls) with at
+most ``chunk_rows`` rows; every chunk but the last has exactly ``chunk_rows`` rows, so the chunking (and
+with it a seeded run) does not depend on how the underlying library splits the file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+
+from ..errors import InputError
+
+
+def check_names(names: list, path) -> list[str]:
+    """Column names must be present and distinct."""
+    base = os.path.basename(str(path))
+    out = []
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        text = "" if name is None else str(name)
+        if text.strip() == "":
+            raise InputError(f"{base}: column {i + 1} has no name in the header row; give every column a name")
+        if text in seen:
+            raise InputError(
+                f"{base}: column name {text!r} appears twice (columns {seen[text] + 1} and {i + 1}); rename one"
+            )
+        seen[text] = i
+        out.append(text)
+    if not out:
+        raise InputError(f"{base}: no columns found in the header row")
+    return out
+
+
+def check_columns(requested, names: list[str], path) -> list[str] | None:
+    if requested is None:
+        return None
+    requested = [str(c) for c in requested]
+    missing = [c for c in requested if c not in names]
+    if missing:
+        raise InputError(f"{os.path.basename(str(path))} has no column {missing[0]!r}")
+    return requested
+
+
+def rechunk(tables: Iterable, chunk_rows: int) -> Iterator:
+    """Re-slice a stream of tables / record batches into tables of exactly ``chunk_rows`` rows (last: fewer)."""
+    import pyarrow as pa
+
+    pending: list = []
+    rows = 0
+    for t in tables:
+        if t.num_rows == 0:
+            continue
+        if isinstance(t, pa.RecordBatch):
+            t = pa.Table.from_batches([t])
+        pending.append(t)
+        rows += t.num_rows
+        while rows >= chunk_rows:
+            whole = pa.concat_tables(pending) if len(pending) > 1 else pending[0]
+            yield whole.slice(0, chunk_rows)
+            rest = whole.slice(chunk_rows)
+            pending = [rest] if rest.num_rows else []
+            rows = rest.num_rows
+    if rows:
+        yield pa.concat_tables(pending) if len(pending) > 1 else pending[0]
+
+
+class Source:
+    """Base class. Subclasses set ``names`` and ``row_count`` and implement ``_tables``."""
+
+    format = "?"
+
+    def __init__(self, path, options):
+        self.path = str(path)
+        self.options = options
+        self.names: list[str] = []
+        self.row_count: int | None = None
+        self.rows_read = 0
+
+    def fraction_done(self) -> float:
+        if self.row_count:
+            return min(1.0, self.rows_read / self.row_count)
+        return 0.0
+
+    def _tables(self, columns: list[str] | None) -> Iterator:
+        raise NotImplementedError
+
+    def tables(self, columns=None) -> Iterator:
+        """String tables of the chosen columns (all by default), in file order."""
+        columns = check_columns(columns, self.names, self.path)
+        self.rows_read = 0
+        for table in rechunk(self._tables(columns), max(1, int(self.options.chunk_rows))):
+            self.rows_read += table.num_rows
+            yield table

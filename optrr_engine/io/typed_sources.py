@@ -1,0 +1,179 @@
+"""Typed formats read as text: Parquet (streamed by row groups), Excel .xlsx (openpyxl read-only, streamed
+row by row), SPSS .sav and Stata .dta (pyreadstat, read in chunks; value labels become the category names).
+Numbers, dates and booleans are turned into text by :mod:`.values`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import InputError
+from .source_base import Source, check_names
+from .values import format_value, string_array
+
+
+def _open_error(path, exc: Exception, what: str) -> InputError:
+    first = (str(exc).splitlines() or [exc.__class__.__name__])[0]
+    return InputError(f"{os.path.basename(str(path))}: could not be read as {what} ({first[:160]})")
+
+
+class ParquetSource(Source):
+    format = "parquet"
+
+    def __init__(self, path, options):
+        super().__init__(path, options)
+        import pyarrow.parquet as pq
+
+        try:
+            self._file = pq.ParquetFile(self.path)
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+            raise _open_error(path, exc, "Parquet") from None
+        self.names = check_names(self._file.schema_arrow.names, self.path)
+        self.row_count = int(self._file.metadata.num_rows)
+        for field in self._file.schema_arrow:
+            if _nested(field.type):
+                raise InputError(f"{os.path.basename(self.path)}: column {field.name!r} holds nested values")
+
+    def _tables(self, columns):
+        import pyarrow as pa
+
+        try:
+            for batch in self._file.iter_batches(batch_size=max(1, int(self.options.chunk_rows)), columns=columns):
+                yield pa.table([_as_text(col) for col in batch.columns], names=batch.schema.names)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise _open_error(self.path, exc, "Parquet") from None
+
+
+def _nested(t) -> bool:
+    import pyarrow.types as pt
+
+    return pt.is_nested(t)
+
+
+def _as_text(col):
+    """Any flat Arrow column as strings; floats through :func:`format_value` so 3.0 prints as 3."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.types as pt
+
+    t = col.type
+    if pt.is_dictionary(t):
+        col = col.cast(t.value_type) if not pt.is_string(t.value_type) else pc.cast(col, pa.string())
+        t = col.type
+    if pt.is_string(t):
+        return col
+    if pt.is_large_string(t):
+        return pc.cast(col, pa.string())
+    if pt.is_floating(t):
+        return string_array(col.to_pylist())
+    if pt.is_boolean(t):
+        return pc.if_else(col, "true", "false")
+    if pt.is_binary(t) or pt.is_large_binary(t):
+        try:
+            return pc.cast(col, pa.string())
+        except pa.ArrowInvalid:
+            raise InputError("a binary Parquet column is not valid UTF-8 text") from None
+    if pt.is_timestamp(t) or pt.is_date(t) or pt.is_time(t):
+        return string_array(col.to_pylist())
+    return pc.cast(col, pa.string())
+
+
+class ExcelSource(Source):
+    """The chosen sheet (name or 0-based index; the first by default); the first row names the columns."""
+
+    format = "xlsx"
+
+    def __init__(self, path, options):
+        super().__init__(path, options)
+        import openpyxl
+
+        base = os.path.basename(self.path)
+        try:
+            self._book = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
+        except Exception as exc:  # noqa: BLE001 - zipfile / openpyxl raise many types for a damaged file
+            raise _open_error(path, exc, "an Excel .xlsx workbook") from None
+        sheet = options.sheet
+        sheets = self._book.sheetnames
+        if sheet is None or sheet == "":
+            self._sheet = self._book[sheets[0]]
+        elif str(sheet) in sheets:
+            self._sheet = self._book[str(sheet)]
+        elif str(sheet).lstrip("-").isdigit() and 0 <= int(sheet) < len(sheets):
+            self._sheet = self._book[sheets[int(sheet)]]
+        else:
+            raise InputError(f"{base} has no sheet {sheet!r}; its sheets are: {', '.join(sheets)}")
+        header = next(self._sheet.iter_rows(max_row=1, values_only=True), None)
+        if header is None:
+            raise InputError(f"{base}: the sheet is empty; choose a sheet with a header row and data rows")
+        header = list(header)
+        while header and header[-1] is None:
+            header.pop()
+        self.names = check_names([format_value(h) for h in header], self.path)
+        dims = self._sheet.max_row
+        self.row_count = None if dims is None else max(0, int(dims) - 1)
+
+    def fraction_done(self) -> float:
+        return super().fraction_done() if self.row_count else 0.0
+
+    def _tables(self, columns):
+        import pyarrow as pa
+
+        width = len(self.names)
+        keep = [self.names.index(c) for c in columns] if columns else list(range(width))
+        names = [self.names[i] for i in keep]
+        block: list[list] = [[] for _ in keep]
+        chunk = max(1, int(self.options.chunk_rows))
+        filled = 0
+        for line, row in enumerate(self._sheet.iter_rows(min_row=2, values_only=True), start=2):
+            if row is None or all(v is None for v in row):
+                continue
+            if len(row) > width and any(v is not None for v in row[width:]):
+                raise InputError(
+                    f"{os.path.basename(self.path)}: row {line} has values to the right of the last named column; "
+                    "name that column or clear those cells"
+                )
+            for out, i in zip(block, keep, strict=True):
+                out.append(format_value(row[i]) if i < len(row) else None)
+            filled += 1
+            if filled == chunk:
+                yield pa.table([pa.array(c, type=pa.string()) for c in block], names=names)
+                block = [[] for _ in keep]
+                filled = 0
+        if filled:
+            yield pa.table([pa.array(c, type=pa.string()) for c in block], names=names)
+        self._book.close()
+
+
+class StatSource(Source):
+    """SPSS .sav or Stata .dta through pyreadstat, with value labels applied (labels become categories)."""
+
+    def __init__(self, path, options, fmt: str):
+        super().__init__(path, options)
+        import pyreadstat
+
+        self.format = fmt
+        self._read = pyreadstat.read_sav if fmt == "sav" else pyreadstat.read_dta
+        try:
+            _, meta = self._read(self.path, metadataonly=True)
+        except Exception as exc:  # noqa: BLE001 - pyreadstat raises its own error types
+            raise _open_error(path, exc, "an SPSS .sav file" if fmt == "sav" else "a Stata .dta file") from None
+        self.names = check_names(list(meta.column_names), self.path)
+        self.row_count = int(meta.number_rows) if meta.number_rows is not None and meta.number_rows >= 0 else None
+
+    def _tables(self, columns):
+        import pyarrow as pa
+        import pyreadstat
+
+        chunk = max(1, int(self.options.chunk_rows))
+        try:
+            reader = pyreadstat.read_file_in_chunks(
+                self._read, self.path, chunksize=chunk, apply_value_formats=True, usecols=columns
+            )
+            for frame, _ in reader:
+                names = [str(c) for c in frame.columns]
+                arrays = [string_array(frame[c].astype(object).tolist()) for c in frame.columns]
+                yield pa.table(arrays, names=names)
+        except InputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - pyreadstat raises its own error types
+            raise _open_error(self.path, exc, self.format) from None

@@ -1,0 +1,210 @@
+"""Writers that append tables of text columns to a (temporary) file: CSV, Parquet, Excel, SPSS, Stata.
+
+Columns may be plain strings or dictionary arrays (codes + labels, as the release codec makes them); nulls
+are written as empty cells. CSV: UTF-8 (with a byte-order mark when asked), "\\n" line ends, a field is
+quoted only when it holds the delimiter, a quote or a line break (RFC 4180). CSV and Parquet stream with
+bounded memory; Excel streams through openpyxl's write-only mode (at most 1,048,575 data rows); SPSS and
+Stata files are written by pyreadstat at the end and so hold the whole release in memory.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import InputError
+
+#: Data rows an Excel sheet can hold (one more row is the header).
+XLSX_MAX_ROWS = 1_048_575
+
+
+class TableWriter:
+    def __init__(self, path, names: list[str]):
+        self.path = os.fspath(path)
+        self.names = list(names)
+        self.rows = 0
+
+    def write(self, table) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Finish the file (flushed and synced to disk)."""
+
+    def abort(self) -> None:
+        """Release resources after an error (the caller deletes the temporary file)."""
+
+
+def _csv_escape(values, delimiter: str):
+    """Quote the strings that need it: delimiter, quote, CR or LF inside; inner quotes doubled."""
+    import re
+
+    import pyarrow.compute as pc
+
+    pattern = "[" + re.escape(delimiter + '"') + "\r\n]"
+    need = pc.fill_null(pc.match_substring_regex(values, pattern), False)
+    quoted = pc.binary_join_element_wise('"', pc.replace_substring(values, '"', '""'), '"', "")
+    return pc.if_else(need, quoted, values)
+
+
+def csv_text_column(col, delimiter: str):
+    """A column as escaped CSV text, nulls as empty strings; dictionary columns escape their labels once."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.types as pt
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if pt.is_dictionary(col.type):
+        labels = _csv_escape(pc.cast(col.dictionary, pa.string()), delimiter)
+        out = labels.take(col.indices)
+    else:
+        out = _csv_escape(pc.cast(col, pa.string()), delimiter)
+    return pc.fill_null(out, "")
+
+
+class CsvWriter(TableWriter):
+    def __init__(self, path, names, delimiter: str = ",", bom: bool = False):
+        super().__init__(path, names)
+        import pyarrow as pa
+
+        self.delimiter = delimiter
+        self._fh = open(self.path, "wb")  # noqa: SIM115 - closed in close() / abort()
+        if bom:
+            self._fh.write(b"\xef\xbb\xbf")
+        header = csv_text_column(pa.array(self.names, type=pa.string()), delimiter).to_pylist()
+        self._fh.write((delimiter.join(header) + "\n").encode("utf-8"))
+
+    def write(self, table) -> None:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if table.num_rows == 0:
+            return
+        cols = [csv_text_column(c, self.delimiter) for c in table.columns]
+        joined = cols[0] if len(cols) == 1 else pc.binary_join_element_wise(*cols, self.delimiter)
+        lines = pc.binary_join_element_wise(joined, pa.scalar(""), "\n")  # each row + "\n"
+        if isinstance(lines, pa.ChunkedArray):
+            lines = lines.combine_chunks()
+        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset : lines.offset + len(lines) + 1]
+        data = memoryview(lines.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
+        self._fh.write(data)
+        self.rows += table.num_rows
+
+    def close(self) -> None:
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+
+    def abort(self) -> None:
+        self._fh.close()
+
+
+class ParquetWriter(TableWriter):
+    def __init__(self, path, names):
+        super().__init__(path, names)
+        self._writer = None
+
+    def write(self, table) -> None:
+        import pyarrow.parquet as pq
+
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.path, table.schema)
+        self._writer.write_table(table)
+        self.rows += table.num_rows
+
+    def close(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if self._writer is None:  # no rows: an empty file with text columns
+            schema = pa.schema([(n, pa.string()) for n in self.names])
+            self._writer = pq.ParquetWriter(self.path, schema)
+        self._writer.close()
+
+    def abort(self) -> None:
+        if self._writer is not None:
+            try:
+                self._writer.close()
+            except Exception:  # noqa: BLE001 - already failing; the file is deleted anyway
+                pass
+
+
+def _text_rows(table):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.types as pt
+
+    cols = []
+    for c in table.columns:
+        if isinstance(c, pa.ChunkedArray):
+            c = c.combine_chunks()
+        if pt.is_dictionary(c.type):
+            c = c.dictionary.take(c.indices)
+        cols.append(pc.cast(c, pa.string()).to_pylist())
+    return cols
+
+
+class XlsxWriter(TableWriter):
+    def __init__(self, path, names):
+        super().__init__(path, names)
+        import openpyxl
+
+        self._book = openpyxl.Workbook(write_only=True)
+        self._sheet = self._book.create_sheet("release")
+        self._sheet.append(self.names)
+
+    def write(self, table) -> None:
+        if self.rows + table.num_rows > XLSX_MAX_ROWS:
+            raise InputError(
+                f"an Excel sheet holds at most {XLSX_MAX_ROWS:,} data rows; write the release as csv or parquet"
+            )
+        for row in zip(*_text_rows(table), strict=True):
+            self._sheet.append(list(row))
+        self.rows += table.num_rows
+
+    def close(self) -> None:
+        self._book.save(self.path)
+
+
+class StatWriter(TableWriter):
+    """SPSS .sav / Stata .dta via pyreadstat (text variables; the whole release is held in memory)."""
+
+    def __init__(self, path, names, fmt: str):
+        super().__init__(path, names)
+        self.format = fmt
+        self._parts: list = []
+
+    def write(self, table) -> None:
+        import pandas as pd
+
+        cols = _text_rows(table)
+        self._parts.append(pd.DataFrame(dict(zip(self.names, cols, strict=True)), dtype=object))
+        self.rows += table.num_rows
+
+    def close(self) -> None:
+        import pandas as pd
+        import pyreadstat
+
+        frame = pd.concat(self._parts, ignore_index=True) if self._parts else pd.DataFrame(columns=self.names)
+        frame = frame.fillna("")
+        try:
+            if self.format == "sav":
+                pyreadstat.write_sav(frame, self.path)
+            else:
+                pyreadstat.write_dta(frame, self.path)
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - pyreadstat rejects e.g. invalid variable names
+            raise InputError(f"could not write {self.format} file: {str(exc).splitlines()[0][:160]}") from None
+
+
+def open_writer(fmt: str, path, names: list[str], delimiter: str = ",", bom: bool = False) -> TableWriter:
+    if fmt == "csv":
+        return CsvWriter(path, names, delimiter=delimiter, bom=bom)
+    if fmt == "parquet":
+        return ParquetWriter(path, names)
+    if fmt == "xlsx":
+        return XlsxWriter(path, names)
+    if fmt in ("sav", "dta"):
+        return StatWriter(path, names, fmt)
+    raise InputError(f"unknown output format {fmt!r}; choose csv, parquet, xlsx, sav or dta")

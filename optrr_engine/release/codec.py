@@ -1,0 +1,248 @@
+"""Column values <-> integer codes 0..a_i-1 of the perturbed attributes, as the configuration says.
+
+Nominal / ordinal column: code = position of the text in ``categories``. Numeric column: values that read
+as numbers (decimal mark from the reader) fall into bins (codes 0..m-1, labels from the edges); other texts
+must be listed in ``categories`` and get the codes after the bins. Missing values (empty cells and any of
+``missing_values``) become the category ``missing_label`` ("NA") with ``missing: "category"``, or leave the
+row out of the release with ``missing: "exclude"``. A value the configuration does not list is an error
+that names the column and the value (a release never silently merges or drops unknown values).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from ..validation import MAX_CATEGORIES
+from .bins import assign, bin_labels, bins_to_json, format_edge
+from .column_stats import numeric_values
+from .config import ReleaseConfig
+
+
+def _as_array(col):
+    import pyarrow as pa
+
+    if isinstance(col, pa.ChunkedArray):
+        return col.combine_chunks() if col.num_chunks else pa.array([], type=pa.string())
+    return col
+
+
+def _show(values, limit: int = 3) -> str:
+    shown = ", ".join(repr(v) for v in values[:limit])
+    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
+
+
+class ColumnCodec:
+    def __init__(self, cfg, decimal: str = "."):
+        self.name = cfg.name
+        self.type = cfg.type
+        self.missing = cfg.missing
+        self.missing_label = cfg.missing_label
+        self.missing_values = list(cfg.missing_values)
+        self.decimal = decimal
+        if cfg.type == "numeric":
+            if not cfg.bins or "edges" not in cfg.bins:
+                raise InputError(f"column {cfg.name!r}: numeric bins need edges; run optrr schema or list them")
+            self.edges = [float(e) for e in cfg.bins["edges"]]
+            self.bins = dict(cfg.bins)
+            self.extras = list(cfg.categories or [])
+            self.labels = bin_labels(self.edges) + self.extras
+        else:
+            self.edges = None
+            self.bins = None
+            self.extras = list(cfg.categories or [])
+            self.labels = list(self.extras)
+        if len(set(self.labels)) != len(self.labels):
+            dup = next(v for v in self.labels if self.labels.count(v) > 1)
+            raise InputError(f"column {cfg.name!r}: the category {dup!r} is listed twice (bins and categories)")
+        if len(self.labels) < 2:
+            only = repr(self.labels[0]) if self.labels else "none"
+            raise InputError(
+                f"column {cfg.name!r} has only one category ({only}); randomizing it releases nothing - "
+                "set its role to drop (or keep)"
+            )
+        if len(self.labels) > MAX_CATEGORIES:
+            raise InputError(f"column {cfg.name!r} has {len(self.labels):,} categories; at most {MAX_CATEGORIES:,}")
+        if self.missing == "category" and self.missing_label in self.labels:
+            self.missing_code = self.labels.index(self.missing_label)
+        else:
+            self.missing_code = None
+
+    @property
+    def size(self) -> int:
+        return len(self.labels)
+
+    def label_array(self):
+        import pyarrow as pa
+
+        return pa.array(self.labels, type=pa.string())
+
+    def _missing_mask(self, col):
+        import pyarrow.compute as pc
+
+        mask = pc.is_null(col)
+        if self.missing_values:
+            import pyarrow as pa
+
+            listed = pc.is_in(col, value_set=pa.array(self.missing_values, pa.string()))
+            mask = pc.or_(mask, pc.fill_null(listed, False))
+        return np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)
+
+    def encode(self, col, first_row: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(codes with -1 on excluded rows, excluded mask) of a string Arrow column."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        col = _as_array(col)
+        n = len(col)
+        missing = self._missing_mask(col)
+        codes = np.full(n, -1, dtype=np.int64)
+        if self.type == "numeric":
+            is_num, values = numeric_values(col, self.decimal)
+            num_rows = np.flatnonzero(is_num)
+            keep = ~missing[num_rows]  # a missing-value code may look like a number (e.g. -9)
+            num_rows, values = num_rows[keep], values[keep]
+            idx, outside = assign(values, self.edges)
+            if outside.any():
+                bad = [col[int(r)].as_py() for r in num_rows[outside][:3]]
+                raise InputError(
+                    f"column {self.name!r}: value {_show(bad)} lies outside its bin edges "
+                    f"[{format_edge(self.edges[0])}, {format_edge(self.edges[-1])}]; widen the edges"
+                )
+            codes[num_rows] = idx
+            literal = ~missing
+            literal[num_rows] = False
+            offset = len(self.edges) - 1
+        else:
+            literal = ~missing
+            offset = 0
+        if literal.any():
+            rows = np.flatnonzero(literal)
+            sub = col.take(pa.array(rows))
+            found = pc.index_in(sub, value_set=pa.array(self.extras, type=pa.string()))
+            found_np = found.to_numpy(zero_copy_only=False)
+            unknown = np.isnan(found_np) if found_np.dtype.kind == "f" else np.zeros(len(rows), dtype=bool)
+            if unknown.any():
+                bad = sorted(set(sub.filter(pa.array(unknown)).to_pylist()))
+                raise InputError(
+                    f"column {self.name!r} has values that are not among its categories: {_show(bad)} "
+                    f"(in data rows {first_row + 1:,} to {first_row + n:,}); add them to its categories or run "
+                    "optrr schema again"
+                )
+            codes[rows] = found_np.astype(np.int64) + offset
+        excluded = np.zeros(n, dtype=bool)
+        if missing.any():
+            if self.missing == "exclude":
+                excluded = missing
+            elif self.missing_code is None:
+                raise InputError(
+                    f"column {self.name!r} has missing values (empty cells) but {self.missing_label!r}, its "
+                    "missing-value category, is not among its categories; add it or set missing to exclude"
+                )
+            else:
+                codes[missing] = self.missing_code
+        return codes, excluded
+
+    def codebook(self) -> dict:
+        d = {
+            "name": self.name,
+            "type": self.type,
+            "categories": list(self.labels),
+            "missing": self.missing,
+            "missing_category": self.labels[self.missing_code] if self.missing_code is not None else None,
+        }
+        if self.missing_values:
+            d["missing_values"] = list(self.missing_values)
+        if self.bins is not None:
+            d["bins"] = bins_to_json(self.bins)
+            d["bin_labels"] = bin_labels(self.edges)
+        return d
+
+
+class Codec:
+    """Codes of the perturbed columns (configuration order). ``attributes`` names them, ``sizes`` gives
+    a_i; ``kept`` names the columns copied unchanged; ``columns`` is the output column order."""
+
+    def __init__(self, config: ReleaseConfig, decimal: str | None = None):
+        config.validate()
+        config.check_releasable()
+        decimal = decimal or (config.input or {}).get("decimal") or "."
+        self.config = config
+        self.specs = [ColumnCodec(c, decimal) for c in config.perturbed()]
+        self.attributes = [s.name for s in self.specs]
+        self.sizes = np.array([s.size for s in self.specs], dtype=np.int64)
+        self.kept = [c.name for c in config.kept()]
+        self.columns = [c.name for c in config.released()]
+        self.dtype = np.int16 if self.sizes.max() < 2**15 else np.int32
+
+    @property
+    def input_columns(self) -> list[str]:
+        return list(self.columns)
+
+    def encode_table(self, table, first_row: int = 0) -> tuple[np.ndarray, np.ndarray, dict]:
+        """(codes (n_kept, k), positions of the rows kept, excluded-row count per column) of a string table."""
+        n = table.num_rows
+        codes = np.empty((n, len(self.specs)), dtype=self.dtype)
+        excluded_any = np.zeros(n, dtype=bool)
+        excluded_by: dict[str, int] = {}
+        for j, spec in enumerate(self.specs):
+            col_codes, excluded = spec.encode(table.column(spec.name), first_row)
+            codes[:, j] = np.where(excluded, 0, col_codes)
+            if excluded.any():
+                excluded_by[spec.name] = int(excluded.sum())
+                excluded_any |= excluded
+        rows = np.flatnonzero(~excluded_any)
+        if rows.size == n:
+            return codes, rows, excluded_by
+        return codes[rows], rows, excluded_by
+
+    def encode_rows(self, df) -> tuple[np.ndarray, np.ndarray]:
+        """(codes, positions of the rows kept) of a pandas DataFrame of text values (NaN = missing)."""
+        return self.encode_table(frame_to_table(df, self.attributes))[:2]
+
+    def encode(self, df) -> np.ndarray:
+        """Codes (n, k) of a DataFrame; rows excluded by a ``missing: "exclude"`` column are left out."""
+        return self.encode_rows(df)[0]
+
+    def decode(self, codes):
+        """A DataFrame of the category labels of ``codes`` (n, k)."""
+        import pandas as pd
+
+        codes = np.asarray(codes)
+        data = {}
+        for j, spec in enumerate(self.specs):
+            labels = np.asarray(spec.labels, dtype=object)
+            data[spec.name] = labels[codes[:, j]]
+        return pd.DataFrame(data, columns=self.attributes)
+
+    def output_table(self, codes: np.ndarray, kept=None):
+        """The release table: perturbed columns as dictionary arrays (codes + labels), kept columns as
+        they were read, in configuration order."""
+        import pyarrow as pa
+
+        index_type = pa.int16() if self.dtype == np.int16 else pa.int32()
+        arrays = {}
+        for j, spec in enumerate(self.specs):
+            indices = pa.array(np.ascontiguousarray(codes[:, j]), type=index_type)
+            arrays[spec.name] = pa.DictionaryArray.from_arrays(indices, spec.label_array())
+        for name in self.kept:
+            arrays[name] = kept.column(name)
+        return pa.table([arrays[n] for n in self.columns], names=self.columns)
+
+    def codebook(self) -> list[dict]:
+        return [s.codebook() for s in self.specs]
+
+
+def frame_to_table(df, columns):
+    """Selected columns of a pandas DataFrame as a string Arrow table (NaN / None -> null)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(f"the data has no column {missing[0]!r}")
+    arrays = []
+    for c in columns:
+        values = df[c].astype(object).where(pd.notna(df[c]), None).tolist()
+        arrays.append(pa.array([None if v is None else str(v) for v in values], type=pa.string()))
+    return pa.table(arrays, names=list(columns))

@@ -1,0 +1,301 @@
+"""The release configuration: which columns are perturbed (at which epsilon), kept or dropped, and how each
+column's values become categories. Stored as JSON (docs/formats.md documents every key):
+
+    {"method": "auto", "target_total": null, "columns": [
+        {"name": "sex", "role": "perturb", "type": "nominal", "epsilon": 1.0, "categories": ["F", "M"],
+         "missing": "category"}, ...]}
+
+Safe by default: a column is released only with role "perturb" (randomized) or "keep" (copied unchanged,
+which must be asked for explicitly); every other column of the input, listed or not, is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from .bins import bins_to_json, normalize_bins
+
+ROLES = ("perturb", "keep", "drop")
+TYPES = ("nominal", "ordinal", "numeric")
+MISSING_POLICIES = ("category", "exclude")
+#: Category label that empty cells become when ``missing`` is "category".
+MISSING_LABEL = "NA"
+DEFAULT_EPSILON = 1.0
+CONFIG_FORMAT = "optrr-release-config"
+CONFIG_VERSION = 1
+_COLUMN_KEYS = (
+    "name",
+    "role",
+    "type",
+    "epsilon",
+    "weight",
+    "categories",
+    "bins",
+    "missing",
+    "missing_label",
+    "missing_values",
+    "warnings",
+)
+_TOP_KEYS = ("format", "version", "method", "columns", "target_total", "accept_changed_epsilons", "input", "source")
+METHOD_ALIASES = {"recommended": "auto"}
+
+
+def _number(value, what: str) -> float:
+    if isinstance(value, bool) or value is None:
+        raise InputError(f"{what} must be a number; got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a number; got {value!r}") from None
+    return x
+
+
+def check_column_epsilon(value, column: str) -> float:
+    from ..validation import MAX_EPSILON
+
+    eps = _number(value, f"column {column!r}: epsilon")
+    if math.isnan(eps):
+        raise InputError(f"column {column!r}: epsilon is NaN; give a number greater than 0")
+    if eps <= 0:
+        raise InputError(f"column {column!r}: epsilon is {eps:g}; it must be greater than 0 (lower = more private)")
+    if eps > MAX_EPSILON:
+        raise InputError(
+            f"column {column!r}: epsilon {eps:g} is above {MAX_EPSILON:g}, which leaves essentially no privacy; "
+            "give a smaller value"
+        )
+    return eps
+
+
+def check_column_weight(value, column: str) -> float:
+    w = _number(value, f"column {column!r}: weight")
+    if not math.isfinite(w) or w <= 0:
+        raise InputError(f"column {column!r}: weight is {w:g}; it must be a finite number greater than 0")
+    return w
+
+
+@dataclass
+class ColumnConfig:
+    """One input column. ``categories``: the ordered category labels (for a numeric column: the extra,
+    non-numeric values kept as categories besides the bins). ``missing``: "category" codes empty cells (and
+    any ``missing_values``) as the category ``missing_label``, which must be listed in ``categories``;
+    "exclude" leaves rows with a missing value in this column out of the release."""
+
+    name: str
+    role: str = "drop"
+    type: str = "nominal"
+    epsilon: float | None = None
+    weight: float | None = None
+    categories: list | None = None
+    bins: dict | list | None = None
+    missing: str = "category"
+    warnings: list = field(default_factory=list)
+    missing_label: str = MISSING_LABEL
+    missing_values: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.name = str(self.name)
+        if isinstance(self.bins, (list, tuple)):
+            self.bins = normalize_bins(self.bins, self.name)
+        self.warnings = list(self.warnings or [])
+        self.missing_values = list(self.missing_values or [])
+        if self.missing_label is None:
+            self.missing_label = MISSING_LABEL
+
+    def validate(self, budget_mode: bool = False) -> None:
+        col = self.name
+        if self.name.strip() == "":
+            raise InputError("a column in the configuration has an empty name")
+        if self.role not in ROLES:
+            raise InputError(f"column {col!r}: role {self.role!r} is unknown; choose {', '.join(ROLES)}")
+        if self.type not in TYPES:
+            raise InputError(f"column {col!r}: type {self.type!r} is unknown; choose {', '.join(TYPES)}")
+        if self.missing not in MISSING_POLICIES:
+            raise InputError(f"column {col!r}: missing {self.missing!r} is unknown; choose category or exclude")
+        if not isinstance(self.missing_label, str):
+            raise InputError(f"column {col!r}: missing_label must be text")
+        for what, values in (("categories", self.categories), ("missing_values", self.missing_values)):
+            if values is None:
+                continue
+            if not isinstance(values, list):
+                raise InputError(f"column {col!r}: {what} must be a list of texts")
+            bad = [v for v in values if not isinstance(v, str)]
+            if bad:
+                hint = f"write {json.dumps(str(bad[0]))}, not {bad[0]!r}"
+                raise InputError(f"column {col!r}: {what} must be texts; {hint}")
+            dup = sorted({v for v in values if values.count(v) > 1})
+            if dup:
+                raise InputError(f"column {col!r}: {what} lists {dup[0]!r} twice")
+        self.bins = normalize_bins(self.bins, col)
+        if self.role != "perturb":
+            return
+        if budget_mode:
+            self.weight = check_column_weight(1.0 if self.weight is None else self.weight, col)
+        else:
+            if self.epsilon is None:
+                raise InputError(f"column {col!r} is perturbed but has no epsilon; give one (e.g. 1.0)")
+            self.epsilon = check_column_epsilon(self.epsilon, col)
+        if self.type == "numeric":
+            if self.bins is None:
+                raise InputError(f"column {col!r} is numeric but has no bins; give bins or run optrr schema")
+        elif not self.categories:
+            raise InputError(f"column {col!r} is perturbed but lists no categories; run optrr schema to fill them in")
+
+    def to_dict(self) -> dict:
+        d: dict = {"name": self.name, "role": self.role, "type": self.type}
+        for key in ("epsilon", "weight"):
+            value = getattr(self, key)
+            if value is not None:
+                d[key] = float(value)
+        if self.categories is not None:
+            d["categories"] = list(self.categories)
+        if self.bins is not None:
+            d["bins"] = bins_to_json(normalize_bins(self.bins, self.name))
+        d["missing"] = self.missing
+        if self.missing_label != MISSING_LABEL:
+            d["missing_label"] = self.missing_label
+        if self.missing_values:
+            d["missing_values"] = list(self.missing_values)
+        if self.warnings:
+            d["warnings"] = list(self.warnings)
+        return d
+
+    @classmethod
+    def from_dict(cls, d) -> ColumnConfig:
+        if not isinstance(d, dict) or "name" not in d:
+            raise InputError("every entry of 'columns' must be an object with a 'name'")
+        unknown = [k for k in d if k not in _COLUMN_KEYS]
+        if unknown:
+            known = ", ".join(_COLUMN_KEYS)
+            raise InputError(f"column {str(d['name'])!r}: unknown key {unknown[0]!r} (known: {known})")
+        return cls(**{k: d[k] for k in _COLUMN_KEYS if k in d})
+
+
+@dataclass
+class ReleaseConfig:
+    """``method``: a design method of optrr_engine.designs.METHODS ("auto" by default). ``target_total``:
+    total-budget mode (columns' ``weight`` shares a whole-record epsilon) instead of per-column ``epsilon``.
+    ``accept_changed_epsilons``: allow a design (e.g. the heuristic) to return an attribute epsilon above
+    the request. ``input``: reader options (delimiter, encoding, decimal, sheet) used by schema."""
+
+    method: str = "auto"
+    columns: list = field(default_factory=list)
+    target_total: float | None = None
+    accept_changed_epsilons: bool = False
+    input: dict = field(default_factory=dict)
+    source: dict | None = None
+
+    @property
+    def budget_mode(self) -> bool:
+        return self.target_total is not None
+
+    def column(self, name: str) -> ColumnConfig:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise InputError(f"the configuration has no column {name!r}")
+
+    def perturbed(self) -> list:
+        return [c for c in self.columns if c.role == "perturb"]
+
+    def kept(self) -> list:
+        return [c for c in self.columns if c.role == "keep"]
+
+    def released(self) -> list:
+        """Columns written to the release, in configuration order."""
+        return [c for c in self.columns if c.role in ("perturb", "keep")]
+
+    def validate(self) -> ReleaseConfig:
+        from ..designs import METHODS
+
+        if not isinstance(self.method, str):
+            raise InputError("method must be a text such as auto, optimal or kronecker")
+        self.method = METHOD_ALIASES.get(self.method, self.method)
+        if self.method not in METHODS and self.method != "auto":
+            raise InputError(f"method {self.method!r} is unknown; choose one of {', '.join(METHODS)}")
+        if self.target_total is not None:
+            t = _number(self.target_total, "target_total")
+            if not math.isfinite(t) or t <= 0:
+                raise InputError(f"target_total is {t:g}; it must be a finite number greater than 0")
+            self.target_total = t
+        if not isinstance(self.accept_changed_epsilons, bool):
+            raise InputError("accept_changed_epsilons must be true or false")
+        if not isinstance(self.input, dict):
+            raise InputError("'input' must be an object with reader options (delimiter, encoding, decimal, sheet)")
+        self.columns = [c if isinstance(c, ColumnConfig) else ColumnConfig.from_dict(c) for c in self.columns]
+        seen = set()
+        for c in self.columns:
+            if c.name in seen:
+                raise InputError(f"column {c.name!r} appears twice in the configuration")
+            seen.add(c.name)
+            c.validate(self.budget_mode)
+        return self
+
+    def check_releasable(self) -> None:
+        if not self.perturbed():
+            raise InputError("no column has role 'perturb'; choose at least one column to randomize")
+
+    def to_dict(self) -> dict:
+        d: dict = {
+            "format": CONFIG_FORMAT,
+            "version": CONFIG_VERSION,
+            "method": self.method,
+            "target_total": self.target_total,
+            "accept_changed_epsilons": bool(self.accept_changed_epsilons),
+        }
+        if self.input:
+            d["input"] = dict(self.input)
+        if self.source:
+            d["source"] = dict(self.source)
+        d["columns"] = [c.to_dict() for c in self.columns]
+        return d
+
+    @classmethod
+    def from_dict(cls, d) -> ReleaseConfig:
+        if not isinstance(d, dict):
+            raise InputError("a release configuration must be a JSON object with 'method' and 'columns'")
+        unknown = [k for k in d if k not in _TOP_KEYS]
+        if unknown:
+            raise InputError(f"unknown key {unknown[0]!r} in the release configuration (known: {', '.join(_TOP_KEYS)})")
+        if "format" in d and d["format"] != CONFIG_FORMAT:
+            raise InputError(f"this is not an OptRR release configuration (format {d['format']!r})")
+        version = d.get("version", CONFIG_VERSION)
+        if not isinstance(version, int) or version > CONFIG_VERSION:
+            raise InputError(f"release configuration version {version!r} is newer than this OptRR reads; update OptRR")
+        columns = d.get("columns")
+        if not isinstance(columns, list):
+            raise InputError("the release configuration needs a 'columns' list")
+        cfg = cls(
+            method=d.get("method", "auto"),
+            columns=[ColumnConfig.from_dict(c) for c in columns],
+            target_total=d.get("target_total"),
+            accept_changed_epsilons=d.get("accept_changed_epsilons", False),
+            input=d.get("input") or {},
+            source=d.get("source"),
+        )
+        return cfg.validate()
+
+
+def load_config(path) -> ReleaseConfig:
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"configuration file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"configuration file {path} cannot be read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"configuration file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    return ReleaseConfig.from_dict(data)
+
+
+def save_config(cfg: ReleaseConfig, path) -> None:
+    """Write the configuration as indented JSON, atomically."""
+    from ..io.atomic import write_text_atomic
+
+    text = json.dumps(cfg.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+    write_text_atomic(path, text + "\n")

@@ -1,0 +1,94 @@
+"""The mechanism of a release: run the configured design on the codec's category counts.
+
+Honesty rule: a design never silently returns an attribute epsilon above what was asked. If the chosen
+method raises any eps_i (the paper's heuristic can), the release stops with a one-line error naming the
+column, unless the configuration sets ``accept_changed_epsilons``; the manifest then lists every change.
+If "auto" is configured but this build of the engine has no "auto" method, an exact design is used instead
+(optimal LP for k <= AUTO_FALLBACK_OPTIMAL_K, else the family optimum, else Kronecker), and the manifest
+says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InfeasibleError, InputError
+from ..tasks import TaskControl
+
+AUTO_FALLBACK_OPTIMAL_K = 10
+
+
+@dataclass
+class ReleaseDesign:
+    design: object
+    method_requested: str
+    budget: dict | None = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def mechanism(self):
+        return self.design.mechanism
+
+    @property
+    def requested(self) -> np.ndarray:
+        return np.asarray(self.design.requested_epsilons, dtype=float)
+
+
+def _fallback_methods(k: int) -> list[str]:
+    return (["optimal"] if k <= AUTO_FALLBACK_OPTIMAL_K else []) + ["family", "kronecker"]
+
+
+def _run(method: str, sizes, eps, weights, target, ctl: TaskControl):
+    from ..budget import distribute_budget
+    from ..designs import run_design
+
+    if target is not None:
+        result = distribute_budget(method, sizes, weights, target, progress=ctl.progress, cancel=ctl.cancel)
+        budget = {"target_total": float(target), "weights": [float(w) for w in weights], "scale": float(result.scale)}
+        return result.design, budget
+    return run_design(method, sizes, eps, progress=ctl.progress, cancel=ctl.cancel), None
+
+
+def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> ReleaseDesign:
+    from ..designs import METHODS
+
+    ctl = TaskControl(progress, cancel)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    cols = config.perturbed()
+    target = config.target_total
+    eps = None if target is not None else [float(c.epsilon) for c in cols]
+    weights = [float(c.weight if c.weight is not None else 1.0) for c in cols] if target is not None else None
+    method = config.method
+    notes: list[str] = []
+    if method in METHODS:
+        design, budget = _run(method, sizes, eps, weights, target, ctl)
+    elif method == "auto":
+        design = budget = None
+        for m in _fallback_methods(len(sizes)):
+            try:
+                design, budget = _run(m, sizes, eps, weights, target, ctl)
+            except InfeasibleError:
+                continue
+            notes.append(f"method 'auto' is not available in this build; used the exact method {m!r} instead")
+            break
+        if design is None:
+            raise InputError("no exact design reaches these epsilons; choose another method")
+    else:
+        raise InputError(f"method {method!r} is unknown; choose one of {', '.join(METHODS)}")
+    raised = [c for c in design.epsilon_changes() if c["achieved"] > c["requested"]]
+    if raised and not config.accept_changed_epsilons:
+        c = raised[0]
+        more = f" (and {len(raised) - 1} more columns)" if len(raised) > 1 else ""
+        raise InputError(
+            f"method {design.method!r} would raise the epsilon of column {names[c['attribute']]!r} from "
+            f"{c['requested']:.6g} to {c['achieved']:.6g}{more}, i.e. weaker privacy than asked; choose method "
+            "auto, optimal or family, or set accept_changed_epsilons to true to accept it"
+        )
+    if raised:
+        notes.append(f"accepted: {len(raised)} attribute epsilon(s) above the request (accept_changed_epsilons)")
+    check = design.mechanism.self_check()
+    if not check.ok:
+        raise InputError(f"the {design.method} design failed its self-check (mass error {check.mass_error:.3g})")
+    return ReleaseDesign(design=design, method_requested=config.method, budget=budget, notes=notes)

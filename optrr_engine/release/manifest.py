@@ -1,0 +1,264 @@
+"""The manifest ``OUTPUT.manifest.json``: everything a receiver needs to analyse a release correctly and to
+check that the data file is the one described (docs/formats.md lists every key).
+
+Stable keys: ``format_version``, ``attributes`` (``name``, ``categories``, ``requested_epsilon``,
+``achieved_epsilon``), ``overall_epsilon``, ``mechanism`` (``Mechanism.to_dict()`` plus ``method``), ``rows``,
+``input_sha256``, ``output_sha256``, ``shuffled``, ``seeded``. Every epsilon written is recomputed from the
+mechanism; loading a manifest checks its format version, its keys, that its epsilons are the mechanism's,
+and the SHA-256 of the data file.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import re
+
+import numpy as np
+
+from ..errors import InputError
+from ..mechanism import Mechanism
+
+FORMAT_VERSION = 1
+MANIFEST_SUFFIX = ".manifest.json"
+REPORT_SUFFIX = ".report.html"
+REQUIRED_KEYS = (
+    "format_version",
+    "attributes",
+    "overall_epsilon",
+    "mechanism",
+    "rows",
+    "input_sha256",
+    "output_sha256",
+    "shuffled",
+    "seeded",
+)
+ATTRIBUTE_KEYS = ("name", "categories", "requested_epsilon", "achieved_epsilon")
+#: Relative tolerance between a manifest's epsilons and the ones recomputed from its mechanism.
+EPSILON_TOLERANCE = 1e-9
+_SHA = re.compile(r"^[0-9a-f]{64}$")
+
+
+def manifest_path(output_path) -> str:
+    return os.fspath(output_path) + MANIFEST_SUFFIX
+
+
+def report_path(output_path) -> str:
+    return os.fspath(output_path) + REPORT_SUFFIX
+
+
+def json_safe(obj):
+    """Plain JSON types (numpy values converted; non-finite floats as the strings "inf", "-inf", "nan")."""
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return json_safe(obj.tolist())
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        x = float(obj)
+        return x if math.isfinite(x) else ("inf" if x > 0 else "-inf" if x < 0 else "nan")
+    return obj
+
+
+def build_manifest(
+    *,
+    codec,
+    release_design,
+    rows: int,
+    rows_read: int,
+    rows_excluded: dict,
+    input_path,
+    output_path,
+    input_format: str,
+    output_format: str,
+    input_sha256: str,
+    output_sha256: str,
+    shuffled: bool,
+    seed,
+    keep_seed: bool,
+    reader_options: dict,
+    output_options: dict,
+    dropped_columns: list,
+    chunk_rows: int,
+) -> dict:
+    from .. import __version__
+
+    design = release_design.design
+    mech = design.mechanism
+    achieved = mech.attribute_epsilons()
+    requested = release_design.requested
+    names = codec.attributes
+    attributes = []
+    for j, spec in enumerate(codec.specs):
+        attributes.append(
+            {
+                "name": spec.name,
+                "categories": list(spec.labels),
+                "requested_epsilon": float(requested[j]),
+                "achieved_epsilon": float(achieved[j]),
+                "type": spec.type,
+                "missing_category": spec.codebook()["missing_category"],
+            }
+        )
+    changes = [{**c, "name": names[c["attribute"]]} for c in design.epsilon_changes()]
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "tool": {"name": "optrr", "version": __version__},
+        "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        "input": {
+            "file": os.path.basename(os.fspath(input_path)),
+            "format": input_format,
+            "bytes": os.path.getsize(input_path),
+            "reader": dict(reader_options),
+        },
+        "output": {
+            "file": os.path.basename(os.fspath(output_path)),
+            "format": output_format,
+            **output_options,
+        },
+        "input_sha256": input_sha256,
+        "output_sha256": output_sha256,
+        "rows": int(rows),
+        "rows_read": int(rows_read),
+        "rows_excluded": int(rows_read - rows),
+        "rows_excluded_by_column": {k: int(v) for k, v in rows_excluded.items()},
+        "attributes": attributes,
+        "overall_epsilon": float(mech.overall_epsilon()),
+        "sum_requested_epsilons": float(np.sum(requested)),
+        "mechanism": {"method": design.method, **mech.to_dict()},
+        "design": {
+            "method_requested": release_design.method_requested,
+            "method": design.method,
+            "design_seconds": float(design.design_seconds),
+            "epsilon_changes": changes,
+            "accept_changed_epsilons": bool(codec.config.accept_changed_epsilons),
+            "budget": release_design.budget,
+            "notes": list(release_design.notes),
+            "info": design.info,
+        },
+        "codebook": codec.codebook(),
+        "columns": list(codec.columns),
+        "kept_columns": list(codec.kept),
+        "dropped_columns": list(dropped_columns),
+        "shuffled": bool(shuffled),
+        "seeded": seed is not None,
+        "chunk_rows": int(chunk_rows),
+    }
+    if keep_seed and seed is not None:
+        manifest["seed"] = int(seed)
+    return json_safe(manifest)
+
+
+def manifest_text(manifest: dict) -> str:
+    return json.dumps(manifest, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _fail(path, what: str) -> InputError:
+    return InputError(f"manifest {os.path.basename(os.fspath(path))} {what}")
+
+
+def validate_manifest(manifest, path="manifest") -> dict:
+    if not isinstance(manifest, dict):
+        raise _fail(path, "is not a JSON object")
+    missing = [k for k in REQUIRED_KEYS if k not in manifest]
+    if missing:
+        raise _fail(path, f"lacks the key {missing[0]!r}; it is damaged or not an OptRR manifest")
+    version = manifest["format_version"]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _fail(path, f"has an invalid format_version {version!r}")
+    if version > FORMAT_VERSION:
+        raise _fail(path, f"has format_version {version}, newer than this OptRR reads ({FORMAT_VERSION}); update OptRR")
+    attrs = manifest["attributes"]
+    if not isinstance(attrs, list) or not attrs:
+        raise _fail(path, "has no attributes")
+    for a in attrs:
+        if not isinstance(a, dict) or any(k not in a for k in ATTRIBUTE_KEYS):
+            raise _fail(path, f"has an attribute without {', '.join(ATTRIBUTE_KEYS)}")
+        if not isinstance(a["categories"], list) or len(a["categories"]) < 2:
+            raise _fail(path, f"lists fewer than 2 categories for attribute {a['name']!r}")
+    rows = manifest["rows"]
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+        raise _fail(path, f"has an invalid row count {rows!r}")
+    for key in ("input_sha256", "output_sha256"):
+        if not isinstance(manifest[key], str) or not _SHA.match(manifest[key]):
+            raise _fail(path, f"has an invalid {key}")
+    for key in ("shuffled", "seeded"):
+        if not isinstance(manifest[key], bool):
+            raise _fail(path, f"has a non-boolean {key!r}")
+    mech = mechanism_from_manifest(manifest, path)
+    sizes = [len(a["categories"]) for a in attrs]
+    if mech.sizes.tolist() != sizes:
+        raise _fail(path, "has a mechanism whose category counts differ from its attributes' categories")
+    achieved = mech.attribute_epsilons()
+    for a, eps in zip(attrs, achieved, strict=True):
+        if not _close(a["achieved_epsilon"], eps):
+            stated = a["achieved_epsilon"]
+            raise _fail(path, f"states epsilon {stated!r} for {a['name']!r} but its mechanism gives {eps:.9g}")
+    if not _close(manifest["overall_epsilon"], mech.overall_epsilon()):
+        raise _fail(path, "states an overall_epsilon that its mechanism does not give")
+    return manifest
+
+
+def _close(stated, actual: float) -> bool:
+    if isinstance(stated, bool) or not isinstance(stated, (int, float)):
+        return False
+    return abs(float(stated) - actual) <= EPSILON_TOLERANCE * max(1.0, abs(actual))
+
+
+def mechanism_from_manifest(manifest: dict, path="manifest") -> Mechanism:
+    """The mechanism exactly as released (rebuilt from its parameters)."""
+    d = manifest.get("mechanism") if isinstance(manifest, dict) else None
+    if not isinstance(d, dict):
+        raise _fail(path, "has no mechanism description")
+    try:
+        return Mechanism.from_dict(d)
+    except InputError as exc:
+        raise _fail(path, f"has an invalid mechanism: {exc}") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _fail(path, f"has an invalid mechanism ({exc.__class__.__name__})") from None
+
+
+def default_data_path(path, manifest: dict) -> str:
+    path = os.fspath(path)
+    if path.endswith(MANIFEST_SUFFIX):
+        candidate = path[: -len(MANIFEST_SUFFIX)]
+        if os.path.exists(candidate):
+            return candidate
+    out = manifest.get("output") or {}
+    if isinstance(out, dict) and isinstance(out.get("file"), str):
+        return os.path.join(os.path.dirname(os.path.abspath(path)), os.path.basename(out["file"]))
+    raise _fail(path, "does not name its data file; give the data file's path")
+
+
+def load_manifest(path, data_path=None, check_hash: bool = True) -> dict:
+    """Read and validate a manifest; with ``check_hash`` the data file must have the stated SHA-256."""
+    from ..io.atomic import sha256_file
+
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            manifest = json.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"manifest {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(path, f"cannot be read ({exc.__class__.__name__})") from None
+    except json.JSONDecodeError as exc:
+        raise _fail(path, f"is not valid JSON (line {exc.lineno}: {exc.msg}); it is damaged") from None
+    validate_manifest(manifest, path)
+    if check_hash:
+        data = os.fspath(data_path) if data_path is not None else default_data_path(path, manifest)
+        if not os.path.exists(data):
+            raise InputError(f"data file {data} described by manifest {os.path.basename(path)} does not exist")
+        if sha256_file(data) != manifest["output_sha256"]:
+            raise InputError(
+                f"data file {os.path.basename(data)} does not match manifest {os.path.basename(path)} "
+                "(SHA-256 differs): the file was changed or the manifest belongs to another release"
+            )
+    return manifest

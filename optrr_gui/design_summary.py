@@ -18,6 +18,8 @@ import numpy as np
 #: Designs that may be slow are started in the background with a spinner; below these k they are instant.
 QUICK_OPTIMAL_K = 10
 QUICK_OPTIMAL_BUDGET_K = 8
+#: A budgeted design giving a column less than this epsilon carries no information about it (not offered).
+DEGENERATE_EPSILON = 1e-6
 #: Human names of the designs (the engine's method ids are the keys).
 METHOD_LABELS = {
     "auto": "Auto (best exact)",
@@ -141,7 +143,15 @@ def compute_design(method, sizes, request: dict, n_rows, progress=None, cancel=N
             res = distribute_budget(
                 method, sizes, request["weights"], request["target_total"], progress=progress, cancel=cancel
             )
-            return summarise(res.design, n_rows, time.perf_counter() - t0, scale=res.scale)
+            summary = summarise(res.design, n_rows, time.perf_counter() - t0, scale=res.scale)
+            if min(summary.achieved) < DEGENERATE_EPSILON:
+                return DesignSummary(
+                    method=method,
+                    ok=False,
+                    error="infeasible at useful scales of these weights (the budget search only found ε ≈ 0)",
+                    seconds=summary.seconds,
+                )
+            return summary
         from optrr_engine.designs import run_design
 
         design = run_design(method, sizes, request["epsilons"], progress=progress, cancel=cancel)

@@ -161,7 +161,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.cancel_load)
         self.runner.busyChanged.connect(self._busy_changed)
         self._build_actions()
-        self.stack.cleanChanged.connect(lambda _clean: self._update_title())
+        self.stack.cleanChanged.connect(self._clean_changed)
         self.state.subscribe(self._on_state)
         self.resize(1366, 768)
         self.settings.restore_window(self)
@@ -305,6 +305,12 @@ class MainWindow(QMainWindow):
             self.status_spinner.start()
         else:
             self.status_spinner.stop()
+
+    def _clean_changed(self, _clean) -> None:
+        try:
+            self._update_title()
+        except RuntimeError:  # the stack is being destroyed with the window
+            pass
 
     def _update_title(self) -> None:
         name = Path(self.state.data_path).name if self.state.data_path else "no file"

@@ -121,6 +121,7 @@ class MechanismPanel(QWidget):
 
         self.title = QLabel("Mechanism")
         self.title.setStyleSheet("font-weight: bold;")
+        self.title.setWordWrap(True)
         self.spinner = Spinner(self)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the designs that are still computing (their old results stay greyed).")
@@ -190,7 +191,7 @@ class MechanismPanel(QWidget):
         ml = QVBoxLayout(middle)
         ml.setContentsMargins(0, 0, 0, 0)
         self.shown_label = QLabel()
-        self.shown_label.setStyleSheet("font-weight: bold;")
+        self.shown_label.setWordWrap(True)
         ml.addWidget(self.shown_label)
         ml.addWidget(self.chart, 1)
         ml.addWidget(self.changes)
@@ -313,7 +314,7 @@ class MechanismPanel(QWidget):
         if s.lower_bound is not None and s.lower_bound > 0:
             budget += f" (no mechanism can go below {fmt_eps(s.lower_bound)})"
         self.shown_label.setText(
-            f"{METHOD_LABELS.get(method, method)}: whole-record ε = {fmt_eps(s.overall_epsilon)}{budget}{stale}"
+            f"<b>{METHOD_LABELS.get(method, method)}: whole-record ε = {fmt_eps(s.overall_epsilon)}</b>{budget}{stale}"
             f"&nbsp;&nbsp;<span style='color:rgb{REQUESTED_COLOR}'>■</span> requested "
             f"<span style='color:rgb{ACHIEVED_COLOR}'>■</span> achieved "
             f"<span style='color:rgb{HIGHER_COLOR}'>■</span> higher than asked "

@@ -184,6 +184,8 @@ def _run(args) -> int:
         for d in designs:
             if "error" in d:
                 print(f"{d['method']}: not run ({d['error']})")
+            elif "note" in d:
+                print(f"{d['method']}: {d['note']}")
         print(rows.pivot_table(index="method", columns="way", values="mean_avd").round(4))
     else:
         raise InputError(f"unknown comparison {args.kind!r}")

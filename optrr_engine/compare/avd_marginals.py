@@ -9,15 +9,21 @@ AVD = 1/2 sum |P - Q| (LOPUB/LOCOP/BRR paper). Means and standard deviations ove
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..analysis.avd import avd
-from ..errors import InputError
+from ..analysis.rr_clusters import plan_rr_clusters
+from ..errors import InputError, OptRRError
 from ..estimation.counts import count_codes
 from ..estimation.nonnegative import clip_and_rescale, iterative_bayesian_update
 from ..estimation.operator import StructuredOperator
 from ..tasks import TaskControl
-from .budgets import designs_at_budget
+from .budgets import BudgetedDesign, designs_at_budget
+
+#: Pseudo-methods: RR-Clusters with joint GRR (the paper) or the best exact design inside each cluster.
+CLUSTER_METHODS = {"rr_clusters": "joint_grr", "rr_clusters_optimized": "auto"}
 
 #: Largest number of cells of a k-way marginal estimated in the comparison.
 MAX_CELLS = 200_000
@@ -47,6 +53,21 @@ def draw_subsets(k: int, way: int, count: int, sizes, rng) -> list[list[int]]:
     return out
 
 
+def clustered_design(name, data, weights, target: float, within: str, tv: float, td: float) -> BudgetedDesign:
+    """RR-Clusters at the whole-record budget: eps_i = target * w_i / sum(w); clusters by Algorithm 1 on the
+    raw data's Cramer's V (outside the guarantee); per cluster joint GRR or ``within`` spending eps_C."""
+    t0 = time.perf_counter()
+    w = np.asarray(weights, dtype=float)
+    eps = target * w / w.sum()
+    try:
+        plan = plan_rr_clusters(data.codes, data.sizes, eps, tv=tv, td=td, within=within)
+    except OptRRError as exc:
+        return BudgetedDesign(name, None, time.perf_counter() - t0, str(exc))
+    out = BudgetedDesign(name, plan.mechanism, time.perf_counter() - t0)
+    out.note = f"clusters {plan.clusters} chosen from the raw data (outside the epsilon guarantee)"
+    return out
+
+
 def avd_table(
     data,
     target: float,
@@ -57,21 +78,32 @@ def avd_table(
     weights=None,
     estimator: str = "clip",
     seed: int | None = None,
+    tv: float = 50,
+    td: float = 0.1,
     progress=None,
     cancel=None,
 ):
-    """Returns (rows DataFrame: per design and way the mean and sd of AVD, designs: list of design summaries)."""
+    """Returns (rows DataFrame: per design and way the mean and sd of AVD, designs: list of design summaries).
+
+    ``methods``: design methods (default: every one in optrr_engine.designs.METHODS plus ``rr_clusters``),
+    where ``rr_clusters`` is Domingo-Ferrer's joint GRR per cluster and ``rr_clusters_optimized`` the same
+    clusters with an optimized design inside each (thresholds ``tv``, ``td``).
+    """
     import pandas as pd
 
     from ..designs import METHODS
 
     ctl = TaskControl(progress, cancel)
     rng = np.random.default_rng(seed)
-    methods = list(methods or METHODS)
+    methods = list(methods or (tuple(METHODS) + ("rr_clusters",)))
     sizes = data.sizes
     k = len(sizes)
     weights = np.ones(k) if weights is None else np.asarray(weights, dtype=float)
-    designs = designs_at_budget(sizes, weights, target, methods, ctl.sub(0.0, 0.5))
+    plain = [m for m in methods if m not in CLUSTER_METHODS]
+    designs = designs_at_budget(sizes, weights, target, plain, ctl.sub(0.0, 0.5))
+    for m in methods:
+        if m in CLUSTER_METHODS:
+            designs[m] = clustered_design(m, data, weights, target, CLUSTER_METHODS[m], tv, td)
     ways = [w for w in ways if 2 <= w <= k]
     chosen = {w: draw_subsets(k, w, subsets, sizes, rng) for w in ways}
     truth = {

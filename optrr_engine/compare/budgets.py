@@ -26,6 +26,7 @@ class BudgetedDesign:
     mechanism: object | None
     seconds: float
     error: str = ""
+    note: str = ""
 
     @property
     def ok(self) -> bool:
@@ -42,6 +43,7 @@ class BudgetedDesign:
             "min_attribute_epsilon": float(np.min(eps)),
             "max_attribute_epsilon": float(np.max(eps)),
             "seconds": self.seconds,
+            **({"note": self.note} if self.note else {}),
         }
 
 

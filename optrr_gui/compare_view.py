@@ -176,13 +176,35 @@ class ComparePage(QWidget):
                 return False
             self.frame.to_csv(path, index=False)
             return True
+        if kind == "svg":
+            return self.export_svg(path)
         import pyqtgraph.exporters as ex
 
-        item = self.graphics.ci
-        exporter = ex.ImageExporter(item) if kind == "png" else ex.SVGExporter(item)
-        if kind == "png":
-            exporter.parameters()["width"] = max(1200, int(self.graphics.width()))
+        exporter = ex.ImageExporter(self.graphics.ci)
+        exporter.parameters()["width"] = max(1200, int(self.graphics.width()))
         exporter.export(path)
+        return True
+
+    def export_svg(self, path: str) -> bool:
+        """Vector SVG through Qt's own generator (pyqtgraph 0.14's SVG exporter cannot parse the paths Qt 6
+        writes: pyqtgraph issue #3485)."""
+        from PySide6.QtCore import QRectF, QSize
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        scene = self.graphics.scene()
+        rect = self.graphics.ci.sceneBoundingRect()
+        gen = QSvgGenerator()
+        gen.setFileName(path)
+        gen.setSize(QSize(int(rect.width()), int(rect.height())))
+        gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+        gen.setTitle(self.title)
+        gen.setDescription("OptRR comparison plot")
+        painter = QPainter(gen)
+        try:
+            scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+        finally:
+            painter.end()
         return True
 
 

@@ -35,8 +35,10 @@ from .widgets import fmt_eps, fmt_seconds
 #: Output formats offered: label -> (engine output_format, extension).
 FORMATS = {
     "CSV (comma-separated text)": ("csv", ".csv"),
-    "Parquet": ("parquet", ".parquet"),
     "Excel workbook": ("xlsx", ".xlsx"),
+    "Parquet": ("parquet", ".parquet"),
+    "SPSS (.sav)": ("sav", ".sav"),
+    "Stata (.dta)": ("dta", ".dta"),
 }
 CHANNEL = "release"
 
@@ -77,33 +79,37 @@ def manifest_paths(output_path: str) -> tuple[str, str]:
 
 
 def summary_html(manifest: dict, output_path: str, seconds: float) -> str:
-    """What was written, from the manifest the engine returned (epsilons recomputed by the engine)."""
+    """What was written. The epsilons are recomputed from the manifest's mechanism (not copied)."""
     manifest_path, report_path = manifest_paths(output_path)
-    mech = manifest.get("mechanism_summary") or manifest.get("privacy") or manifest
-    rows = manifest.get("rows", manifest.get("n_rows"))
-    overall = mech.get("overall_epsilon", manifest.get("overall_epsilon"))
-    names = manifest.get("attributes") or mech.get("attributes") or []
-    eps = mech.get("attribute_epsilons", manifest.get("attribute_epsilons")) or []
-    names = [n["name"] if isinstance(n, dict) else str(n) for n in names]
-    method = manifest.get("method") or mech.get("method") or ""
+    mech = engine_api.module("optrr_engine.release.manifest").mechanism_from_manifest(manifest)
+    eps = mech.attribute_epsilons()
+    names = [str(a["name"]) for a in manifest.get("attributes", [])]
+    requested = [a.get("requested_epsilon") for a in manifest.get("attributes", [])]
+    method = (manifest.get("design") or {}).get("method") or (manifest.get("mechanism") or {}).get("method", "")
+    rows = manifest.get("rows")
     lines = [f"<h3>Release written in {fmt_seconds(seconds)}</h3>", "<table cellspacing='4'>"]
-    lines.append(f"<tr><td>Rows</td><td>{rows:,}</td></tr>" if isinstance(rows, int) else "")
+    if isinstance(rows, int):
+        excluded = manifest.get("rows_excluded") or 0
+        extra = f" ({excluded:,} rows left out for missing values)" if excluded else ""
+        lines.append(f"<tr><td>Rows</td><td>{rows:,}{extra}</td></tr>")
     if method:
         lines.append(f"<tr><td>Design</td><td>{METHOD_LABELS.get(method, method)}</td></tr>")
-    if overall is not None:
-        value = fmt_eps(float(overall))
-        lines.append(f"<tr><td>Whole-record ε</td><td><b>{value}</b> (lower = more private)</td></tr>")
+    value = fmt_eps(mech.overall_epsilon())
+    lines.append(f"<tr><td>Whole-record ε</td><td><b>{value}</b> (lower = more private)</td></tr>")
+    lines.append("</table><p>ε per perturbed column (requested → achieved):</p><table cellspacing='4'>")
+    for name, req, e in zip(names, requested, eps, strict=False):
+        req_text = fmt_eps(float(req)) if req is not None else "—"
+        lines.append(f"<tr><td>{name}</td><td align='right'>{req_text}</td><td>→ {fmt_eps(float(e))}</td></tr>")
     lines.append("</table>")
-    if names and len(eps) == len(names):
-        lines.append("<p>ε per perturbed column:</p><table cellspacing='4'>")
-        for n, e in zip(names, eps, strict=True):
-            lines.append(f"<tr><td>{n}</td><td align='right'>{fmt_eps(float(e))}</td></tr>")
-        lines.append("</table>")
     kept = manifest.get("kept_columns") or []
     if kept:
         lines.append(f"<p style='color:#b05000'>Exported unchanged (NOT private): {', '.join(map(str, kept))}</p>")
-    if manifest.get("seed") is not None:
-        lines.append(f"<p>Fixed random seed {manifest['seed']} (written to the manifest, reproducible).</p>")
+    dropped = manifest.get("dropped_columns") or []
+    if dropped:
+        lines.append(f"<p>Not exported: {', '.join(map(str, dropped))}</p>")
+    if manifest.get("seeded"):
+        seed = f" {manifest['seed']}" if manifest.get("seed") is not None else ""
+        lines.append(f"<p>Fixed random seed{seed}: this release is reproducible (weaker; for testing).</p>")
     lines.append(
         f"<p>Data: {output_path}<br>Manifest: {manifest_path}<br>Report: {report_path}</p>"
         "<p>Send the data file together with its manifest; the receiver opens both in "

@@ -1,0 +1,188 @@
+"""Release and analyse flows end to end with the real engine: perturb the sample into a temporary folder,
+check the manifest and report, cancel a longer release (nothing left behind), then analyse the release."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from optrr_engine.release.manifest import load_manifest, mechanism_from_manifest
+from optrr_gui.main_window import TAB_ANALYSE
+from optrr_gui.release_dialog import ReleaseDialog, remaining_seconds
+from tests.test_gui_support import SAMPLE, WAIT_MS, close_window, open_window
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path)
+    yield w
+    close_window(w)
+
+
+def release(qtbot, window, output, **options) -> ReleaseDialog:
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    assert dialog.problems() == []
+    dialog.output.setText(str(output))
+    if options.get("seed") is not None:
+        dialog.fixed_seed.setChecked(True)
+        dialog.seed.setValue(options["seed"])
+        dialog.seed_in_manifest.setChecked(True)
+    assert dialog.start()
+    return dialog
+
+
+def test_release_of_the_sample_writes_data_manifest_and_report(qtbot, window, tmp_path):
+    window.state.set_column_value(0, "epsilon", 2.0)  # class: a little less private
+    window.state.set_column_value(9, "role", "drop")  # irradiat: not exported
+    qtbot.waitUntil(lambda: window.controller.is_idle() and len(window.controller.sizes) == 9, timeout=WAIT_MS)
+    chosen = window.controller.chosen()
+    expected = window.controller.current()[chosen]
+    out = tmp_path / "out" / "released.csv"
+    out.parent.mkdir()
+    dialog = release(qtbot, window, out, seed=1234)
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done", dialog.progress_label.text()
+    assert sorted(os.listdir(out.parent)) == sorted(
+        ["released.csv", "released.csv.manifest.json", "released.csv.report.html"]
+    )
+    manifest = load_manifest(str(out) + ".manifest.json", data_path=str(out))
+    mech = mechanism_from_manifest(manifest)
+    # The release uses the design the panel recommended, with the same privacy accounting.
+    assert manifest["design"]["method"] == expected.method or manifest["design"]["method_requested"] == "auto"
+    assert mech.overall_epsilon() == pytest.approx(expected.overall_epsilon, rel=1e-6)
+    assert mech.attribute_epsilons()[0] == pytest.approx(2.0)
+    assert manifest["rows"] == 286 and manifest["seed"] == 1234
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert "irradiat" not in rows[0] and len(rows) == 287
+    html = dialog.summary.toHtml()
+    assert "286" in html and "manifest.json" in html and "report.html" in html
+    assert f"{mech.overall_epsilon():.3f}" in html
+    assert dialog.folder_button.isEnabled()
+
+
+def test_release_refuses_to_overwrite_the_input(qtbot, window):
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    dialog.output.setText(SAMPLE)
+    assert not dialog.start()
+    assert "input" in dialog.progress_label.text()
+
+
+def big_copy(tmp_path, rows: int) -> str:
+    with open(SAMPLE, newline="", encoding="utf-8") as fh:
+        lines = list(csv.reader(fh))
+    path = tmp_path / "big.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(lines[0])
+        body = lines[1:]
+        for i in range(rows):
+            w.writerow(body[i % len(body)])
+    return str(path)
+
+
+def test_cancelled_release_leaves_nothing_behind(qtbot, tmp_path):
+    path = big_copy(tmp_path, 400_000)
+    window = open_window(qtbot, tmp_path, path)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    seen = []
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    dialog.output.setText(str(out_dir / "released.csv"))
+    original = dialog._progress
+
+    def progress_then_cancel(fraction, message):
+        original(fraction, message)
+        seen.append(fraction)
+        if "randomized" in message and dialog.result_state == "running":
+            dialog.cancel()  # as if the user pressed Cancel once rows are being written
+
+    dialog._progress = progress_then_cancel
+    assert dialog.start()
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "cancelled", dialog.progress_label.text()
+    assert seen and max(seen) < 1.0
+    assert "Nothing was written" in dialog.progress_label.text()
+    assert os.listdir(out_dir) == []  # no output, manifest, report or temporary file
+    close_window(window)
+
+
+def test_release_runs_off_the_ui_thread(qtbot, window, tmp_path, monkeypatch):
+    import optrr_gui.release_dialog as rd
+
+    threads = []
+    real = rd.run_release
+
+    def spy(*args, **kwargs):
+        threads.append(threading.get_ident())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rd, "run_release", spy)
+    dialog = release(qtbot, window, tmp_path / "r.csv")
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done"
+    assert threads and threads[0] != threading.main_thread().ident
+
+
+def test_remaining_time_estimate():
+    assert remaining_seconds(0.1, 0.5) is None  # too early to say
+    assert remaining_seconds(10.0, 0.25) == pytest.approx(30.0)
+
+
+def test_analyse_a_release(qtbot, window, tmp_path):
+    out = tmp_path / "rel.csv"
+    dialog = release(qtbot, window, out)
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done"
+    dialog.analyse()  # "Analyse this release": opens the tab with the file
+    assert window.tabs.currentIndex() == TAB_ANALYSE
+    view = window.analyse_view
+    qtbot.waitUntil(lambda: view.opened is not None or "color:#cc0000" in view.info.text(), timeout=WAIT_MS)
+    assert view.opened is not None, view.info.text()
+    assert view.attributes.count() == 10
+    # One attribute: its estimated distribution with intervals.
+    view.set_selected(["age"])
+    view.estimate()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=WAIT_MS)
+    est = view.result["estimate"]
+    assert est.names() == ["age"] and est.rows == 286
+    assert float(np.sum(est.estimate)) == pytest.approx(1.0)
+    centre = np.clip(est.unbiased, 0, 1)
+    assert np.all(est.ci_low <= centre + 1e-12) and np.all(centre <= est.ci_high + 1e-12)
+    assert np.all(est.ci_high - est.ci_low > 0)
+    assert view.table.rowCount() == len(est.labels()[0])
+    # Two attributes: contingency table and chi-square tests.
+    view.result = None
+    view.set_selected(["age", "menopause"])
+    view.estimate()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=WAIT_MS)
+    assert view.result["chi2"] is not None
+    assert view.table.rowCount() == len(view.result["estimate"].labels()[0])
+    assert view.table.columnCount() == len(view.result["estimate"].labels()[1])
+    assert view.tests.isVisible() and "recommended" in view.tests.toPlainText()
+    csv_path, json_path = tmp_path / "e.csv", tmp_path / "e.json"
+    assert view.export("csv", str(csv_path)) and view.export("json", str(json_path))
+    assert csv_path.read_text().startswith("age,menopause")
+    assert json.loads(json_path.read_text())["chi_square"]["attributes"] == ["age", "menopause"]
+
+
+def test_analyse_reports_a_file_that_does_not_match_its_manifest(qtbot, window, tmp_path):
+    out = tmp_path / "rel.csv"
+    dialog = release(qtbot, window, out)
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    with open(out, "a", encoding="utf-8") as fh:
+        fh.write(open(out, encoding="utf-8").read().splitlines()[1] + "\n")  # one row too many
+    window.tabs.setCurrentIndex(TAB_ANALYSE)
+    view = window.analyse_view
+    view.open_release(str(out))
+    qtbot.waitUntil(lambda: not view.spinner.is_spinning(), timeout=WAIT_MS)
+    assert view.opened is None
+    assert "color:#cc0000" in view.info.text()

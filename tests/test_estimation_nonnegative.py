@@ -68,3 +68,17 @@ def test_intervals_do_not_depend_on_the_point_method():
     assert np.all(a.ci_low <= np.clip(a.unbiased, 0, 1)) and np.all(np.clip(a.unbiased, 0, 1) <= a.ci_high)
     wider = estimate_from_counts(mech, counts, method="unbiased", confidence=0.99)
     assert np.all(wider.ci_high - wider.ci_low >= a.ci_high - a.ci_low - 1e-15)
+
+
+def test_squarem_reaches_the_plain_em_optimum_with_a_certified_gap():
+    mech = run_design("optimal", SIZES, [0.6, 0.8, 0.5]).mechanism
+    op = StructuredOperator.from_mechanism(mech)
+    rng = np.random.default_rng(12)
+    counts = rng.multinomial(5000, op.apply(rng.dirichlet(np.full(24, 0.3)).reshape(SIZES)).ravel()).reshape(SIZES)
+    lam = counts / counts.sum()
+    fast = ibu(op, lam, tol=1e-9)
+    slow = ibu(op, lam, tol=1e-7, accelerate=False, max_iter=200000)
+    assert fast.converged and slow.converged and fast.iterations < slow.iterations
+    ll_fast, ll_slow = log_likelihood(op, fast.estimate, lam), log_likelihood(op, slow.estimate, lam)
+    assert ll_fast >= ll_slow - 1e-7  # within the slow run's certified gap
+    assert ll_fast - ll_slow <= 1e-7 + 1e-9

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import TooLargeError
 from .spectrum import (
     check_identifiable,
     eigenvalues_from_patterns,
     mechanism_eigenvalues,
     patterns_from_eigenvalues,
 )
+
+#: Largest prod(a_i + 1) of the split representation (float64: 400 MB).
+MAX_SPLIT_CELLS = 50_000_000
 
 
 def component_masks(sizes) -> np.ndarray:
@@ -54,6 +58,12 @@ class StructuredOperator:
     def __init__(self, sizes, eigenvalues: np.ndarray):
         self.sizes = tuple(int(a) for a in sizes)
         self.m = len(self.sizes)
+        split = float(np.prod([a + 1.0 for a in self.sizes]))
+        if split > MAX_SPLIT_CELLS:
+            raise TooLargeError(
+                f"a marginal of {self.m} attributes with {float(np.prod(self.sizes, dtype=float)):.3g} cells is too "
+                "large to estimate here; choose fewer attributes"
+            )
         self.eigenvalues = np.asarray(eigenvalues, dtype=float)
         if self.eigenvalues.shape != (1 << self.m,):
             raise ValueError("one eigenvalue per mask over the attributes is needed")

@@ -119,3 +119,13 @@ def test_cli_compare(tmp_path, capsys):
     assert main(["compare"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("optrr: error:") for line in err)
+
+
+def test_harness_reports_progress_and_can_be_cancelled():
+    from optrr_engine.errors import Cancelled
+
+    seen = []
+    ratio_curves(ks=(3,), sets=3, seed=1, progress=lambda f, msg: seen.append(f))
+    assert seen and seen == sorted(seen) and seen[-1] == pytest.approx(1.0)
+    with pytest.raises(Cancelled):
+        snp_chi2_curve(ks=(10,), runs=2, seed=1, cancel=lambda: True)

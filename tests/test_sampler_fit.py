@@ -261,6 +261,20 @@ def test_kronecker_k64_structure():
     check_many_attributes(single(block), independent_changed_count_probs(block), 18, [(0, 63), (3, 4)])
 
 
+@pytest.mark.parametrize("method", ["kronecker", "pattern", "heuristic", "family"])
+def test_extreme_epsilons_keep_every_value(method):
+    """eps_i = 50: p_i rounds to 1 in float64; the sampler must keep x (no NaN / sign trouble in the arithmetic)."""
+    if method == "pattern":  # the Kronecker mechanism as a full pattern table
+        kron = run_design("kronecker", [3, 4, 2], [50.0, 50.0, 50.0]).mechanism
+        mech = single(PatternBlock([3, 4, 2], kron.log_pattern_probs()))
+    else:
+        mech = run_design(method, [3, 4, 2], [50.0, 50.0, 50.0]).mechanism
+    x = np.random.default_rng(0).integers(0, 2, (DRAWS, 3)).astype(np.int16)
+    with np.errstate(all="raise"):
+        y = mech.sample(x, np.random.default_rng(1))
+    assert np.array_equal(x, y)
+
+
 def test_sampler_is_reproducible_with_a_seed_and_keeps_input():
     d = run_design("heuristic", [3, 4, 5], [1.0, 1.0, 1.0])
     x = np.random.default_rng(0).integers(0, 3, (1000, 3))

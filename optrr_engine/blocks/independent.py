@@ -67,8 +67,10 @@ class IndependentBlock(Block):
         sizes = self.sizes
         work = np.min_scalar_type(2 * int(sizes.max()) - 1)  # unsigned; 2 a_i - 1 fits, wrap-around intended
         rows = min(n, max(1, (1 << 15) // k))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.tile((sizes - 1.0) / -np.expm1(self.log_keep), (rows, 1))  # inf (always stay) if m_i = 0
+        move = -np.expm1(self.log_keep)
+        move = np.where(move > 0, move, 0.0)  # +0.0 when p_i rounds to 1 (e.g. eps_i = 50): scale +inf, never move
+        with np.errstate(divide="ignore"):
+            scale = np.tile((sizes - 1.0) / move, (rows, 1))
         top = np.tile(sizes - 1.0, (rows, 1))
         one_minus_a = np.tile((1 - sizes).astype(work), (rows, 1))
         plus_a = np.tile(sizes.astype(work), (rows, 1))

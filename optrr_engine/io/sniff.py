@@ -2,10 +2,11 @@
 
 Encoding: a byte-order mark decides (UTF-8 with BOM, UTF-16); otherwise UTF-8 if every sampled window
 decodes strictly, else Windows-1252 if it decodes, else Latin-1 (which decodes any byte). Samples: the
-first SAMPLE_BYTES plus WINDOWS windows spread over the rest of the file, so a non-UTF-8 byte far from
-the start is usually noticed. Delimiter: the candidate that splits the sampled lines into the same number
-(> 1) of fields most consistently. Decimal mark: "," when the delimiter is not "," and numbers written
-like 1,5 outnumber numbers written like 1.5.
+first SAMPLE_BYTES plus WINDOWS windows spread over the rest of the file (the last one ending at the end),
+so a non-UTF-8 byte far from the start is usually noticed; one that is missed gives a clear read error
+later. Delimiter: the candidate that splits the sampled lines into the same number (> 1) of fields most
+consistently. Decimal mark: "," when the delimiter is not "," and numbers written like 1,5 outnumber
+numbers written like 1.5.
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ def read_samples(path) -> tuple[bytes, list[bytes]]:
     with open(path, "rb") as fh:
         head = fh.read(SAMPLE_BYTES)
         windows = []
-        if size > SAMPLE_BYTES + WINDOW_BYTES:
-            step = (size - SAMPLE_BYTES) // WINDOWS
+        if size > SAMPLE_BYTES:
+            last = max(SAMPLE_BYTES, size - WINDOW_BYTES)  # the final window ends at the end of the file
             for i in range(WINDOWS):
-                fh.seek(SAMPLE_BYTES + i * step)
+                fh.seek(SAMPLE_BYTES + (last - SAMPLE_BYTES) * i // (WINDOWS - 1))
                 windows.append(fh.read(WINDOW_BYTES))
     return head, windows
 

@@ -165,6 +165,12 @@ class XlsxWriter(TableWriter):
     def close(self) -> None:
         self._book.save(self.path)
 
+    def abort(self) -> None:
+        try:
+            self._sheet.close()
+        except Exception:  # noqa: BLE001 - already failing; the temporary file is deleted anyway
+            pass
+
 
 class StatWriter(TableWriter):
     """SPSS .sav / Stata .dta via pyreadstat (text variables; the whole release is held in memory)."""

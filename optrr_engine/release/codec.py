@@ -213,7 +213,7 @@ class Codec:
         for j, spec in enumerate(self.specs):
             labels = np.asarray(spec.labels, dtype=object)
             data[spec.name] = labels[codes[:, j]]
-        return pd.DataFrame(data, columns=self.attributes)
+        return pd.DataFrame(data, columns=self.attributes, dtype=object)
 
     def output_table(self, codes: np.ndarray, kept=None):
         """The release table: perturbed columns as dictionary arrays (codes + labels), kept columns as

@@ -92,16 +92,16 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
         return col
     markers = sum(stats.counts.get(m, 0) for m in MISSING_MARKERS)
     numeric = stats.numeric > 0 and stats.numeric >= NUMERIC_SHARE * (rows - markers)
+    spaced = stats.with_space > 0.5 * rows and (distinct is None or distinct > 0.5 * rows)
+    if not numeric and (stats.mean_length > FREE_TEXT_LENGTH or spaced):
+        col.role = "drop"
+        warn.append("looks like free text; dropped")
+        return col
     nearly_unique = rows >= UNIQUE_MIN_ROWS and (distinct is None or distinct >= UNIQUE_SHARE * rows)
     if nearly_unique and (not numeric or _dense_integers(stats)):
         col.role = "drop"
         count = "more than 5,000" if distinct is None else f"{distinct:,}"
         warn.append(f"likely identifier: {count} distinct values in {rows:,} rows; dropped")
-        return col
-    spaced = stats.with_space > 0.5 * rows and (distinct is None or distinct > 0.5 * rows)
-    if not numeric and (stats.mean_length > FREE_TEXT_LENGTH or spaced):
-        col.role = "drop"
-        warn.append("looks like free text; dropped")
         return col
     extras = stats.non_numeric_values() if numeric else {}
     numeric_distinct = None if distinct is None else distinct - len(extras)

@@ -1,0 +1,198 @@
+"""``optrr schema`` / ``optrr perturb``: happy path, every bad input of the issue (one stderr line, exit code 2,
+nothing under the output name, input untouched), and ``kill -9`` in the middle of a run."""
+
+import errno
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from optrr_engine.cli.main import main
+from tests.conftest import ROOT, SHARED_DATA
+
+
+def digest(path) -> str:
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("optrr:")]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("optrr: error: ")
+    return lines[0]
+
+
+def config_file(folder, columns, method="kronecker", name="release.json", **extra) -> str:
+    path = folder / name
+    path.write_text(json.dumps({"method": method, "columns": columns, **extra}))
+    return str(path)
+
+
+def test_schema_then_perturb(tmp_path, capsys):
+    src = SHARED_DATA / "breast_cancer.csv"
+    cfg = tmp_path / "release.json"
+    assert main(["schema", str(src), "-o", str(cfg)]) == 0
+    out = capsys.readouterr()
+    assert "node-caps" in out.out and cfg.exists()
+    assert main(["schema", str(src), "-o", str(cfg)]) == 2  # never replaces edits silently
+    assert "use --force" in one_error_line(capsys)
+    assert main(["schema", str(src), "-o", str(cfg), "--force", "--quiet"]) == 0
+    rel = tmp_path / "rel.csv"
+    assert main(["perturb", str(src), "--config", str(cfg), "-o", str(rel), "--seed", "4"]) == 0
+    out = capsys.readouterr()
+    assert "whole-record epsilon" in out.out and "100.0%" in out.err  # progress on stderr
+    for suffix in ("", ".manifest.json", ".report.html"):
+        assert os.path.exists(str(rel) + suffix)
+    manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
+    assert manifest["seeded"] and manifest["shuffled"] and "seed" not in manifest
+    rel2 = tmp_path / "rel2.parquet"
+    args = ["perturb", str(src), "--config", str(cfg), "-o", str(rel2), "--no-shuffle", "--seed", "4", "--keep-seed"]
+    assert main([*args, "--quiet"]) == 0
+    assert capsys.readouterr().out == ""
+    manifest = json.loads((tmp_path / "rel2.parquet.manifest.json").read_text())
+    assert manifest["seed"] == 4 and not manifest["shuffled"] and manifest["output"]["format"] == "parquet"
+
+
+CATS = {"a": ["x", "y"], "b": ["p", "q", "r"]}
+
+
+def good_columns(**override):
+    cols = [{"name": n, "role": "perturb", "epsilon": 1.0, "categories": c} for n, c in CATS.items()]
+    for c in cols:
+        c.update(override.get(c["name"], {}))
+    return cols
+
+
+def bad_cases():
+    """(name, input bytes, configuration columns or None, extra CLI args, expected message part)."""
+    good = b"a,b\nx,p\ny,q\nx,r\n"
+    return [
+        ("empty", b"", good_columns(), [], "is empty"),
+        ("header_only", b"a,b\n", good_columns(), [], "has a header but no data rows"),
+        ("ragged", b"a,b\nx,p\ny\n", good_columns(), [], "ragged rows"),
+        ("ragged_long", b"a,b\nx,p\ny,q,r\n", good_columns(), [], "3 fields but the header has 2"),
+        ("undecodable", b"a,b\nx,p\ny,q\xe9\n", good_columns(), ["--encoding", "utf-8"], "not valid utf-8 text"),
+        ("duplicate", b"a,b,a\nx,p,x\n", good_columns(), [], "'a' appears twice"),
+        ("one_category", good, good_columns(a={"categories": ["x"]}), [], "'a' has only one category"),
+        ("unknown_value", good + b"w,p\n", good_columns(), [], "'a' has values that are not among its categories: 'w'"),
+        ("eps_zero", good, good_columns(b={"epsilon": 0}), [], "'b': epsilon is 0"),
+        ("eps_negative", good, good_columns(b={"epsilon": -2}), [], "'b': epsilon is -2"),
+        ("eps_nan", good, good_columns(b={"epsilon": float("nan")}), [], "'b': epsilon is NaN"),
+        ("eps_huge", good, good_columns(b={"epsilon": 1e9}), [], "'b': epsilon 1e\\+09 is above 50"),
+        ("missing_column", good, good_columns() + [{"name": "c", "role": "keep"}], [], "column 'c' of the config"),
+        ("bad_format", good, good_columns(), ["--format", "parquet"], "ends in .csv but format parquet"),
+    ]
+
+
+@pytest.mark.parametrize("case", bad_cases(), ids=[c[0] for c in bad_cases()])
+def test_bad_inputs_exit_2_with_one_line_and_leave_nothing(tmp_path, capsys, case):
+    name, content, columns, extra, pattern = case
+    src = tmp_path / "in.csv"
+    src.write_bytes(content)
+    cfg = config_file(tmp_path, columns)
+    before, files = digest(src), set(os.listdir(tmp_path))
+    code = main(["perturb", str(src), "--config", cfg, "-o", str(tmp_path / "out.csv"), *extra])
+    line = one_error_line(capsys)
+    assert code == 2
+    assert __import__("re").search(pattern, line), line
+    assert set(os.listdir(tmp_path)) == files and digest(src) == before
+    if name in ("empty", "header_only", "ragged", "duplicate", "undecodable"):
+        assert main(["schema", str(src), "-o", str(tmp_path / "s.json"), *extra]) == 2
+        one_error_line(capsys)
+        assert not (tmp_path / "s.json").exists()
+
+
+def test_output_equal_to_input_unwritable_folder_and_full_disk(tmp_path, capsys, monkeypatch):
+    from optrr_engine.io import writers
+
+    src = tmp_path / "in.csv"
+    src.write_bytes(b"a,b\n" + b"x,p\ny,q\n" * 3000)
+    cfg = config_file(tmp_path, good_columns())
+    before, files = digest(src), set(os.listdir(tmp_path))
+    for target in (str(src), str(tmp_path / "sub" / ".." / "in.csv")):
+        assert main(["perturb", str(src), "--config", cfg, "-o", target]) == 2
+        assert "is the input file" in one_error_line(capsys)
+    assert main(["schema", str(src), "-o", str(src)]) == 2
+    assert "is the input file" in one_error_line(capsys)
+    locked = "/sys" if os.geteuid() == 0 else str(tmp_path / "locked")
+    if locked != "/sys":
+        os.mkdir(locked, 0o500)
+        files.add("locked")
+    assert main(["perturb", str(src), "--config", cfg, "-o", os.path.join(locked, "out.csv")]) == 2
+    assert "permission denied" in one_error_line(capsys)
+    assert main(["perturb", str(src), "--config", cfg, "-o", str(tmp_path / "no" / "out.csv")]) == 2
+    assert "does not exist" in one_error_line(capsys)
+
+    def full(self, table):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(writers.CsvWriter, "write", full)
+    assert main(["perturb", str(src), "--config", cfg, "-o", str(tmp_path / "out.csv"), "--quiet"]) == 2
+    assert "the disk is full" in one_error_line(capsys)
+    assert set(os.listdir(tmp_path)) == files and digest(src) == before
+
+
+def test_corrupt_or_mismatched_manifest_through_the_cli(tmp_path, capsys):
+    src = tmp_path / "in.csv"
+    src.write_bytes(b"a,b\n" + b"x,p\ny,q\nx,r\n" * 50)
+    cfg = config_file(tmp_path, good_columns())
+    assert main(["perturb", str(src), "--config", cfg, "-o", str(tmp_path / "out.csv"), "--quiet"]) == 0
+    manifest = tmp_path / "out.csv.manifest.json"
+    good = manifest.read_text()
+    manifest.write_text(good[:100])
+    assert main(["estimate", str(tmp_path / "out.csv"), "--manifest", str(manifest), "--marginal", "a"]) == 2
+    assert "not valid JSON" in one_error_line(capsys)
+    manifest.write_text(good)
+    with open(tmp_path / "out.csv", "ab") as fh:
+        fh.write(b"x,p\n")
+    assert main(["estimate", str(tmp_path / "out.csv"), "--manifest", str(manifest), "--marginal", "a"]) == 2
+    assert "SHA-256 differs" in one_error_line(capsys)
+
+
+def big_csv(path, rows: int) -> None:
+    rng = np.random.default_rng(0)
+    labels = np.array(["x", "y"]), np.array(["p", "q", "r"])
+    block = 200_000
+    with open(path, "w") as fh:
+        fh.write("a,b,note\n")
+        for start in range(0, rows, block):
+            n = min(block, rows - start)
+            a, b = labels[0][rng.integers(0, 2, n)], labels[1][rng.integers(0, 3, n)]
+            fh.write("\n".join(np.char.add(np.char.add(np.char.add(a, ","), b), ",some longer text field")) + "\n")
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_kill_9_mid_run_leaves_no_output_under_the_final_name(tmp_path, shuffle):
+    src = tmp_path / "big.csv"
+    big_csv(src, 1_500_000)
+    cfg = config_file(tmp_path, good_columns())
+    out = tmp_path / "out.csv"
+    cmd = [sys.executable, "-m", "optrr_engine.cli.main", "perturb", str(src), "--config", cfg, "-o", str(out)]
+    cmd += ["--quiet"] + ([] if shuffle else ["--no-shuffle"])
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    started = False
+    while time.monotonic() < deadline and proc.poll() is None:
+        names = os.listdir(tmp_path)
+        temp = [n for n in names if n.startswith(".out.csv.") and n.endswith(".optrr-tmp")]
+        spill = [n for n in names if n.startswith(".optrr-shuffle-")]
+        if shuffle:
+            started = bool(spill) and any(os.listdir(tmp_path / spill[0]))
+        else:
+            started = bool(temp) and os.path.getsize(tmp_path / temp[0]) > 1 << 20
+        if started:
+            break
+        time.sleep(0.005)
+    assert started and proc.poll() is None, proc.stderr.read() if proc.poll() is not None else "never started"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    for name in ("out.csv", "out.csv.manifest.json", "out.csv.report.html"):
+        assert not (tmp_path / name).exists(), name

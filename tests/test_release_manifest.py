@@ -1,0 +1,123 @@
+"""Manifests: keys, validation of version / keys / epsilons / hash, and rebuilding the mechanism exactly."""
+
+import json
+
+import numpy as np
+import pytest
+
+from optrr_engine.errors import InputError
+from optrr_engine.release.config import ColumnConfig, ReleaseConfig
+from optrr_engine.release.manifest import REQUIRED_KEYS, load_manifest, mechanism_from_manifest
+from optrr_engine.release.perturb import perturb_file
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rel")
+    rng = np.random.default_rng(0)
+    lines = ["sex,smoker,region"] + [
+        f"{rng.choice(['F', 'M'])},{rng.choice(['no', 'yes'])},{rng.choice(['N', 'S', 'E'])}" for _ in range(400)
+    ]
+    (folder / "in.csv").write_text("\n".join(lines) + "\n")
+    cats = {"sex": ["F", "M"], "smoker": ["no", "yes"], "region": ["E", "N", "S"]}
+    cfg = ReleaseConfig(
+        method="optimal",
+        columns=[
+            ColumnConfig(name=n, role="perturb", epsilon=1.0 + i, categories=c) for i, (n, c) in enumerate(cats.items())
+        ],
+    )
+    manifest = perturb_file(folder / "in.csv", cfg, folder / "out.csv", seed=2)
+    return folder, manifest
+
+
+def test_manifest_has_the_documented_keys(release):
+    folder, m = release
+    assert all(k in m for k in REQUIRED_KEYS) and m["format_version"] == 1
+    assert [a["name"] for a in m["attributes"]] == ["sex", "smoker", "region"]
+    assert m["attributes"][2]["categories"] == ["E", "N", "S"]
+    assert [a["requested_epsilon"] for a in m["attributes"]] == [1.0, 2.0, 3.0]
+    np.testing.assert_allclose([a["achieved_epsilon"] for a in m["attributes"]], [1.0, 2.0, 3.0], rtol=1e-9)
+    assert m["mechanism"]["method"] == "optimal" and m["rows"] == 400
+    for key in ("tool", "created", "input", "output", "codebook", "design", "columns", "chunk_rows"):
+        assert key in m
+    assert m["input"]["file"] == "in.csv" and m["output"]["file"] == "out.csv"
+    text = (folder / "out.csv.manifest.json").read_text()
+    assert "NaN" not in text and "Infinity" not in text  # strict JSON
+
+
+def test_mechanism_is_rebuilt_exactly(release):
+    folder, m = release
+    mech = mechanism_from_manifest(load_manifest(folder / "out.csv.manifest.json"))
+    again = dict(m["mechanism"])
+    again.pop("method")
+    assert mech.to_dict() == again
+    assert mech.overall_epsilon() == pytest.approx(m["overall_epsilon"], rel=1e-12)
+
+
+def write_variant(folder, manifest, name, edit):
+    data = json.loads(json.dumps(manifest))
+    edit(data)
+    path = folder / name
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "pattern"),
+    [
+        (lambda d: d.pop("output_sha256"), "lacks the key 'output_sha256'"),
+        (lambda d: d.update(format_version=2), "format_version 2, newer than this OptRR reads"),
+        (lambda d: d.update(format_version="1"), "invalid format_version"),
+        (lambda d: d["attributes"][0].update(achieved_epsilon=0.5), "states epsilon 0.5 for 'sex'"),
+        (lambda d: d.update(overall_epsilon=1.0), "overall_epsilon that its mechanism does not give"),
+        (lambda d: d["attributes"][2]["categories"].pop(), "category counts differ"),
+        (lambda d: d["mechanism"]["blocks"][0].update(kind="mystery"), "invalid mechanism"),
+        (lambda d: d["mechanism"].pop("blocks"), "invalid mechanism"),
+        (lambda d: d.update(rows=-3), "invalid row count"),
+        (lambda d: d.update(input_sha256="abc"), "invalid input_sha256"),
+        (lambda d: d.update(seeded="no"), "non-boolean 'seeded'"),
+        (lambda d: d.update(attributes=[]), "has no attributes"),
+    ],
+)
+def test_damaged_manifests_are_refused(release, edit, pattern):
+    folder, m = release
+    path = write_variant(folder, m, "bad.manifest.json", edit)
+    with pytest.raises(InputError, match=pattern) as info:
+        load_manifest(path, data_path=folder / "out.csv")
+    assert "\n" not in str(info.value)
+
+
+def test_corrupt_json_missing_data_and_mismatched_data(release, tmp_path):
+    folder, m = release
+    text = (folder / "out.csv.manifest.json").read_text()
+    cut = tmp_path / "cut.manifest.json"
+    cut.write_text(text[: len(text) // 2])
+    with pytest.raises(InputError, match="is not valid JSON .*damaged"):
+        load_manifest(cut)
+    with pytest.raises(InputError, match="does not exist"):
+        load_manifest(tmp_path / "none.manifest.json")
+    alone = tmp_path / "out.csv.manifest.json"
+    alone.write_text(text)
+    with pytest.raises(InputError, match="data file .*out.csv described by manifest .* does not exist"):
+        load_manifest(alone)
+    changed = tmp_path / "out.csv"
+    changed.write_bytes((folder / "out.csv").read_bytes().replace(b"\nF,", b"\nM,", 1))
+    with pytest.raises(InputError, match="does not match manifest .*SHA-256 differs"):
+        load_manifest(alone)
+    assert load_manifest(alone, check_hash=False)["rows"] == 400
+    other = tmp_path / "other.csv"
+    other.write_bytes((folder / "out.csv").read_bytes())
+    assert load_manifest(alone, data_path=other)["rows"] == 400
+
+
+def test_minimal_manifest_of_the_documented_interface_loads(release, tmp_path):
+    """A manifest holding only the stable keys (as other tools may write) is accepted."""
+    folder, m = release
+    minimal = {k: m[k] for k in REQUIRED_KEYS}
+    minimal["attributes"] = [
+        {k: a[k] for k in ("name", "categories", "requested_epsilon", "achieved_epsilon")} for a in m["attributes"]
+    ]
+    minimal["mechanism"] = {k: v for k, v in m["mechanism"].items() if k != "method"}
+    path = tmp_path / "min.manifest.json"
+    path.write_text(json.dumps(minimal))
+    assert load_manifest(path, data_path=folder / "out.csv")["rows"] == 400

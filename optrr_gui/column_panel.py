@@ -98,19 +98,28 @@ class ColumnPanel(QWidget):
         self.categories.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.categories.setToolTip(
             "The categories the column is randomized over, in order (the order matters for ordinal columns). "
-            "Double-click to rename; values of a removed category are treated as missing."
+            "Every value in the data must be one of them, or be treated as missing."
         )
         self.up = QPushButton("Up")
         self.down = QPushButton("Down")
-        self.remove = QPushButton("Remove")
+        self.remove = QPushButton("Treat as missing")
         self.add = QPushButton("Add…")
         self.up.setToolTip("Move the selected category earlier (ordinal order)")
         self.down.setToolTip("Move the selected category later (ordinal order)")
-        self.remove.setToolTip("Remove the selected categories (their values count as missing)")
-        self.add.setToolTip("Add a category that may appear in the data")
+        self.remove.setToolTip(
+            "The selected values are missing-value codes (such as '?' or -9): handle them like empty cells"
+        )
+        self.add.setToolTip("Add a category that may appear in the data (it is then possible in the output too)")
+        self.missing_list = QLabel()
+        self.missing_list.setWordWrap(True)
+        self.restore = QPushButton("Restore")
+        self.restore.setToolTip("Make the values treated as missing ordinary categories again")
         buttons = QHBoxLayout()
         for b in (self.up, self.down, self.remove, self.add):
             buttons.addWidget(b)
+        missing_row = QHBoxLayout()
+        missing_row.addWidget(self.missing_list, 1)
+        missing_row.addWidget(self.restore)
         self.bins = QLineEdit()
         self.bins.setPlaceholderText("bin edges, e.g. 0, 18, 40, 65, inf")
         self.bins.setToolTip("Numbers are grouped into the bins between consecutive edges (press Enter to apply).")
@@ -120,6 +129,7 @@ class ColumnPanel(QWidget):
         cl = QVBoxLayout(self.cat_box)
         cl.addWidget(self.categories, 1)
         cl.addLayout(buttons)
+        cl.addLayout(missing_row)
         cl.addWidget(self.bins)
         cl.addWidget(self.bins_error)
 
@@ -137,9 +147,9 @@ class ColumnPanel(QWidget):
         self.weight.valueEdited.connect(lambda v, final: self._set("weight", v, mergeable=not final))
         self.up.clicked.connect(lambda: self._move(-1))
         self.down.clicked.connect(lambda: self._move(1))
-        self.remove.clicked.connect(self._remove)
+        self.remove.clicked.connect(self._treat_as_missing)
+        self.restore.clicked.connect(self._restore_missing)
         self.add.clicked.connect(self._add)
-        self.categories.itemDoubleClicked.connect(self._rename)
         self.bins.returnPressed.connect(self._apply_bins)
         state.subscribe(self._on_state)
         self.show_column(None)
@@ -166,25 +176,38 @@ class ColumnPanel(QWidget):
         self._set("categories", cats)
         self.categories.setCurrentRow(j)
 
-    def _remove(self) -> None:
+    def _treat_as_missing(self) -> None:
+        """Move the selected categories into the column's missing-value codes (one undo step)."""
         rows = {self.categories.row(i) for i in self.categories.selectedItems()}
-        if not rows:
+        if not rows or self.row is None:
             return
-        cats = [c for i, c in enumerate(self.current_categories()) if i not in rows]
-        self._set("categories", cats)
+        col = self.state.columns[self.row]
+        cats = self.current_categories()
+        moved = [c for i, c in enumerate(cats) if i in rows]
+        kept = [c for i, c in enumerate(cats) if i not in rows]
+        if col.missing == "category" and col.missing_label not in kept:
+            kept.append(col.missing_label)  # the missing values need their category
+        self.stack.beginMacro(f"treat {', '.join(map(str, moved))} of {col.name} as missing")
+        self._set("categories", kept)
+        self._set("missing_values", [*col.missing_values, *[m for m in moved if m not in col.missing_values]])
+        self.stack.endMacro()
+
+    def _restore_missing(self) -> None:
+        if self.row is None:
+            return
+        col = self.state.columns[self.row]
+        if not col.missing_values:
+            return
+        cats = self.current_categories()
+        self.stack.beginMacro(f"restore the missing-value codes of {col.name}")
+        self._set("categories", [*cats, *[m for m in col.missing_values if m not in cats]])
+        self._set("missing_values", [])
+        self.stack.endMacro()
 
     def _add(self) -> None:
         text, ok = QInputDialog.getText(self, "Add a category", "Category (exactly as it appears in the data):")
         if ok and text and text not in self.current_categories():
             self._set("categories", [*self.current_categories(), text])
-
-    def _rename(self, item) -> None:
-        i = self.categories.row(item)
-        cats = self.current_categories()
-        text, ok = QInputDialog.getText(self, "Rename a category", "New label:", text=str(cats[i]))
-        if ok and text and text != cats[i]:
-            cats[i] = text
-            self._set("categories", cats)
 
     def _apply_bins(self) -> None:
         try:
@@ -233,12 +256,16 @@ class ColumnPanel(QWidget):
             self.weight.setValue(col.weight)
         self.warnings.setText("\n".join(f"⚠ {w}" for w in column_warnings(col, n)))
         numeric = col.type == "numeric"
-        self.categories.setVisible(not numeric)
-        for b in (self.up, self.down, self.remove, self.add):
-            b.setVisible(not numeric)
+        self.up.setVisible(not numeric)
+        self.down.setVisible(not numeric)
+        if col.missing_values:
+            self.missing_list.setText("Treated as missing: " + ", ".join(map(str, col.missing_values)))
+        else:
+            self.missing_list.setText("")
+        self.restore.setVisible(bool(col.missing_values))
         self.bins.setVisible(numeric)
         self.bins_error.setVisible(numeric)
-        self.cat_box.setTitle("Bins" if numeric else "Categories")
+        self.cat_box.setTitle("Bins (and other values)" if numeric else "Categories")
         if numeric:
             if not self.bins.hasFocus():
                 self.bins.setText(format_bins(col.bins))

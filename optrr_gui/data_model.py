@@ -43,8 +43,9 @@ class LazyDataModel(QAbstractTableModel):
         if self.store is None:
             self._timer.stop()
             return
-        if self._shown < ROWS_PER_FETCH and self.canFetchMore():
-            self.fetchMore()
+        first_page = min(self.store.rows, ROWS_PER_FETCH)
+        if self._shown < first_page:
+            self._expose(first_page)
         if self.store.complete:
             self._timer.stop()
 
@@ -55,7 +56,11 @@ class LazyDataModel(QAbstractTableModel):
     def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802, B008 - Qt API
         if not self.canFetchMore(parent):
             return
-        target = min(self.store.rows, max(self._shown + ROWS_PER_FETCH, ROWS_PER_FETCH))
+        self._expose(min(self.store.rows, self._shown + ROWS_PER_FETCH))
+
+    def _expose(self, target: int) -> None:
+        if target <= self._shown:
+            return
         self.beginInsertRows(QModelIndex(), self._shown, target - 1)
         self._shown = target
         self.endInsertRows()

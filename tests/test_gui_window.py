@@ -329,3 +329,37 @@ def test_cancelling_designs_keeps_the_window_usable(qtbot, window):
     window.state.set_column_value(0, "epsilon", 0.35)
     qtbot.waitUntil(lambda: c.is_idle() and not c.is_stale("optimal"), timeout=WAIT_MS)
     assert c.current()["optimal"].requested[0] == 0.35
+
+
+def test_missing_value_codes_and_bins_in_the_side_panel(qtbot, tmp_path):
+    heart = str(SAMPLE).replace("breast_cancer", "heart_cleveland")
+    window = open_window(qtbot, tmp_path, heart)
+    s = window.state
+    panel = window.column_panel
+    # 'ca' holds '?' for missing values in the UCI file: mark it as a missing-value code.
+    row = [c.name for c in s.columns].index("ca")
+    panel.show_column(row)
+    cats = list(s.columns[row].categories)
+    assert "?" in cats
+    panel.categories.setCurrentRow(cats.index("?"))
+    panel.remove.click()
+    col = s.columns[row]
+    assert "?" not in col.categories and col.missing_values == ["?"]
+    assert col.missing_label in col.categories  # missing values need their category
+    window.stack.undo()  # one step
+    assert s.columns[row].categories == cats and s.columns[row].missing_values == []
+    # A numeric column's bins.
+    num = next(i for i, c in enumerate(s.columns) if c.type == "numeric" and c.role == "perturb")
+    panel.show_column(num)
+    panel.bins.setText("-inf, 100, 200, 300, inf")
+    panel.bins.returnPressed.emit()
+    assert s.columns[num].bins["edges"] == [float("-inf"), 100.0, 200.0, 300.0, float("inf")]
+    qtbot.waitUntil(
+        lambda: window.controller.is_idle() and not window.controller.is_stale("kronecker"), timeout=WAIT_MS
+    )
+    after = window.controller.sizes[s.perturbed_indices().index(num)]
+    assert after == 4 + len(s.columns[num].categories or [])
+    panel.bins.setText("5, 3")
+    panel.bins.returnPressed.emit()
+    assert "increasing" in panel.bins_error.text()
+    close_window(window)

@@ -18,7 +18,7 @@ from . import sniff
 from .source_base import Source, check_names
 
 #: Bytes pyarrow parses per block.
-BLOCK_BYTES = 4 << 20
+BLOCK_BYTES = 1 << 20
 _NATIVE_UTF8 = {"utf-8", "utf8", "utf-8-sig", "utf_8", "utf_8_sig"}
 _FIELDS = re.compile(r"Expected (\d+) columns, got (\d+)")
 

@@ -93,3 +93,52 @@ class Source:
         for table in rechunk(self._tables(columns), max(1, int(self.options.chunk_rows))):
             self.rows_read += table.num_rows
             yield table
+
+
+def prefetched(iterable: Iterable, depth: int = 2) -> Iterator:
+    """Iterate ``iterable`` in a background thread, keeping up to ``depth`` items ready (parsing the next
+    chunk overlaps with processing this one; pyarrow and numpy release the GIL). Errors are re-raised here;
+    leaving the loop early stops the thread."""
+    import queue
+    import threading
+
+    items: queue.Queue = queue.Queue(maxsize=max(1, depth))
+    stop = threading.Event()
+    done = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                items.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for item in iterable:
+                if not put((item, None)):
+                    return
+            put((done, None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            put((done, exc))
+
+    thread = threading.Thread(target=work, name="optrr-prefetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, exc = items.get()
+            if item is done:
+                if exc is not None:
+                    raise exc
+                return
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():
+            try:
+                items.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        thread.join()

@@ -64,21 +64,42 @@ def csv_text_column(col, delimiter: str):
 class CsvWriter(TableWriter):
     def __init__(self, path, names, delimiter: str = ",", bom: bool = False):
         super().__init__(path, names)
+        import re
+
         import pyarrow as pa
 
         self.delimiter = delimiter
+        self._pattern = "[" + re.escape(delimiter + '"') + "\r\n]"
         self._fh = open(self.path, "wb")  # noqa: SIM115 - closed in close() / abort()
         if bom:
             self._fh.write(b"\xef\xbb\xbf")
         header = csv_text_column(pa.array(self.names, type=pa.string()), delimiter).to_pylist()
         self._fh.write((delimiter.join(header) + "\n").encode("utf-8"))
 
+    def _needs_quotes(self, col) -> bool:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.types as pt
+
+        if isinstance(col, pa.ChunkedArray):
+            return any(self._needs_quotes(c) for c in col.chunks)
+        values = col.dictionary if pt.is_dictionary(col.type) else col
+        if not pt.is_string(values.type):
+            values = pc.cast(values, pa.string())
+        return bool(pc.any(pc.match_substring_regex(values, self._pattern)).as_py())
+
     def write(self, table) -> None:
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
+        import pyarrow.csv as pcsv
 
         if table.num_rows == 0:
+            return
+        if not any(self._needs_quotes(c) for c in table.columns):  # fast path: Arrow's writer, no quoting needed
+            options = pcsv.WriteOptions(include_header=False, delimiter=self.delimiter, quoting_style="none")
+            pcsv.write_csv(table, self._fh, write_options=options)
+            self.rows += table.num_rows
             return
         cols = [csv_text_column(c, self.delimiter) for c in table.columns]
         joined = cols[0] if len(cols) == 1 else pc.binary_join_element_wise(*cols, self.delimiter)

@@ -18,6 +18,10 @@ from .bins import assign, bin_labels, bins_to_json, format_edge
 from .column_stats import numeric_values
 from .config import ReleaseConfig
 
+#: Markers in the per-value code table.
+MISSING = -2
+UNKNOWN = -3
+
 
 def _as_array(col):
     import pyarrow as pa
@@ -77,63 +81,62 @@ class ColumnCodec:
 
         return pa.array(self.labels, type=pa.string())
 
-    def _missing_mask(self, col):
-        import pyarrow.compute as pc
-
-        mask = pc.is_null(col)
-        if self.missing_values:
-            import pyarrow as pa
-
-            listed = pc.is_in(col, value_set=pa.array(self.missing_values, pa.string()))
-            mask = pc.or_(mask, pc.fill_null(listed, False))
-        return np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)
-
-    def encode(self, col, first_row: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """(codes with -1 on excluded rows, excluded mask) of a string Arrow column."""
+    def _value_codes(self, values, first_row: int, n: int) -> np.ndarray:
+        """Code of each distinct text (MISSING for missing-value texts); unknown texts are an error."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        col = _as_array(col)
-        n = len(col)
-        missing = self._missing_mask(col)
-        codes = np.full(n, -1, dtype=np.int64)
+        codes = np.full(len(values), UNKNOWN, dtype=np.int64)
+        if self.missing_values:
+            listed = pc.is_in(values, value_set=pa.array(self.missing_values, pa.string()))
+            codes[np.asarray(listed.to_numpy(zero_copy_only=False), dtype=bool)] = MISSING
+        offset = 0
         if self.type == "numeric":
-            is_num, values = numeric_values(col, self.decimal)
-            num_rows = np.flatnonzero(is_num)
-            keep = ~missing[num_rows]  # a missing-value code may look like a number (e.g. -9)
-            num_rows, values = num_rows[keep], values[keep]
-            idx, outside = assign(values, self.edges)
+            is_num, numbers = numeric_values(values, self.decimal)
+            rows = np.flatnonzero(is_num)
+            keep = codes[rows] != MISSING  # a missing-value code may look like a number (e.g. -9)
+            rows, numbers = rows[keep], numbers[keep]
+            idx, outside = assign(numbers, self.edges)
             if outside.any():
-                bad = [col[int(r)].as_py() for r in num_rows[outside][:3]]
+                bad = [values[int(r)].as_py() for r in rows[outside][:3]]
                 raise InputError(
                     f"column {self.name!r}: value {_show(bad)} lies outside its bin edges "
                     f"[{format_edge(self.edges[0])}, {format_edge(self.edges[-1])}]; widen the edges"
                 )
-            codes[num_rows] = idx
-            literal = ~missing
-            literal[num_rows] = False
+            codes[rows] = idx
             offset = len(self.edges) - 1
-        else:
-            literal = ~missing
-            offset = 0
-        if literal.any():
-            rows = np.flatnonzero(literal)
-            sub = col.take(pa.array(rows))
-            found = pc.index_in(sub, value_set=pa.array(self.extras, type=pa.string()))
-            found_np = found.to_numpy(zero_copy_only=False)
-            unknown = np.isnan(found_np) if found_np.dtype.kind == "f" else np.zeros(len(rows), dtype=bool)
-            if unknown.any():
-                bad = sorted(set(sub.filter(pa.array(unknown)).to_pylist()))
+        todo = np.flatnonzero(codes == UNKNOWN)
+        if todo.size:
+            found = pc.index_in(values.take(pa.array(todo)), value_set=pa.array(self.extras, type=pa.string()))
+            found = found.to_numpy(zero_copy_only=False)
+            ok = ~np.isnan(found) if found.dtype.kind == "f" else np.ones(todo.size, dtype=bool)
+            codes[todo[ok]] = found[ok].astype(np.int64) + offset
+            if not ok.all():
+                bad = sorted(values.take(pa.array(todo[~ok])).to_pylist())
                 raise InputError(
                     f"column {self.name!r} has values that are not among its categories: {_show(bad)} "
                     f"(in data rows {first_row + 1:,} to {first_row + n:,}); add them to its categories or run "
                     "optrr schema again"
                 )
-            codes[rows] = found_np.astype(np.int64) + offset
+        return codes
+
+    def encode(self, col, first_row: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(codes with -1 on excluded rows, excluded mask) of a string Arrow column. Each distinct text is
+        looked up once (dictionary encoding), then codes are gathered per row."""
+        import pyarrow.compute as pc
+
+        col = _as_array(col)
+        n = len(col)
+        encoded = pc.dictionary_encode(col)
+        value_codes = self._value_codes(encoded.dictionary, first_row, n)
+        index = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+        codes = np.where(index >= 0, value_codes[index] if value_codes.size else MISSING, MISSING)
+        missing = codes == MISSING
         excluded = np.zeros(n, dtype=bool)
         if missing.any():
             if self.missing == "exclude":
                 excluded = missing
+                codes[missing] = -1
             elif self.missing_code is None:
                 raise InputError(
                     f"column {self.name!r} has missing values (empty cells) but {self.missing_label!r}, its "

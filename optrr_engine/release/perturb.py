@@ -91,11 +91,10 @@ def perturb_file(
     ``config``: a ReleaseConfig, its dict, or the path of its JSON. ``reader_options`` (ReaderOptions)
     override the configuration's ``input`` options.
     """
-    import pyarrow as pa
-
     from ..io.atomic import AtomicFile, check_output_path, sha256_file
     from ..io.formats import format_of
     from ..io.readers import ReaderOptions, _check_input, open_source
+    from ..io.source_base import prefetched
     from ..io.writers import open_writer
     from .codec import Codec
     from .design_step import make_design
@@ -143,31 +142,24 @@ def perturb_file(
     data_tmp = AtomicFile(output_path)
     temps = [data_tmp]
     writer = spill = None
+    input_hash = BackgroundHash(input_path)
     try:
-        input_sha = sha256_file(input_path, ctl.sub(0.1, 0.15))
         writer = _write(open_writer, output_path, out_format, data_tmp.path, codec.columns, delimiter, bom)
         if shuffle:
             rows_est = source.row_count or getattr(source, "estimated_rows", lambda: chunk_rows)()
             per_row = codec.sizes.size * np.dtype(codec.dtype).itemsize + 24 * len(codec.kept) + 8
             folder = os.path.dirname(os.path.abspath(output_path))
             spill = _write(ExternalShuffle, output_path, folder, bucket_count(rows_est, per_row), rng_shuffle)
-        stream = ctl.sub(0.15, 0.75 if shuffle else 0.95)
+        stream = ctl.sub(0.1, 0.75 if shuffle else 0.95)
         rows_read = rows_out = 0
         excluded: dict[str, int] = {}
-        for table in source.tables(codec.columns):
+        for n, codes, kept, ex in prefetched(encoded_chunks(source, codec)):
             stream.check()
-            codes, rows, ex = codec.encode_table(table, rows_read)
             for k, v in ex.items():
                 excluded[k] = excluded.get(k, 0) + v
-            perturbed = mechanism.sample(codes, rng_sample)
-            kept = None
-            if codec.kept:
-                kept = table.select(codec.kept)
-                if rows.size < table.num_rows:
-                    kept = kept.take(pa.array(rows))
-            out = codec.output_table(perturbed, kept)
+            out = codec.output_table(mechanism.sample(codes, rng_sample), kept)
             _write(spill.add if shuffle else writer.write, output_path, out)
-            rows_read += table.num_rows
+            rows_read += n
             rows_out += out.num_rows
             stream.report(source.fraction_done(), f"randomized {rows_read:,} rows")
         if rows_read == 0:
@@ -180,6 +172,7 @@ def perturb_file(
         _write(writer.close, output_path)
         writer = None
         output_sha = sha256_file(data_tmp.path, ctl.sub(0.95, 0.99))
+        input_sha = input_hash.result()
         manifest = build_manifest(
             codec=codec,
             release_design=release_design,
@@ -210,6 +203,7 @@ def perturb_file(
         ctl.report(1.0, f"released {rows_out:,} rows")
         return manifest
     finally:
+        input_hash.cancel()
         if writer is not None:
             writer.abort()
         if spill is not None:
@@ -218,8 +212,59 @@ def perturb_file(
             tmp.discard()
 
 
+def encoded_chunks(source, codec):
+    """(rows read, codes, kept columns of the rows kept, excluded counts) per chunk. Runs in the prefetch
+    thread, so reading and encoding overlap with sampling and writing."""
+    import pyarrow as pa
+
+    first = 0
+    for table in source.tables(codec.columns):
+        codes, rows, excluded = codec.encode_table(table, first)
+        kept = None
+        if codec.kept:
+            kept = table.select(codec.kept)
+            if rows.size < table.num_rows:
+                kept = kept.take(pa.array(rows))
+        yield table.num_rows, codes, kept, excluded
+        first += table.num_rows
+
+
 def _write_text(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+class BackgroundHash:
+    """SHA-256 of a file computed in a thread while the main pass runs (hashlib releases the GIL)."""
+
+    def __init__(self, path):
+        import threading
+
+        from ..io.atomic import sha256_file
+        from ..tasks import TaskControl
+
+        self._stop = threading.Event()
+        self._value: list = []
+        control = TaskControl(None, self._stop.is_set)
+
+        def work() -> None:
+            try:
+                self._value.append(sha256_file(path, control))
+            except BaseException as exc:  # noqa: BLE001 - re-raised by result()
+                self._value.append(exc)
+
+        self._thread = threading.Thread(target=work, name="optrr-hash", daemon=True)
+        self._thread.start()
+
+    def result(self) -> str:
+        self._thread.join()
+        value = self._value[0]
+        if isinstance(value, BaseException):
+            raise value
+        return value
+
+    def cancel(self) -> None:
+        self._stop.set()
+        self._thread.join()

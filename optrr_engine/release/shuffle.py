@@ -52,8 +52,8 @@ class ExternalShuffle:
             return
         if self.schema is None:
             self.schema = table.schema
-        target = self.rng.integers(0, self.buckets, n)
-        order = np.argsort(target, kind="stable")
+        target = self.rng.integers(0, self.buckets, n, dtype=np.uint16)  # MAX_BUCKETS < 2^16
+        order = np.argsort(target, kind="stable")  # a radix sort for 16-bit keys
         bounds = np.searchsorted(target[order], np.arange(self.buckets + 1))
         ordered = table.take(pa.array(order))
         for b in range(self.buckets):

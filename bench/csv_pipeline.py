@@ -1,0 +1,141 @@
+"""CSV to CSV end to end: read throughput, perturb throughput and peak memory, on generated files.
+
+Targets (issue 4): input read at >= 50 MB/s; peak memory <= 400 MB for a 2 GB CSV. This script generates
+CSV files of the given sizes (an identifier and a free-text column that are dropped, 10 categorical
+columns with 2-30 categories, two numeric columns binned into 4 bins), then for each file measures, each
+in a fresh subprocess so that peak memory (ru_maxrss) belongs to that step alone:
+
+- read:     one pass of the reader over every column (Arrow string chunks)
+- perturb:  optrr's perturb_file, CSV to CSV, Kronecker design, shuffled (the default)
+- no-shuf:  the same without shuffling
+- baseline: the interpreter with numpy, pandas and pyarrow imported (memory floor)
+
+Peak memory that does not grow from the small file to the large one shows that memory is bounded by the
+chunk and bucket sizes, not by the file. The generated files are deleted at the end.
+
+    python bench/csv_pipeline.py --sizes 100,300 [--keep] [--dir /tmp]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def generate(path: str, megabytes: float, seed: int = 0) -> int:
+    """Write a CSV of about ``megabytes`` MB; returns its number of rows."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    rng = np.random.default_rng(seed)
+    sizes = [2, 3, 4, 5, 6, 8, 10, 12, 20, 30]
+    block = 200_000
+    rows = 0
+    with open(path, "wb") as fh:
+        names = ["patient_id", *[f"q{i}" for i in range(10)], "age", "bmi", "note"]
+        fh.write((",".join(names) + "\n").encode())
+        while fh.tell() < megabytes * 1e6:
+            cols = [pa.array([f"P{rows + i:09d}" for i in range(block)])]
+            for j, a in enumerate(sizes):
+                labels = pa.array([f"cat{j}_{v}" for v in range(a)])
+                cols.append(
+                    pa.DictionaryArray.from_arrays(pa.array(rng.integers(0, a, block).astype(np.int16)), labels)
+                )
+            cols.append(pa.array(rng.integers(18, 95, block).astype(str)))
+            cols.append(pa.array(np.round(rng.normal(26, 4, block), 1).astype(str)))
+            cols.append(pa.array(np.where(rng.random(block) < 0.5, "no remarks", "follow up later").astype(object)))
+            table = pa.table(cols, names=names)
+            pcsv.write_csv(table, fh, write_options=pcsv.WriteOptions(include_header=False, quoting_style="none"))
+            rows += block
+    return rows
+
+
+def config() -> dict:
+    sizes = [2, 3, 4, 5, 6, 8, 10, 12, 20, 30]
+    cols = [{"name": "patient_id", "role": "drop"}]
+    for j, a in enumerate(sizes):
+        cols.append(
+            {"name": f"q{j}", "role": "perturb", "epsilon": 1.0, "categories": [f"cat{j}_{v}" for v in range(a)]}
+        )
+    for name, edges in (("age", ["-inf", 35, 55, 75, "inf"]), ("bmi", ["-inf", 22, 26, 30, "inf"])):
+        cols.append({"name": name, "role": "perturb", "type": "numeric", "epsilon": 1.0, "bins": {"edges": edges}})
+    cols.append({"name": "note", "role": "drop"})
+    return {"method": "kronecker", "columns": cols}
+
+
+STEP = textwrap.dedent(
+    """
+    import json, os, resource, sys, time
+    step, path, out, cfg = sys.argv[1:5]
+    import numpy, pandas, pyarrow, pyarrow.csv, pyarrow.compute
+    from optrr_engine.io.readers import iter_tables
+    from optrr_engine.release.perturb import perturb_file
+    t0 = time.perf_counter()
+    rows = 0
+    if step == "read":
+        for t in iter_tables(path):
+            rows += t.num_rows
+    elif step in ("perturb", "no-shuf"):
+        rows = perturb_file(path, cfg, out, seed=1, shuffle=(step == "perturb"))["rows"]
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "rows": rows, "peak_mb": peak}))
+    """
+)
+
+
+def run_step(step: str, path: str, out: str, cfg: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", STEP, step, path, out, cfg], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"step {step} failed:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="100,300", help="file sizes in MB, comma-separated")
+    parser.add_argument("--dir", default=None, help="folder for the generated files (default: system temp)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="optrr-bench-", dir=args.dir)
+    try:
+        cfg = os.path.join(work, "release.json")
+        with open(cfg, "w", encoding="utf-8") as fh:
+            json.dump(config(), fh)
+        floor = run_step("baseline", "", "", cfg)["peak_mb"]
+        print(f"memory floor (interpreter + numpy/pandas/pyarrow/optrr imported): {floor:.0f} MB")
+        print(f"{'file MB':>8} {'rows':>11} {'step':>8} {'seconds':>8} {'input MB/s':>10} {'peak MB':>8}")
+        for mb in [float(s) for s in args.sizes.split(",")]:
+            path = os.path.join(work, f"gen_{mb:g}MB.csv")
+            generate(path, mb)
+            size = os.path.getsize(path) / 1e6
+            for step in ("read", "perturb", "no-shuf"):
+                r = run_step(step, path, os.path.join(work, "out.csv"), cfg)
+                print(
+                    f"{size:>8.0f} {r['rows']:>11,} {step:>8} {r['seconds']:>8.2f} {size / r['seconds']:>10.1f}"
+                    f" {r['peak_mb']:>8.0f}"
+                )
+            if not args.keep:  # one generated file on disk at a time
+                for name in os.listdir(work):
+                    if name.startswith(("gen_", "out.csv")):
+                        os.unlink(os.path.join(work, name))
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"kept {work}")
+
+
+if __name__ == "__main__":
+    main()

@@ -13,7 +13,7 @@ from scipy.stats import chi2
 
 from optrr_engine.blocks import IndependentBlock, PatternBlock, SinglesBlock
 from optrr_engine.dense import dense_matrix, enumerate_records
-from optrr_engine.designs import run_design
+from optrr_engine.designs import METHODS, run_design
 from optrr_engine.designs.product import joint_grr_clusters, product_of
 from optrr_engine.mechanism import Mechanism
 
@@ -114,6 +114,13 @@ def test_mixed_product_full_table():
     singles = run_design("heuristic", [2, 2], [0.7, 0.9]).mechanism
     mech = product_of([2, 2, 2, 3], [[0, 3], [1, 2]], [pattern, singles])
     assert joint_table_pvalue(mech, 6, np.int16) > ALPHA
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_full_table(method):
+    """Whatever block a method builds (including ones added later, e.g. symmetric classes) samples exactly."""
+    d = run_design(method, [3, 3, 2, 2], [1.0, 1.0, 0.6, 0.6])
+    assert joint_table_pvalue(d.mechanism, 20 + METHODS.index(method), np.int16) > ALPHA
 
 
 # -- attribute offsets: (y_i - x_i) mod a_i, exact from the induced one-attribute mechanism -----------------

@@ -121,7 +121,12 @@ def make_big_csv(rows: int, folder: str) -> str:
     return path
 
 
-def lp_task(k: int):
+def idle(seconds: float, progress=None, cancel=None) -> None:
+    time.sleep(seconds)
+
+
+def lp_job(k: int):
+    """(function, args) of the mechanism panel's exact design for k attributes (as the GUI submits it)."""
     import numpy as np
 
     from optrr_gui.design_summary import compute_design
@@ -130,52 +135,24 @@ def lp_task(k: int):
     sizes = [int(a) for a in rng.integers(2, 6, k)]
     eps = [float(e) for e in rng.uniform(0.5, 2.0, k)]
     request = {"budget_mode": False, "epsilons": eps, "weights": [1.0] * k, "target_total": 1.0}
-
-    def run(progress=None, cancel=None):
-        return compute_design("optimal", sizes, request, 1_000_000, progress=progress, cancel=cancel)
-
-    return run
+    return compute_design, ("optimal", sizes, request, 1_000_000)
 
 
-def perturb_task(path: str, out_dir: str):
-    """The release path if the engine has it; else read + sample (labelled)."""
+def perturb_job(path: str, out_dir: str):
+    """(function, args, description) of the release dialog's job on ``path`` (as the GUI submits it)."""
     from optrr_gui import engine_api
+    from optrr_gui.jobs import run_release
 
-    if engine_api.available("optrr_engine.release.perturb") and engine_api.available("optrr_engine.release.schema"):
-        schema = engine_api.module("optrr_engine.release.schema")
-        perturb = engine_api.module("optrr_engine.release.perturb")
+    schema = engine_api.module("optrr_engine.release.schema")
+    config = schema.infer_schema(path)
+    config.method = "optimal"
+    counter = iter(range(1_000_000))
 
-        def run(progress=None, cancel=None):
-            config = schema.infer_schema(path)
-            for c in config.columns:
-                if c.role == "perturb" and c.epsilon is None:
-                    c.epsilon = 1.0
-            config.method = "optimal"
-            return perturb.perturb_file(
-                path, config, os.path.join(out_dir, "released.csv"), progress=progress, cancel=cancel
-            )
+    def args():
+        out = os.path.join(out_dir, f"released_{next(counter)}.csv")
+        return (path, config, out, {"shuffle": True})
 
-        return run, "perturb_file (schema, design, read, encode, sample, write, manifest, report)"
-
-    def run(progress=None, cancel=None):
-        import numpy as np
-
-        from optrr_engine.designs import run_design
-        from optrr_gui.data_store import DataStore, load_rows
-
-        rd = engine_api.readers()
-        store = DataStore(rd.column_names(path))
-        n = load_rows(path, None, store, progress, cancel)
-        sizes = [len(u) for u in store._chunks[0].uniques]
-        mech = run_design("kronecker", sizes, [1.0] * len(sizes)).mechanism
-        rng = np.random.default_rng()
-        for chunk in store._chunks:
-            codes = np.stack([np.clip(c, 0, None) for c in chunk.codes], axis=1).astype(np.int64)
-            codes = np.minimum(codes, np.asarray(sizes) - 1)
-            mech.sample(codes, rng)
-        return n
-
-    return run, "STAND-IN (release module missing): read 1M rows for the data view + sample a mechanism over them"
+    return run_release, args, "perturb_file (design, read, encode, sample, shuffle, write, manifest, report)"
 
 
 def stall(rows: int, k: int) -> None:
@@ -194,12 +171,12 @@ def stall(rows: int, k: int) -> None:
     meter = StallMeter()
     runner = window.runner
 
-    def measure(label: str, jobs: list) -> None:
+    def measure(label: str, jobs: list, process: bool) -> None:
         done = []
         meter.start()
         t0 = time.perf_counter()
-        for i, fn in enumerate(jobs):
-            runner.submit(f"bench:{i}", fn, on_done=lambda r: done.append(r), on_error=lambda e: done.append(e))
+        for i, (fn, args) in enumerate(jobs):
+            runner.submit(f"bench:{i}", fn, *args, process=process, on_done=done.append, on_error=done.append)
         while len(done) < len(jobs):
             app.processEvents()
             time.sleep(0.001)
@@ -208,18 +185,24 @@ def stall(rows: int, k: int) -> None:
         errors = [d for d in done if isinstance(d, BaseException)]
         status = f" ERROR {errors[0]!r}" if errors else ""
         print(
-            f"  {label:<46} {seconds:6.2f} s   longest UI stall {1000 * m['max']:6.1f} ms, "
+            f"  {label:<52} {seconds:6.2f} s   longest UI stall {1000 * m['max']:6.1f} ms, "
             f"p99 {1000 * m['p99']:5.1f} ms over {m['ticks']} ticks{status}"
         )
 
-    perturb, what = perturb_task(big, tmp)
+    perturb, perturb_args, what = perturb_job(big, tmp)
+    lp = lp_job(k)
     print(f"UI-thread stalls (5 ms timer; target longest <= 100 ms); {rows:,} rows, k = {k}")
     print(f"  perturbation = {what}")
-    # Each run also exercises the UI: the mechanism panel and data view stay live.
-    measure("idle (baseline)", [lambda progress=None, cancel=None: time.sleep(1.0)])
-    measure(f"k = {k} optimal LP", [lp_task(k)])
-    measure(f"perturb {rows:,} rows", [perturb])
-    measure("both at once", [lp_task(k), perturb])
+    from optrr_gui.process_pool import shared_pool
+
+    shared_pool().warm()
+    measure("idle for 1 s (baseline)", [(idle, (1.0,))], False)
+    for process in (True, False):
+        where = "worker process (as the GUI runs them)" if process else "worker thread only (for comparison)"
+        print(f" {where}:")
+        measure(f"k = {k} optimal LP", [lp], process)
+        measure(f"perturb {rows:,} rows", [(perturb, perturb_args())], process)
+        measure("both at once", [lp, (perturb, perturb_args())], process)
     # The GUI's own million-row path: the data view reading the file.
     meter.start()
     t0 = time.perf_counter()

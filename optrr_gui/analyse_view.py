@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import engine_api
+from .jobs import estimate_task, open_release_task
 from .widgets import Spinner, fmt_eps
 
 ESTIMATORS = {
@@ -40,34 +40,6 @@ ESTIMATORS = {
     "clip": "Clipped and rescaled (no negatives)",
     "ibu": "Iterative Bayesian update (EM)",
 }
-
-
-def open_release_task(path: str, manifest_path: str | None, progress=None, cancel=None) -> dict:
-    """Worker: load the manifest (checks the data file's hash) and rebuild the mechanism."""
-    est = engine_api.module("optrr_engine.estimation.release_estimate")
-    manifest_path = manifest_path or est.default_manifest_path(path)
-    manifest, mechanism = est.open_release(path, manifest_path, check_hash=True)
-    return {"manifest": manifest, "mechanism": mechanism, "manifest_path": manifest_path}
-
-
-def estimate_task(path, names, manifest_path, method, confidence, opened, progress=None, cancel=None) -> dict:
-    """Worker: the estimated marginal and, for two attributes, the chi-square tests."""
-    estimation = engine_api.module("optrr_engine.estimation")
-    est = estimation.estimate_release(
-        path,
-        list(names),
-        manifest_path=manifest_path,
-        method=method,
-        confidence=confidence,
-        progress=progress,
-        cancel=cancel,
-        opened=opened,
-    )
-    out = {"estimate": est, "chi2": None}
-    if len(names) == 2:
-        analysis = engine_api.module("optrr_engine.analysis.release_chi2")
-        out["chi2"] = analysis.chi2_release(path, list(names), manifest_path=manifest_path, cancel=cancel)
-    return out
 
 
 def pct(v: float) -> str:
@@ -196,6 +168,7 @@ class AnalyseView(QWidget):
             manifest_path,
             on_done=self._opened,
             on_error=self._failed,
+            process=True,
         )
 
     def _opened(self, result: dict) -> None:
@@ -264,6 +237,7 @@ class AnalyseView(QWidget):
             on_error=self._failed,
             on_progress=lambda f, msg: self.result_label.setText(f"Estimating… {100 * f:.0f} % {msg}"),
             on_cancelled=lambda: (self.spinner.stop(), self.result_label.setText("Cancelled.")),
+            process=True,
         )
 
     def _estimated(self, result: dict) -> None:

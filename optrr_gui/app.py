@@ -89,6 +89,7 @@ def take_screenshot(window, args) -> int:
         print(f"optrr-gui: the window was not ready after {args.timeout:g} s; screenshot not written", file=sys.stderr)
         window.close()
         return 1
+    window.mechanism.flush()
     saved = window.grab().save(args.screenshot, "PNG")
     window.close()
     if not saved:
@@ -99,6 +100,9 @@ def take_screenshot(window, args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # worker processes of a frozen (PyInstaller) build
     args = build_parser().parse_args(argv)
     if args.screenshot and not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # renders without a display (CI, documentation)

@@ -63,6 +63,8 @@ class ComparePage(QWidget):
 
     title = ""
     channel = ""
+    #: Jobs with small arguments run in a worker process; those given the loaded data stay in a thread.
+    in_process = False
 
     def __init__(self, window, parent=None):
         super().__init__(parent)
@@ -134,6 +136,7 @@ class ComparePage(QWidget):
             on_error=self._failed,
             on_progress=self._progress,
             on_cancelled=self._cancelled,
+            process=self.in_process,
         )
         return True
 
@@ -211,6 +214,7 @@ class ComparePage(QWidget):
 class RatioPage(ComparePage):
     title = "Designs: whole-record ε (paper Figs. 1–4)"
     channel = "compare:ratios"
+    in_process = True
 
     def __init__(self, window, parent=None):
         super().__init__(window, parent)

@@ -86,6 +86,7 @@ class DesignController(QObject):
         for method in self.methods:
             self.status[method] = "running"
             self.progress[method] = (0.0, "")
+            quick = is_quick(method, k, request["budget_mode"])
             self.runner.submit(
                 channel_of(method),
                 compute_design,
@@ -93,7 +94,8 @@ class DesignController(QObject):
                 sizes,
                 request,
                 n_rows,
-                quick=is_quick(method, k, request["budget_mode"]),
+                quick=quick,
+                process=not quick,
                 on_done=partial(self._done, method, key, n_rows),
                 on_error=partial(self._failed, method, key),
                 on_progress=partial(self._progress, method),

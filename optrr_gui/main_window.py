@@ -34,28 +34,18 @@ from .config_bridge import perturbed_sizes
 from .data_model import DataView
 from .data_store import DataStore, load_rows
 from .design_controller import DesignController
+from .jobs import infer_columns
 from .mechanism_panel import MechanismPanel
 from .paths import DATA_FILTER, PROJECT_FILTER, PROJECT_SUFFIX, SAMPLES
 from .settings import Settings
-from .state import ColumnState, SessionState
+from .state import SessionState
 from .tasks import TaskRunner
 from .widgets import Spinner
 
 TAB_DESIGN, TAB_DATA, TAB_COMPARE, TAB_ANALYSE = range(4)
-
-
-def infer_columns(path: str, options: dict, progress=None, cancel=None) -> dict:
-    """Worker: read the schema of a file; returns the columns as session states."""
-    schema = engine_api.module("optrr_engine.release.schema")
-    config = schema.infer_schema(path, engine_api.reader_options(options), progress=progress, cancel=cancel)
-    return {"columns": [ColumnState.from_config(c) for c in config.columns]}
-
-
-def read_header(path: str, options: dict, progress=None, cancel=None) -> list[str]:
-    """Worker: the column names of a file (for the data view before its rows are read)."""
-    rd = engine_api.readers()
-    frame = rd.read_preview(path, engine_api.reader_options(options), nrows=5)
-    return [str(c) for c in frame.columns]
+#: Files at least this big are scanned for their columns in a worker process (smaller ones: a thread is
+#: quicker than waking a process, and too short to stall the window).
+PROCESS_MIN_BYTES = 8 << 20
 
 
 class MessageBar(QWidget):
@@ -166,6 +156,13 @@ class MainWindow(QMainWindow):
         self.resize(1366, 768)
         self.settings.restore_window(self)
         self._update_title()
+        QTimer.singleShot(300, self._warm_workers)
+
+    def _warm_workers(self) -> None:
+        """Start a worker process for heavy designs and releases while the window is idle."""
+        from .process_pool import shared_pool
+
+        shared_pool().warm()
 
     # -- actions, menus, toolbar ---------------------------------------------------------------
     def _action(self, text, slot, shortcut=None, tip="", icon=None) -> QAction:
@@ -378,6 +375,7 @@ class MainWindow(QMainWindow):
             on_error=lambda exc: self._load_failed(path, exc),
             on_progress=lambda f, msg: self.statusBar().showMessage(f"Reading columns: {msg}"),
             on_cancelled=self._load_cancelled,
+            process=os.path.getsize(path) >= PROCESS_MIN_BYTES,
         )
 
     def _columns_inferred(self, path: str, options: dict, result: dict) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -208,8 +208,19 @@ class MechanismPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(split)
-        controller.changed.connect(self.refresh)
+        # Many results can arrive in one turn of the event loop (one per design): redraw once for all of them.
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(0)
+        self._refresh_timer.timeout.connect(self.refresh)
+        controller.changed.connect(self._refresh_timer.start)
         self.refresh()
+
+    def flush(self) -> None:
+        """Redraw now if a redraw is pending (tests, screenshots)."""
+        if self._refresh_timer.isActive():
+            self._refresh_timer.stop()
+            self.refresh()
 
     # -- user actions ------------------------------------------------------------------------
     def _use_row(self, row: int) -> None:

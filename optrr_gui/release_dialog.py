@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from . import engine_api
 from .design_summary import METHOD_LABELS
+from .jobs import run_release
 from .widgets import fmt_eps, fmt_seconds
 
 #: Output formats offered: label -> (engine output_format, extension).
@@ -41,22 +42,6 @@ FORMATS = {
     "Stata (.dta)": ("dta", ".dta"),
 }
 CHANNEL = "release"
-
-
-def run_release(input_path, config, output_path, options: dict, progress=None, cancel=None) -> dict:
-    """Worker: the engine's perturb_file; returns its manifest."""
-    perturb = engine_api.module("optrr_engine.release.perturb")
-    return perturb.perturb_file(
-        input_path,
-        config,
-        output_path,
-        seed=options.get("seed"),
-        shuffle=options.get("shuffle", True),
-        output_format=options.get("output_format"),
-        keep_seed_in_manifest=options.get("keep_seed_in_manifest", False),
-        progress=progress,
-        cancel=cancel,
-    )
 
 
 def default_output(input_path: str, extension: str, folder: str | None = None) -> str:
@@ -315,6 +300,7 @@ class ReleaseDialog(QDialog):
             on_error=self._failed,
             on_progress=self._progress,
             on_cancelled=self._cancelled,
+            process=True,
         )
         return True
 

@@ -6,7 +6,9 @@ a ``QThreadPool``; ``progress(fraction, message)`` and ``cancel() -> bool`` are 
 queued signal. Every submission belongs to a *channel* (one kind of request, e.g. ``"design:optimal"``) and
 gets the next generation number of that channel; a result whose generation is no longer the channel's
 newest is dropped, so a slow stale computation can never overwrite a newer one. Cancelling sets the task's
-flag (the engine stops at its next check) and drops whatever the task still delivers.
+flag (the engine stops at its next check) and drops whatever the task still delivers. Heavy work
+(``process=True``) is passed on by its thread to a warm worker process, so that C code holding the GIL in
+the engine never stalls the UI thread (:mod:`.process_pool`).
 """
 
 from __future__ import annotations
@@ -54,10 +56,23 @@ class _Bridge(QObject):
 
 
 class _Runnable(QRunnable):
-    def __init__(self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge):
+    def __init__(self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge, process: bool = False):
         super().__init__()
         self.setAutoDelete(True)
         self.handle, self.fn, self.args, self.kwargs, self.bridge = handle, fn, args, kwargs, bridge
+        self.process = process
+
+    def call(self, progress):
+        """In a worker process when asked (and possible), else right here in the worker thread."""
+        h = self.handle
+        if self.process:
+            from .process_pool import NotPicklable, ProcessUnavailable, shared_pool
+
+            try:
+                return shared_pool().run(self.fn, self.args, self.kwargs, progress, h.is_cancelled)
+            except (NotPicklable, ProcessUnavailable):
+                pass  # e.g. a closure, or no way to start a process here: run it in this thread
+        return self.fn(*self.args, progress=progress, cancel=h.is_cancelled, **self.kwargs)
 
     def run(self) -> None:  # worker thread
         h = self.handle
@@ -73,7 +88,7 @@ class _Runnable(QRunnable):
         try:
             if h.is_cancelled():
                 raise _CancelledBeforeStart()
-            result = self.fn(*self.args, progress=progress, cancel=h.is_cancelled, **self.kwargs)
+            result = self.call(progress)
         except _CancelledBeforeStart:
             self.bridge.event.emit(("cancelled", h, None))
         except BaseException as exc:  # noqa: BLE001 - every failure goes back to the UI
@@ -122,9 +137,13 @@ class TaskRunner(QObject):
         on_progress: Callable | None = None,
         on_cancelled: Callable | None = None,
         quick: bool = False,
+        process: bool = False,
         **kwargs,
     ) -> TaskHandle:
-        """Start ``fn`` for ``channel``; a previous task of the channel is cancelled and becomes stale."""
+        """Start ``fn`` for ``channel``; a previous task of the channel is cancelled and becomes stale.
+
+        ``quick``: a separate one-thread pool, so cheap work never waits behind slow work. ``process``: heavy
+        work whose thread hands ``fn`` to a worker process (see :mod:`.process_pool`)."""
         previous = self._current.get(channel)
         if previous is not None and not previous.finished:
             previous.cancel()
@@ -133,7 +152,8 @@ class TaskRunner(QObject):
         handle = TaskHandle(channel, generation, next(self._ids), on_done=on_done, on_error=on_error)
         handle.on_progress, handle.on_cancelled = on_progress, on_cancelled
         self._current[channel] = handle
-        (self._quick_pool if quick else self._pool).start(_Runnable(handle, fn, args, kwargs, self._bridge))
+        runnable = _Runnable(handle, fn, args, kwargs, self._bridge, process=process and not quick)
+        (self._quick_pool if quick else self._pool).start(runnable)
         self.busyChanged.emit(channel, True)
         return handle
 

@@ -1,6 +1,7 @@
 """The task runner: work runs off the UI thread, results come back on it, stale results are dropped."""
 
 import threading
+import time
 
 import pytest
 
@@ -116,3 +117,52 @@ def test_errors_and_progress_are_delivered(qtbot, runner):
     qtbot.waitUntil(lambda: "error" in got, timeout=10_000)
     assert "at most" in str(got["error"])
     assert (1.0, "all") in got["progress"]
+
+
+def sleep_ignoring_cancel(seconds, progress=None, cancel=None):
+    """A task that never checks its cancel flag (like a solver inside one long call)."""
+    time.sleep(seconds)
+    return "slept"
+
+
+def test_heavy_work_runs_in_a_worker_process(qtbot, runner):
+    import os
+
+    from optrr_gui.design_summary import compute_design
+    from optrr_gui.process_pool import where_am_i
+
+    got = {}
+    runner.submit("where", where_am_i, process=True, on_done=lambda r: got.setdefault("where", r))
+    request = {"budget_mode": False, "epsilons": [1.0, 0.5, 2.0, 1.5], "weights": [1] * 4, "target_total": 1.0}
+    runner.submit(
+        "lp",
+        compute_design,
+        "optimal",
+        [3, 4, 2, 5],
+        request,
+        1000,
+        process=True,
+        on_done=lambda r: got.setdefault("lp", r),
+    )
+    qtbot.waitUntil(lambda: len(got) == 2, timeout=60_000)
+    assert got["where"]["pid"] != os.getpid()
+    direct = run_design("optimal", [3, 4, 2, 5], [1.0, 0.5, 2.0, 1.5])
+    assert got["lp"].overall_epsilon == pytest.approx(direct.overall_epsilon)
+    assert got["lp"].design.mechanism.attribute_epsilons() == pytest.approx([1.0, 0.5, 2.0, 1.5])
+
+
+def test_a_process_task_that_ignores_cancel_is_stopped(qtbot, runner):
+    from optrr_gui import process_pool
+
+    outcome = []
+    runner.submit("s", sleep_ignoring_cancel, 60.0, process=True, on_cancelled=lambda: outcome.append("cancelled"))
+    qtbot.wait(500)
+    t0 = time.perf_counter()
+    assert runner.request_cancel("s")
+    qtbot.waitUntil(lambda: outcome == ["cancelled"], timeout=30_000)
+    assert time.perf_counter() - t0 < process_pool.GRACE_SECONDS + 5  # not the 60 s of the task
+    # The pool replaced the terminated worker: new work still runs.
+    got = []
+    runner.submit("again", process_pool.where_am_i, process=True, on_done=got.append)
+    qtbot.waitUntil(lambda: len(got) == 1, timeout=60_000)
+    assert got[0]["pid"] > 0

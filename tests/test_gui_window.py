@@ -44,6 +44,7 @@ def test_sample_opens_with_columns_rows_and_designs(window):
     rec = c.recommended()
     assert rec is not None and not c.current()[rec].exceeds_request
     # Every epsilon shown comes from the mechanism: the panel's achieved bars are the mechanism's epsilons.
+    window.mechanism.flush()
     shown = c.current()[window.mechanism.shown_method]
     assert window.mechanism.chart.values[1] == pytest.approx(list(shown.design.mechanism.attribute_epsilons()))
 

@@ -1,0 +1,246 @@
+"""Worker processes for heavy engine work (exact LPs, releases, estimation of big files).
+
+A task still belongs to a worker *thread* of the :class:`~optrr_gui.tasks.TaskRunner`; for heavy work that
+thread hands the plain function to a warm worker process and waits on a pipe, so the engine's C code
+(HiGHS model set-up, Arrow conversions) never holds the UI process's GIL: the window stays smooth even
+with two big jobs at once. Protocol: the parent sends ``(task_id, fn, args, kwargs)`` (pickled; ``fn`` by
+reference); the child calls ``fn(*args, progress=..., cancel=..., **kwargs)`` and sends back progress
+messages and one final ``done`` / ``error`` / ``cancelled``. Cancelling sets a shared flag that the
+engine's ``cancel()`` reads; a task that does not stop within ``GRACE_SECONDS`` (a solver inside one call)
+is ended by terminating its process, which is replaced on the next use. This module never imports Qt.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import pickle
+import threading
+import time
+
+#: Seconds a cancelled task may take to stop by itself before its process is terminated.
+GRACE_SECONDS = 3.0
+#: Worker processes at most (the machine's cores are shared with the UI process).
+MAX_WORKERS = 2
+#: Minimum seconds between two progress messages from a child.
+PROGRESS_INTERVAL = 0.05
+
+
+def _child_main(conn, cancel_id) -> None:  # runs in the worker process
+    import numpy  # noqa: F401 - warm the heavy imports once, before the first task
+
+    import optrr_engine.designs  # noqa: F401
+
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        task_id, fn, args, kwargs = msg
+        last = [0.0]
+
+        def progress(fraction, message="", task_id=task_id, last=last):
+            now = time.perf_counter()
+            if fraction >= 1.0 or now - last[0] >= PROGRESS_INTERVAL:
+                last[0] = now
+                conn.send(("progress", task_id, (float(fraction), str(message))))
+
+        def cancel(task_id=task_id):
+            return cancel_id.value == task_id
+
+        try:
+            result = fn(*args, progress=progress, cancel=cancel, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent
+            from optrr_engine.errors import Cancelled
+
+            if isinstance(exc, Cancelled):
+                conn.send(("cancelled", task_id, None))
+                continue
+            try:
+                pickle.dumps(exc)
+            except Exception:  # noqa: BLE001 - an exception that cannot travel is described instead
+                exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+            conn.send(("error", task_id, exc))
+        else:
+            conn.send(("done", task_id, result))
+
+
+class _Worker:
+    def __init__(self, ctx):
+        self.conn, child_conn = ctx.Pipe()
+        self.cancel_id = ctx.Value("q", 0, lock=False)
+        self.process = ctx.Process(target=_child_main, args=(child_conn, self.cancel_id), daemon=True)
+        self.process.start()
+        child_conn.close()
+
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def stop(self, terminate: bool = False) -> None:
+        try:
+            if terminate:
+                self.process.terminate()
+            else:
+                self.conn.send(None)
+            self.process.join(2.0)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join(1.0)
+        except (OSError, ValueError, BrokenPipeError):
+            pass
+        finally:
+            self.conn.close()
+
+
+class NotPicklable(TypeError):
+    """The function or its arguments cannot be sent to a process (the caller runs it in a thread)."""
+
+
+class ProcessUnavailable(RuntimeError):
+    """No worker process can be started here (the caller runs the task in a thread)."""
+
+
+class WorkerCrashed(RuntimeError):
+    """The worker process ended without an answer (out of memory, killed...)."""
+
+
+class ProcessPool:
+    """A few warm worker processes; :meth:`run` is called from worker threads and blocks until done."""
+
+    def __init__(self, max_workers: int = MAX_WORKERS):
+        import multiprocessing
+
+        self.ctx = multiprocessing.get_context("spawn")
+        self.max_workers = max_workers
+        self._idle: list[_Worker] = []
+        self._count = 0
+        self._cond = threading.Condition()
+        self._ids = itertools.count(1)
+        self._closed = False
+
+    def warm(self) -> None:
+        """Start one worker now (its imports run while the user looks at the window)."""
+        with self._cond:
+            if self._count == 0 and not self._closed:
+                try:
+                    self._idle.append(_Worker(self.ctx))
+                except (RuntimeError, OSError):
+                    return  # e.g. a script without a __main__ guard: tasks will run in threads
+                self._count += 1
+
+    def _acquire(self) -> _Worker:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise RuntimeError("the worker processes are shut down")
+                while self._idle:
+                    w = self._idle.pop()
+                    if w.alive():
+                        return w
+                    self._count -= 1
+                if self._count < self.max_workers:
+                    self._count += 1
+                    break
+                self._cond.wait()
+        try:
+            return _Worker(self.ctx)
+        except BaseException as exc:
+            with self._cond:
+                self._count -= 1
+                self._cond.notify()
+            if isinstance(exc, (RuntimeError, OSError)):
+                raise ProcessUnavailable(str(exc)) from None
+            raise
+
+    def _release(self, worker: _Worker, healthy: bool = True) -> None:
+        with self._cond:
+            if healthy and worker.alive() and not self._closed:
+                self._idle.append(worker)
+            else:
+                self._count -= 1
+                threading.Thread(target=worker.stop, args=(True,), daemon=True).start()
+            self._cond.notify()
+
+    def run(self, fn, args=(), kwargs=None, progress=None, cancel=None):
+        """Run ``fn`` in a worker process; progress and cancellation as in the engine's protocol."""
+        from optrr_engine.errors import Cancelled
+
+        worker = self._acquire()
+        task_id = next(self._ids)
+        healthy = True
+        try:
+            try:
+                worker.conn.send((task_id, fn, tuple(args), dict(kwargs or {})))  # pickled before anything is sent
+            except (pickle.PicklingError, AttributeError, TypeError) as exc:
+                raise NotPicklable(str(exc)) from None
+            cancel_sent = None
+            while True:
+                if worker.conn.poll(0.05):
+                    kind, tid, payload = worker.conn.recv()
+                    if tid != task_id:
+                        continue
+                    if kind == "progress":
+                        if progress is not None:
+                            progress(*payload)
+                        continue
+                    if kind == "done":
+                        return payload
+                    if kind == "cancelled":
+                        raise Cancelled("cancelled by the user")
+                    raise payload
+                if not worker.alive():
+                    healthy = False
+                    raise WorkerCrashed("the worker process ended unexpectedly (out of memory?)")
+                if cancel is not None and cancel():
+                    now = time.perf_counter()
+                    if cancel_sent is None:
+                        worker.cancel_id.value = task_id
+                        cancel_sent = now
+                    elif now - cancel_sent > GRACE_SECONDS:
+                        healthy = False
+                        raise Cancelled("cancelled by the user (the computation was stopped)")
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            healthy = False
+            raise WorkerCrashed("the worker process ended unexpectedly") from None
+        finally:
+            self._release(worker, healthy)
+
+    def shutdown(self) -> None:
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._cond.notify_all()
+        for w in idle:
+            w.stop()
+
+
+_POOL: ProcessPool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def shared_pool() -> ProcessPool:
+    """The application's pool (created on first use, shut down at exit)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ProcessPool()
+            atexit.register(_POOL.shutdown)
+        return _POOL
+
+
+def where_am_i(progress=None, cancel=None) -> dict:
+    """Process and thread ids of the caller (diagnostics: shows where a task ran)."""
+    import os
+
+    return {"pid": os.getpid(), "thread": threading.get_ident()}
+
+
+def picklable(fn) -> bool:
+    """Whether ``fn`` can be sent to a worker process (module-level functions can; closures cannot)."""
+    try:
+        pickle.dumps(fn)
+    except Exception:  # noqa: BLE001 - any failure means: run it in a thread
+        return False
+    return True

@@ -6,6 +6,7 @@ columns with 2-30 categories, two numeric columns binned into 4 bins), then for 
 in a fresh subprocess so that peak memory (ru_maxrss) belongs to that step alone:
 
 - read:     one pass of the reader over every column (Arrow string chunks)
+- schema:   optrr schema's inference pass (statistics of every column)
 - perturb:  optrr's perturb_file, CSV to CSV, Kronecker design, shuffled (the default)
 - no-shuf:  the same without shuffling
 - baseline: the interpreter with numpy, pandas and pyarrow imported (memory floor)
@@ -79,11 +80,14 @@ STEP = textwrap.dedent(
     import numpy, pandas, pyarrow, pyarrow.csv, pyarrow.compute
     from optrr_engine.io.readers import iter_tables
     from optrr_engine.release.perturb import perturb_file
+    from optrr_engine.release.schema import infer_schema
     t0 = time.perf_counter()
     rows = 0
     if step == "read":
         for t in iter_tables(path):
             rows += t.num_rows
+    elif step == "schema":
+        rows = infer_schema(path).source["rows"]
     elif step in ("perturb", "no-shuf"):
         rows = perturb_file(path, cfg, out, seed=1, shuffle=(step == "perturb"))["rows"]
     seconds = time.perf_counter() - t0
@@ -120,7 +124,7 @@ def main() -> None:
             path = os.path.join(work, f"gen_{mb:g}MB.csv")
             generate(path, mb)
             size = os.path.getsize(path) / 1e6
-            for step in ("read", "perturb", "no-shuf"):
+            for step in ("read", "schema", "perturb", "no-shuf"):
                 r = run_step(step, path, os.path.join(work, "out.csv"), cfg)
                 print(
                     f"{size:>8.0f} {r['rows']:>11,} {step:>8} {r['seconds']:>8.2f} {size / r['seconds']:>10.1f}"

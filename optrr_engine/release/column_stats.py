@@ -59,35 +59,46 @@ class ColumnStats:
         self.with_space = 0
 
     def add(self, col) -> None:
+        """Count one chunk. Work per cell is one hash pass (value counts); everything else is done on the
+        chunk's distinct values, weighted by their counts."""
         import pyarrow.compute as pc
 
         nulls = col.null_count
-        present = len(col) - nulls
         self.missing += nulls
-        self.present += present
-        if present == 0:
+        self.present += len(col) - nulls
+        if len(col) == nulls:
             return
+        vc = pc.value_counts(pc.drop_null(col))
+        values = vc.field("values")
+        counts = np.asarray(vc.field("counts").to_numpy(zero_copy_only=False), dtype=np.int64)
         if not self.overflow:
-            vc = pc.value_counts(pc.drop_null(col))
-            values = vc.field("values").to_pylist()
-            if len(values) + len(self.counts) > DISTINCT_CAP and len(set(values) | self.counts.keys()) > DISTINCT_CAP:
-                self.overflow = True
-                self.counts = {}
-            else:
-                for v, c in zip(values, vc.field("counts").to_pylist(), strict=True):
-                    self.counts[v] = self.counts.get(v, 0) + c
-        lengths = pc.utf8_length(col)
-        self.text_length += int(pc.sum(lengths).as_py() or 0)
-        self.with_space += int(pc.sum(pc.cast(pc.fill_null(pc.match_substring(col, " "), False), "int64")).as_py())
-        mask, values = numeric_values(col, self.decimal)
-        if values.size:
-            self.numeric += int(values.size)
-            finite = values[np.isfinite(values)]
-            if finite.size:
-                self.num_min = min(self.num_min, float(finite.min()))
-                self.num_max = max(self.num_max, float(finite.max()))
-                self.all_integral = self.all_integral and bool(np.all(finite == np.floor(finite)))
-                self._reservoir(finite)
+            self._merge(values, counts)
+        lengths = np.asarray(pc.utf8_length(values).to_numpy(zero_copy_only=False), dtype=np.int64)
+        self.text_length += int(np.dot(lengths, counts))
+        spaced = np.asarray(pc.match_substring(values, " ").to_numpy(zero_copy_only=False), dtype=bool)
+        self.with_space += int(counts[spaced].sum())
+        mask, numbers = numeric_values(values, self.decimal)
+        if numbers.size:
+            weights = counts[mask]
+            self.numeric += int(weights.sum())
+            finite = np.isfinite(numbers)
+            numbers, weights = numbers[finite], weights[finite]
+            if numbers.size:
+                self.num_min = min(self.num_min, float(numbers.min()))
+                self.num_max = max(self.num_max, float(numbers.max()))
+                self.all_integral = self.all_integral and bool(np.all(numbers == np.floor(numbers)))
+                self._reservoir(np.repeat(numbers, weights))
+
+    def _merge(self, values, counts: np.ndarray) -> None:
+        if len(values) > DISTINCT_CAP:
+            self.overflow, self.counts = True, {}
+            return
+        texts = values.to_pylist()
+        if len(texts) + len(self.counts) > DISTINCT_CAP and len(set(texts) | self.counts.keys()) > DISTINCT_CAP:
+            self.overflow, self.counts = True, {}
+            return
+        for v, c in zip(texts, counts.tolist(), strict=True):
+            self.counts[v] = self.counts.get(v, 0) + c
 
     def _reservoir(self, values: np.ndarray) -> None:
         """Keep the RESERVOIR values with the smallest uniform keys: a uniform sample without replacement."""

@@ -386,3 +386,21 @@ def test_epsilons_in_the_configuration_are_checked_before_anything_is_written(tm
             perturb_file(tmp_path / "in.csv", d, tmp_path / "out.csv")
     assert_nothing_written(tmp_path, files)
     assert json.dumps(base_config().to_dict())  # the configuration itself stays JSON
+
+
+def test_wide_file_with_many_attributes(tmp_path, monkeypatch):
+    """k = 60 perturbed columns through the whole pipeline; chunks shrink for wide files (bounded cells)."""
+    from optrr_engine.io import source_base
+
+    monkeypatch.setattr(source_base, "CHUNK_CELLS", 60 * 128)
+    rng = np.random.default_rng(4)
+    k, n = 60, 700
+    pd.DataFrame({f"v{i}": rng.choice(["a", "b", "c"], n) for i in range(k)}).to_csv(tmp_path / "w.csv", index=False)
+    cols = [ColumnConfig(name=f"v{i}", role="perturb", epsilon=1.0, categories=["a", "b", "c"]) for i in range(k)]
+    m = perturb_file(tmp_path / "w.csv", ReleaseConfig(method="auto", columns=cols), tmp_path / "o.csv", seed=2)
+    assert m["chunk_rows"] == 128 and m["rows"] == n and len(m["attributes"]) == k
+    assert m["overall_epsilon"] < k  # better than Kronecker's sum of epsilons
+    np.testing.assert_allclose([a["achieved_epsilon"] for a in m["attributes"]], 1.0, rtol=1e-9)
+    out = read(tmp_path / "o.csv")
+    assert out.shape == (n, k) and set(np.unique(out.to_numpy())) <= {"a", "b", "c"}
+    load_manifest(tmp_path / "o.csv.manifest.json")

@@ -17,7 +17,8 @@ from ..errors import InputError
 from . import sniff
 from .source_base import Source, check_names
 
-#: Bytes pyarrow parses per block.
+#: Bytes pyarrow parses per block (at least; blocks hold at least 8 rows of the file's typical size). The
+#: streaming reader reads about 32 blocks ahead, so this bounds its memory.
 BLOCK_BYTES = 1 << 20
 _NATIVE_UTF8 = {"utf-8", "utf8", "utf-8-sig", "utf_8", "utf_8_sig"}
 _FIELDS = re.compile(r"Expected (\d+) columns, got (\d+)")
@@ -79,7 +80,8 @@ class CsvSource(Source):
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
-        read = pcsv.ReadOptions(encoding=arrow_encoding(self.encoding), block_size=BLOCK_BYTES, use_threads=True)
+        block = max(BLOCK_BYTES, int(8 * self.bytes_per_row))
+        read = pcsv.ReadOptions(encoding=arrow_encoding(self.encoding), block_size=block, use_threads=True)
         parse = pcsv.ParseOptions(delimiter=self.options.delimiter or ",", newlines_in_values=True)
         convert = pcsv.ConvertOptions(
             column_types={n: pa.string() for n in self.names},

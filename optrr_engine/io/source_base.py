@@ -1,8 +1,9 @@
 """What every file reader provides: column names, an optional row count, and a stream of string tables.
 
 A source yields ``pyarrow.Table`` chunks whose columns are all strings (missing values are nulls) with at
-most ``chunk_rows`` rows; every chunk but the last has exactly ``chunk_rows`` rows, so the chunking (and
-with it a seeded run) does not depend on how the underlying library splits the file.
+most ``chunk_rows`` rows (fewer for very wide files: at most CHUNK_CELLS cells); every chunk but the last
+has exactly that many rows, so the chunking (and with it a seeded run) does not depend on how the
+underlying library splits the file.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import os
 from collections.abc import Iterable, Iterator
 
 from ..errors import InputError
+
+#: Cells per chunk at most (a chunk of a very wide file has fewer rows), to bound memory.
+CHUNK_CELLS = 4_000_000
 
 
 def check_names(names: list, path) -> list[str]:
@@ -86,11 +90,16 @@ class Source:
     def _tables(self, columns: list[str] | None) -> Iterator:
         raise NotImplementedError
 
+    def chunk_rows(self, columns=None) -> int:
+        """Rows per chunk: ``options.chunk_rows``, fewer for wide files (at most CHUNK_CELLS cells)."""
+        width = len(columns) if columns else len(self.names)
+        return max(1, min(int(self.options.chunk_rows), CHUNK_CELLS // max(1, width)))
+
     def tables(self, columns=None) -> Iterator:
         """String tables of the chosen columns (all by default), in file order."""
         columns = check_columns(columns, self.names, self.path)
         self.rows_read = 0
-        for table in rechunk(self._tables(columns), max(1, int(self.options.chunk_rows))):
+        for table in rechunk(self._tables(columns), self.chunk_rows(columns)):
             self.rows_read += table.num_rows
             yield table
 

@@ -38,7 +38,7 @@ class ParquetSource(Source):
         import pyarrow as pa
 
         try:
-            for batch in self._file.iter_batches(batch_size=max(1, int(self.options.chunk_rows)), columns=columns):
+            for batch in self._file.iter_batches(batch_size=self.chunk_rows(columns), columns=columns):
                 yield pa.table([_as_text(col) for col in batch.columns], names=batch.schema.names)
         except (pa.ArrowInvalid, OSError) as exc:
             raise _open_error(self.path, exc, "Parquet") from None
@@ -122,7 +122,7 @@ class ExcelSource(Source):
         keep = [self.names.index(c) for c in columns] if columns else list(range(width))
         names = [self.names[i] for i in keep]
         block: list[list] = [[] for _ in keep]
-        chunk = max(1, int(self.options.chunk_rows))
+        chunk = self.chunk_rows(columns)
         filled = 0
         for line, row in enumerate(self._sheet.iter_rows(min_row=2, values_only=True), start=2):
             if row is None or all(v is None for v in row):
@@ -164,7 +164,7 @@ class StatSource(Source):
         import pyarrow as pa
         import pyreadstat
 
-        chunk = max(1, int(self.options.chunk_rows))
+        chunk = self.chunk_rows(columns)
         try:
             reader = pyreadstat.read_file_in_chunks(
                 self._read, self.path, chunksize=chunk, apply_value_formats=True, usecols=columns

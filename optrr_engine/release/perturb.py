@@ -132,7 +132,7 @@ def perturb_file(
 
     sample_seq, shuffle_seq = np.random.SeedSequence(seed).spawn(2)
     rng_sample, rng_shuffle = np.random.default_rng(sample_seq), np.random.default_rng(shuffle_seq)
-    chunk_rows = int(source.options.chunk_rows)
+    chunk_rows = source.chunk_rows(codec.columns)
     delimiter = source.options.delimiter if in_format == "csv" else ("\t" if output_path.endswith(".tsv") else ",")
     bom = in_format == "csv" and (source.options.encoding or "").lower().replace("_", "-") == "utf-8-sig"
     output_options = {}

@@ -127,11 +127,15 @@ class ColumnPanel(QWidget):
         self.bins_error.setStyleSheet("color: #cc0000;")
         self.cat_box = QGroupBox("Categories")
         cl = QVBoxLayout(self.cat_box)
+        self.bins_label = QLabel("Bin edges (press Enter to apply):")
+        cl.addWidget(self.bins_label)
+        cl.addWidget(self.bins)
+        cl.addWidget(self.bins_error)
+        self.others_label = QLabel("Other values kept as categories:")
+        cl.addWidget(self.others_label)
         cl.addWidget(self.categories, 1)
         cl.addLayout(buttons)
         cl.addLayout(missing_row)
-        cl.addWidget(self.bins)
-        cl.addWidget(self.bins_error)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -263,8 +267,8 @@ class ColumnPanel(QWidget):
         else:
             self.missing_list.setText("")
         self.restore.setVisible(bool(col.missing_values))
-        self.bins.setVisible(numeric)
-        self.bins_error.setVisible(numeric)
+        for w in (self.bins, self.bins_error, self.bins_label, self.others_label):
+            w.setVisible(numeric)
         self.cat_box.setTitle("Bins (and other values)" if numeric else "Categories")
         if numeric:
             if not self.bins.hasFocus():

@@ -104,7 +104,22 @@ class DataView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setDefaultSectionSize(110)
         self.status = QLabel("No data")
+        self._sized = False
+        self.model.modelReset.connect(self._reset)
+        self.model.rowsInserted.connect(self._first_rows)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.status)
         lay.addWidget(self.table, 1)
+
+    def _reset(self) -> None:
+        self._sized = False
+
+    def _first_rows(self, *_args) -> None:
+        """Fit the columns to the first rows once (Qt looks at a bounded number of rows)."""
+        if not self._sized:
+            self._sized = True
+            self.table.horizontalHeader().setResizeContentsPrecision(200)
+            self.table.resizeColumnsToContents()
+            for c in range(self.model.columnCount()):
+                self.table.setColumnWidth(c, min(self.table.columnWidth(c), 260))

@@ -567,8 +567,9 @@ class MainWindow(QMainWindow):
 
     # -- readiness and shutdown ----------------------------------------------------------------------
     def is_ready(self) -> bool:
-        """Columns known, rows read and every design computed (the screenshot waits for this)."""
-        return not self.loading and not self.runner.is_busy("schema") and self.controller.is_idle()
+        """Columns known, rows read, every design computed and no background work left (the screenshot
+        waits for this)."""
+        return not self.loading and self.controller.is_idle() and not self.runner.busy_channels()
 
     def wait_until_ready(self, timeout: float = 120.0) -> bool:
         from PySide6.QtWidgets import QApplication

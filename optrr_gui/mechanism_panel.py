@@ -34,7 +34,7 @@ ACHIEVED_COLOR = (52, 101, 164)
 HIGHER_COLOR = (204, 0, 0)
 LOWER_COLOR = (230, 145, 56)
 
-DESIGN_COLUMNS = ("Design", "Whole-record ε", "vs. Kronecker", "Columns changed", "Status")
+DESIGN_COLUMNS = ("Design", "Whole-record ε", "vs. Kronecker", "ε changed", "Time")
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
 
 
@@ -117,6 +117,7 @@ class MechanismPanel(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.shown_method: str | None = None
+        self.picked: str | None = None  # the row the user clicked; otherwise the chosen design is shown
         self._rows: list[str] = []
 
         self.title = QLabel("Mechanism")
@@ -138,8 +139,10 @@ class MechanismPanel(QWidget):
         self.designs.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.designs.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.designs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.designs.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.designs.horizontalHeader().setStretchLastSection(True)
+        header = self.designs.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(40)
         self.designs.setToolTip(
             "Each row is one way to build the randomization. Whole-record ε is the privacy guarantee for a "
             "complete record: lower = more private. ★ marks the recommended design; ● the one the release uses. "
@@ -148,7 +151,7 @@ class MechanismPanel(QWidget):
         self.designs.verticalHeader().setDefaultSectionSize(24)
         self.designs.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.designs.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.designs.itemSelectionChanged.connect(self._selection_changed)
+        self.designs.cellClicked.connect(self._row_clicked)
         self.designs.cellDoubleClicked.connect(lambda row, _c: self._use_row(row))
         self.use_button = QPushButton("Use for release")
         self.use_button.setToolTip("Release with the design selected above instead of the recommended one.")
@@ -227,11 +230,15 @@ class MechanismPanel(QWidget):
         if 0 <= row < len(self._rows):
             self.useDesign.emit(self._rows[row])
 
-    def _selection_changed(self) -> None:
-        row = self.designs.currentRow()
+    def _row_clicked(self, row: int, _column: int = 0) -> None:
         if 0 <= row < len(self._rows):
-            self.shown_method = self._rows[row]
+            self.picked = self.shown_method = self._rows[row]
             self._refresh_details()
+
+    def show_design(self, method: str | None) -> None:
+        """Show a design's columns below (None: follow the design the release will use)."""
+        self.picked = method
+        self.refresh()
 
     # -- display -----------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -278,7 +285,7 @@ class MechanismPanel(QWidget):
             elif status == "cancelled":
                 cells[4] = "cancelled"
             elif s is not None:
-                cells[4] = ("failed" if not s.ok else "done") + f" in {fmt_seconds(s.seconds)}"
+                cells[4] = fmt_seconds(s.seconds)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 tip = METHOD_HELP.get(method, "")
@@ -295,7 +302,9 @@ class MechanismPanel(QWidget):
                 if col in (1, 2):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.designs.setItem(r, col, item)
-        if self.shown_method not in self._rows:
+        if self.picked in self._rows:
+            self.shown_method = self.picked
+        else:
             self.shown_method = chosen if chosen in self._rows else (self._rows[0] if self._rows else None)
         if self.shown_method in self._rows:
             self.designs.selectRow(self._rows.index(self.shown_method))

@@ -114,6 +114,7 @@ def perturb_file(
     mpath, rpath = manifest_path(output_path), report_path(output_path)
     for path, what in ((output_path, "output"), (mpath, "manifest"), (rpath, "report")):
         check_output_path(path, [input_path], what)
+    AtomicFile(output_path).discard()  # the folder must be writable: find out before any long pass
 
     options = ReaderOptions.from_dict(cfg.input)
     if reader_options is not None:
@@ -123,10 +124,10 @@ def perturb_file(
     absent = [c.name for c in cfg.released() if c.name not in source.names]
     if absent:
         raise InputError(f"column {absent[0]!r} of the configuration is not in {os.path.basename(input_path)}")
-    if resolve_bins(source, cfg, ctl.sub(0.0, 0.1)):
+    if resolve_bins(source, cfg, ctl.sub(0.0, 0.05)):
         source = open_source(input_path, source.options)
     codec = Codec(cfg, decimal=source.options.decimal or ".")
-    release_design = make_design(cfg, codec.sizes, codec.attributes, cancel=cancel)
+    release_design = make_design(cfg, codec.sizes, codec.attributes, ctl.sub(0.05, 0.1).progress, cancel)
     mechanism = release_design.mechanism
     ctl.check()
 

@@ -197,6 +197,14 @@ def test_recent_files_and_settings_persist(qtbot, window, tmp_path):
     window._fill_recent()
     actions = [a for a in window.recent_menu.actions() if a.text() == SAMPLE]
     assert actions
+    heart = SAMPLE.replace("breast_cancer", "heart_cleveland")
+    window.open_file(heart)
+    wait_ready(qtbot, window)
+    assert [i["path"] for i in window.settings.recent_files()[:2]] == [heart, SAMPLE]
+    window._fill_recent()
+    back = next(a for a in window.recent_menu.actions() if a.text() == SAMPLE)
+    back.trigger()  # reopen through the recent-files menu
+    qtbot.waitUntil(lambda: window.state.data_path == SAMPLE, timeout=WAIT_MS)
 
 
 def write_semicolon_copy(tmp_path):

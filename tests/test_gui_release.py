@@ -186,3 +186,24 @@ def test_analyse_reports_a_file_that_does_not_match_its_manifest(qtbot, window, 
     qtbot.waitUntil(lambda: not view.spinner.is_spinning(), timeout=WAIT_MS)
     assert view.opened is None
     assert "color:#cc0000" in view.info.text()
+
+
+def test_release_in_total_budget_mode(qtbot, window, tmp_path):
+    window.attributes.total.setChecked(True)
+    window.attributes.target.setValue(3.0)
+    window.state.set_column_value(1, "weight", 2.0)
+    c = window.controller
+    qtbot.waitUntil(
+        lambda: c.is_idle() and c.request.get("budget_mode") and not c.is_stale("kronecker"), timeout=WAIT_MS
+    )
+    chosen = c.chosen()
+    assert chosen is not None
+    out = tmp_path / "budget.csv"
+    dialog = release(qtbot, window, out)
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done", dialog.progress_label.text()
+    mech = mechanism_from_manifest(load_manifest(str(out) + ".manifest.json", data_path=str(out)))
+    assert mech.overall_epsilon() <= 3.0 + 1e-6
+    eps = mech.attribute_epsilons()
+    assert eps[1] == pytest.approx(2 * eps[0], rel=1e-6)  # weights 2 : 1
+    assert mech.overall_epsilon() == pytest.approx(c.current()[chosen].overall_epsilon, rel=1e-6)

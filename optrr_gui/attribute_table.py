@@ -238,7 +238,7 @@ class AttributePanel(QWidget):
             | QAbstractItemView.EditTrigger.SelectedClicked
         )
         self.view.verticalHeader().hide()
-        self.view.verticalHeader().setDefaultSectionSize(30)
+        self.view.verticalHeader().setDefaultSectionSize(max(30, self.view.fontMetrics().height() + 14))
         self.view.setAlternatingRowColors(True)
         header = self.view.horizontalHeader()
         for col in (COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT):

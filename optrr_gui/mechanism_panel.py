@@ -148,7 +148,8 @@ class MechanismPanel(QWidget):
             "complete record: lower = more private. ★ marks the recommended design; ● the one the release uses. "
             "Click a row to see its columns below; double-click to use it for the release."
         )
-        self.designs.verticalHeader().setDefaultSectionSize(24)
+        self._row_height = self.designs.fontMetrics().height() + 8
+        self.designs.verticalHeader().setDefaultSectionSize(self._row_height)
         self.designs.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.designs.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.designs.cellClicked.connect(self._row_clicked)
@@ -261,7 +262,7 @@ class MechanismPanel(QWidget):
         self._rows = list(c.methods) if k else []
         self.designs.blockSignals(True)
         self.designs.setRowCount(len(self._rows))
-        rows_height = 24 * max(len(c.methods), 1) + self.designs.horizontalHeader().height() + 4
+        rows_height = self._row_height * max(len(c.methods), 1) + self.designs.horizontalHeader().height() + 4
         self.designs.setFixedHeight(rows_height)
         bold = QFont(self.designs.font())
         bold.setBold(True)

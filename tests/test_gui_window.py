@@ -372,3 +372,33 @@ def test_missing_value_codes_and_bins_in_the_side_panel(qtbot, tmp_path):
     panel.bins.returnPressed.emit()
     assert "increasing" in panel.bins_error.text()
     close_window(window)
+
+
+def test_import_dialog_lists_the_sheets_of_a_workbook(qtbot, window, tmp_path):
+    import openpyxl
+
+    from optrr_gui.import_dialog import ImportDialog
+
+    rows = sample_rows()
+    book = openpyxl.Workbook()
+    first = book.active
+    first.title = "notes"
+    first.append(["just", "a", "note"])
+    data = book.create_sheet("patients")
+    for r in rows[:51]:
+        data.append(r)
+    path = tmp_path / "book.xlsx"
+    book.save(path)
+    dialog = ImportDialog(str(path), window.runner, {"sheet": "patients"}, window)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(
+        lambda: dialog.sheet.count() == 2 and dialog.frame is not None and list(dialog.frame.columns) == rows[0],
+        timeout=WAIT_MS,
+    )
+    assert dialog.options()["sheet"] == "patients"
+    assert len(dialog.frame) == 50
+    dialog.sheet.setCurrentText("notes")
+    qtbot.waitUntil(
+        lambda: dialog.frame is not None and list(dialog.frame.columns) == ["just", "a", "note"], timeout=WAIT_MS
+    )
+    dialog.reject()

@@ -17,6 +17,8 @@ from .design_summary import DesignSummary, available_methods, compute_design, ex
 from .state import SessionState
 from .tasks import TaskRunner
 
+#: Submission order: the closed-form designs first, then the small LPs, then the exact ones.
+CHEAP_FIRST = ("kronecker", "heuristic", "family", "classes", "optimal", "auto")
 #: Edits within this many milliseconds are coalesced into one request (a dragged slider).
 DEBOUNCE_MS = 15
 
@@ -83,7 +85,9 @@ class DesignController(QObject):
             return
         self.key, self.sizes, self.request, self.message = key, sizes, request, ""
         k = len(sizes)
-        for method in self.methods:
+        # Cheapest first: the quick thread runs them in submission order.
+        order = sorted(self.methods, key=lambda m: CHEAP_FIRST.index(m) if m in CHEAP_FIRST else len(CHEAP_FIRST))
+        for method in order:
             self.status[method] = "running"
             self.progress[method] = (0.0, "")
             quick = is_quick(method, k, request["budget_mode"])

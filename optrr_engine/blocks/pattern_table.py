@@ -53,9 +53,9 @@ class PatternBlock(Block):
 
     def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Draw the pattern S of each row with probability t_S X_S (one uniform per row), then one uniform per
-        cell: v = min(u (a_i - 1), a_i - 2) for i in S and v = a_i - 1 otherwise; the output
-        (x + floor(v) + 1) mod a_i keeps x outside S and moves x to a uniform other value inside S
-        (the modulo is an unsigned wrap-around: w = x + floor(v) + 1 - a_i, result min(w, w + a_i))."""
+        cell: offset d_i = floor(min(u (a_i - 1), a_i - 2)) + 1 (uniform on 1..a_i-1) for i in S and d_i = 0
+        outside S; the output is (x + d) mod a, computed as an unsigned wrap-around: w = x + d - a_i,
+        result min(w, w + a_i). The bits of S are unpacked per row (little-endian bytes of the pattern)."""
         codes = np.asarray(codes)
         n, k = codes.shape
         out = np.empty_like(codes)
@@ -66,27 +66,27 @@ class PatternBlock(Block):
         sizes = self.sizes
         work = np.min_scalar_type(2 * int(sizes.max()) - 1)  # unsigned; 2 a_i - 1 fits, wrap-around intended
         rows = min(n, max(1, (1 << 15) // k))
-        top = np.tile(sizes - 1.0, (rows, 1))
+        steps = np.tile(sizes - 1.0, (rows, 1))
         inner = np.tile(sizes - 2.0, (rows, 1))
-        one_minus_a = np.tile((1 - sizes).astype(work), (rows, 1))
+        minus_a = np.tile((-sizes).astype(work), (rows, 1))
         plus_a = np.tile(sizes.astype(work), (rows, 1))
-        bits = np.tile(np.int64(1) << np.arange(k, dtype=np.int64), (rows, 1))
         u_buf, w_buf, g_buf = np.empty((rows, k)), np.empty((rows, k), dtype=work), np.empty((rows, k), dtype=work)
         for start in range(0, n, rows):
             stop = min(n, start + rows)
             b = stop - start
             u, w, g = u_buf[:b], w_buf[:b], g_buf[:b]
-            masks = np.searchsorted(cdf, rng.random(b), side="right").astype(np.int64)
+            masks = np.searchsorted(cdf, rng.random(b), side="right").astype("<u4")  # k <= 22 bits
             np.minimum(masks, cdf.size - 1, out=masks)
-            stay = (np.repeat(masks, k).reshape(b, k) & bits[:b]) == 0
+            moved = np.unpackbits(masks.view(np.uint8).reshape(b, 4), axis=1, count=k, bitorder="little")
             rng.random(out=u)
-            np.multiply(u, top[:b], out=u)
-            np.fmin(u, inner[:b], out=u)
-            np.copyto(u, top[:b], where=stay)
+            np.multiply(u, steps[:b], out=u)
+            np.fmin(u, inner[:b], out=u)  # u (a_i - 1) can round up to a_i - 1
             np.copyto(w, u, casting="unsafe")
+            np.add(w, 1, out=w, casting="unsafe")
+            np.multiply(w, moved, out=w, casting="unsafe")
             np.copyto(g, codes[start:stop], casting="unsafe")
             np.add(w, g, out=w)
-            np.add(w, one_minus_a[:b], out=w)
+            np.add(w, minus_a[:b], out=w)
             np.add(w, plus_a[:b], out=g)
             np.minimum(w, g, out=w)
             np.copyto(out[start:stop], w, casting="unsafe")

@@ -112,7 +112,7 @@ def main() -> None:
     parser.add_argument("--dir", default=None, help="folder for the generated files (default: system temp)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="optrr-bench-", dir=args.dir)
+    work = tempfile.mkdtemp(prefix="optrr-csv-pipeline-", dir=args.dir)
     try:
         cfg = os.path.join(work, "release.json")
         with open(cfg, "w", encoding="utf-8") as fh:

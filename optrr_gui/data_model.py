@@ -119,7 +119,7 @@ class DataView(QWidget):
         """Fit the columns to the first rows once (Qt looks at a bounded number of rows)."""
         if not self._sized:
             self._sized = True
-            self.table.horizontalHeader().setResizeContentsPrecision(200)
+            self.table.horizontalHeader().setResizeContentsPrecision(40)
             self.table.resizeColumnsToContents()
             for c in range(self.model.columnCount()):
                 self.table.setColumnWidth(c, min(self.table.columnWidth(c), 260))

@@ -6,6 +6,7 @@ to the views; long work goes to the :class:`TaskRunner`.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -46,6 +47,8 @@ TAB_DESIGN, TAB_DATA, TAB_COMPARE, TAB_ANALYSE = range(4)
 #: Files at least this big are scanned for their columns in a worker process (smaller ones: a thread is
 #: quicker than waking a process, and too short to stall the window).
 PROCESS_MIN_BYTES = 8 << 20
+#: Python's thread switch interval in the GUI process (default 5 ms).
+GIL_SWITCH_SECONDS = 0.001
 
 
 class MessageBar(QWidget):
@@ -83,6 +86,9 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
+        # Worker threads hand the GIL back to the UI thread after at most 1 ms instead of 5 ms: painting calls
+        # into Python once per cell, and each call may wait for a switch while a reader thread runs.
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
         self.setWindowTitle("OptRR")
         self.setAcceptDrops(True)
         self.settings = settings or Settings()

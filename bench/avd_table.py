@@ -42,7 +42,7 @@ def main():
     print(f"data preparation: {rules_text()}")
     print(f"whole-record epsilon = {args.per_attribute:g} * k; 2-way AVD, mean over pairs and repetitions\n")
     methods = ("kronecker",) + OPTIMIZED + ("rr_clusters",)
-    head = f"{'dataset':<22}{'n':>6}{'k':>4}{'target':>8} " + "".join(f"{m:>10}" for m in methods)
+    head = f"{'dataset':<22}{'n':>6}{'k':>4}{'target':>8} " + "".join(f"{m:>12}" for m in methods)
     print(head + f"{'best/kron':>11}  best")
     lines = []
     t_all = time.perf_counter()
@@ -59,7 +59,7 @@ def main():
         opt = avd[list(OPTIMIZED)].dropna()
         best = opt.idxmin() if len(opt) else "-"
         ratio = opt.min() / avd["kronecker"] if len(opt) else float("nan")
-        cells = "".join(f"{avd[m]:>10.4f}" if np.isfinite(avd[m]) else f"{'-':>10}" for m in methods)
+        cells = "".join(f"{avd[m]:>12.4f}" if np.isfinite(avd[m]) else f"{'-':>12}" for m in methods)
         print(f"{data.name:<22}{data.rows:>6}{k:>4}{target:>8.1f} {cells}{ratio:>11.3f}  {best}")
         lines.append((data.name, eps, [d for d in designs if "error" in d], time.perf_counter() - t0))
     print("\nmean attribute epsilon each design reached at that whole-record epsilon:")

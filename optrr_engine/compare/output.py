@@ -49,6 +49,15 @@ def _save(fig, path: str) -> str:
 
 
 STYLE = {"kronecker": ("black", "-"), "optimal": ("tab:red", "-."), "heuristic": ("tab:blue", "--")}
+PALETTE = ("tab:green", "tab:purple", "tab:orange", "tab:brown", "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
+
+
+def colors_for(methods) -> dict:
+    """One color per method: the papers' colors for their designs, the palette for the others."""
+    out, extra = {}, iter(PALETTE * 4)
+    for m in methods:
+        out[m] = STYLE[m][0] if m in STYLE else next(extra)
+    return out
 
 
 def plot_ratios(frame, path: str, y: str = "ratio_to_sum") -> str:
@@ -75,9 +84,10 @@ def plot_snp(summary, path: str) -> str:
     """Fig. 5: mean |chi2_true - chi2_private| against the number of SNPs, bars = range over runs."""
     fig, axes = _figure()
     ax = axes[0][0]
+    colors = colors_for(sorted(summary["method"].unique()))
     for (m, est), part in summary.groupby(["method", "estimator"]):
         part = part.sort_values("k")
-        color = STYLE.get(m, (None, "-"))[0]
+        color = colors[m]
         ls = "-" if est == "raw" else ":"
         err = [part["mean_abs_error"] - part["min_over_runs"], part["max_over_runs"] - part["mean_abs_error"]]
         ax.errorbar(part["k"], part["mean_abs_error"], yerr=err, fmt=ls, color=color, capsize=2, label=f"{m} ({est})")
@@ -116,10 +126,11 @@ def plot_avd(rows, path: str) -> str:
     """Mean AVD against the marginal's number of attributes, one line per design."""
     fig, axes = _figure()
     ax = axes[0][0]
+    colors = colors_for(sorted(rows["method"].unique()))
     for m, part in rows.groupby("method"):
         part = part.sort_values("way")
         if part["mean_avd"].notna().any():
-            color, ls = STYLE.get(m, (None, "-"))
+            color, ls = colors[m], STYLE.get(m, (None, "-"))[1]
             ax.errorbar(part["way"], part["mean_avd"], yerr=part["sd_avd"], fmt=ls, marker="o", color=color, label=m)
     ax.set_xlabel("attributes in the marginal")
     ax.set_ylabel("AVD (true vs estimated)")

@@ -160,12 +160,7 @@ def main():
         )
     import optrr_engine.estimation.release_source as rs
 
-    try:
-        import optrr_engine.io.readers  # noqa: F401
-
-        reader = f"optrr_engine.io.readers.iter_tables (Arrow, dictionary-encoded), {rs.CHUNK_ROWS:,} rows per chunk"
-    except ImportError:
-        reader = f"stand-in pandas reader, {rs.CHUNK_ROWS:,} rows per chunk"
+    reader = f"optrr_engine.io.readers.iter_tables (Arrow, dictionary-encoded), {rs.CHUNK_ROWS:,} rows per chunk"
     print(f"reader: {reader}")
 
 

@@ -124,3 +124,25 @@ def test_manifest_found_next_to_the_data_file(release, capsys):
     manifest.unlink()
     assert main(["estimate", str(data), "--marginal", "region", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["attributes"] == ["region"]
+
+
+def test_estimate_a_release_written_by_optrr_perturb(tmp_path, capsys):
+    """End to end with the real data path: optrr schema -> optrr perturb -> optrr estimate."""
+    import pandas as pd
+
+    rng = np.random.default_rng(21)
+    n = 4000
+    sex = rng.choice(["F", "M"], n)
+    smoker = np.where(rng.random(n) < 0.5, np.where(sex == "F", "no", "yes"), rng.choice(["no", "yes"], n))
+    pd.DataFrame({"sex": sex, "smoker": smoker}).to_csv(tmp_path / "in.csv", index=False)
+    config, out = tmp_path / "cfg.json", tmp_path / "out.csv"
+    assert main(["schema", str(tmp_path / "in.csv"), "-o", str(config), "--quiet"]) == 0
+    assert main(["perturb", str(tmp_path / "in.csv"), "--config", str(config), "-o", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["estimate", str(out), "--marginal", "sex,smoker", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    truth = pd.crosstab(sex, smoker, normalize=True)
+    for cell in res["cells"]:
+        true = truth.loc[cell["values"][0], cell["values"][1]]
+        assert abs(cell["unbiased"] - true) <= 4.5 * cell["std_error"]
+    assert res["rows"] == n

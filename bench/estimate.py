@@ -5,7 +5,8 @@ Two measurements:
    timed), then counted with the streaming mixed-radix bincount and estimated (unbiased + 95% intervals);
    timed and with tracemalloc's peak for 1M and 10M rows.
 2. end to end from a CSV release (labels as strings + manifest): write a release of --csv-rows rows (not
-   timed), then time estimate_release (read chunks, map labels to codes, count, estimate) and its peak.
+   timed), then time estimate_release (read chunks, map labels to codes, count, estimate) without and with
+   the manifest's SHA-256 check of the file, its tracemalloc peak, and a fresh process's max RSS.
 
     python3 bench/estimate.py [--rows 10000000] [--csv-rows 2000000]
 """
@@ -108,12 +109,15 @@ def end_to_end(mech, rows, rng):
         est = estimate_release(data, names, manifest_path=manifest, check_hash=False)
         spent = time.perf_counter() - t0
         assert est.rows == rows
+        t0 = time.perf_counter()
+        estimate_release(data, names, manifest_path=manifest, check_hash=True)
+        hashed = time.perf_counter() - t0
         tracemalloc.start()
         estimate_release(data, names, manifest_path=manifest, check_hash=False)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         rss = child_max_rss(data, manifest, names)
-    return spent, peak, size, rss
+    return spent, hashed, peak, size, rss
 
 
 def child_max_rss(data, manifest, names) -> float:
@@ -151,12 +155,12 @@ def main():
         print(f"kernel  {rows:>11,} rows: count + estimate {spent:6.3f} s, tracemalloc peak {peak / 2**20:7.1f} MiB")
     print("(kernel peak = one 1M-row chunk of int8 codes + its index; independent of the row count)")
     for rows in sorted({args.csv_rows // 4, args.csv_rows}):
-        spent, peak, size, rss = end_to_end(mech, rows, rng)
+        spent, hashed, peak, size, rss = end_to_end(mech, rows, rng)
         rate = rows / spent
         print(
             f"CSV end to end {rows:>11,} rows ({size / 2**20:6.1f} MiB): {spent:6.2f} s "
             f"({rate / 1e6:.2f} M rows/s, 10M rows ~ {1e7 / rate:5.1f} s), tracemalloc peak {peak / 2**20:6.1f} MiB, "
-            f"process max RSS {rss:6.1f} MiB"
+            f"process max RSS {rss:6.1f} MiB; with the manifest's SHA-256 check {hashed:5.2f} s"
         )
     import optrr_engine.estimation.release_source as rs
 

@@ -13,12 +13,18 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from . import engine_api
 from .design_summary import DesignSummary, available_methods, compute_design, expected_errors, is_quick, recommend
+from .jobs import clusters_design
 from .state import SessionState
 from .tasks import TaskRunner
 
 #: Submission order: the closed-form designs first, then the small LPs, then the exact ones.
-CHEAP_FIRST = ("kronecker", "heuristic", "family", "classes", "optimal", "auto")
+CHEAP_FIRST = ("kronecker", "heuristic", "family", "classes", "optimal", "auto", "clusters")
+#: RR-Clusters parameters (Domingo-Ferrer & Soria-Comas): at most this many value combinations per cluster,
+#: and at least this dependence (Cramer's V) to merge two clusters.
+CLUSTERS_TV = 50
+CLUSTERS_TD = 0.1
 #: Edits within this many milliseconds are coalesced into one request (a dragged slider).
 DEBOUNCE_MS = 15
 
@@ -37,7 +43,7 @@ class DesignController(QObject):
     def __init__(self, state: SessionState, runner: TaskRunner, sizes_fn, parent=None):
         super().__init__(parent)
         self.state, self.runner, self.sizes_fn = state, runner, sizes_fn
-        self.methods = available_methods()
+        self.methods = available_methods() + (("clusters",) if engine_api.available("optrr_engine.analysis") else ())
         self.summaries: dict[str, DesignSummary] = {}
         self.summary_keys: dict[str, str] = {}
         self.status: dict[str, str] = {}  # running | done | cancelled | failed
@@ -80,7 +86,7 @@ class DesignController(QObject):
             names = [n for n, a in zip(request["names"], sizes, strict=True) if a < 2]
             self._clear(f"{', '.join(names)}: a perturbed column needs at least 2 categories")
             return
-        key = json.dumps([sizes, request], sort_keys=True)
+        key = json.dumps([sizes, request, self.state.data_path], sort_keys=True)
         if key == self.key and not force:
             return
         self.key, self.sizes, self.request, self.message = key, sizes, request, ""
@@ -90,6 +96,9 @@ class DesignController(QObject):
         for method in order:
             self.status[method] = "running"
             self.progress[method] = (0.0, "")
+            if method == "clusters":
+                self._submit_clusters(key, request, n_rows)
+                continue
             quick = is_quick(method, k, request["budget_mode"])
             self.runner.submit(
                 channel_of(method),
@@ -106,6 +115,38 @@ class DesignController(QObject):
                 on_cancelled=partial(self._cancelled, method),
             )
         self.changed.emit()
+
+    def _submit_clusters(self, key: str, request: dict, n_rows) -> None:
+        """RR-Clusters needs the data itself (dependence between columns): read in a worker process."""
+        reason = ""
+        if request["budget_mode"]:
+            reason = "not available in total-budget mode (its ε per column comes from the clusters)"
+        elif not self.state.data_path:
+            reason = "needs the data: open a file"
+        else:
+            try:
+                config = self.state.to_release_config()
+            except ImportError as exc:
+                reason = str(exc)
+        if reason:
+            self.runner.cancel(channel_of("clusters"))
+            self._done("clusters", key, n_rows, DesignSummary(method="clusters", ok=False, error=reason))
+            return
+        self.runner.submit(
+            channel_of("clusters"),
+            clusters_design,
+            self.state.data_path,
+            config,
+            request["epsilons"],
+            n_rows,
+            CLUSTERS_TV,
+            CLUSTERS_TD,
+            process=True,
+            on_done=partial(self._done, "clusters", key, n_rows),
+            on_error=partial(self._failed, "clusters", key),
+            on_progress=partial(self._progress, "clusters"),
+            on_cancelled=partial(self._cancelled, "clusters"),
+        )
 
     def _update_errors(self) -> None:
         """The row count changed: recompute only the expected errors of the designs already found."""
@@ -188,6 +229,6 @@ class DesignController(QObject):
     def chosen(self) -> str | None:
         """The design the release will use: the user's pick, or the recommended one."""
         method = self.state.method
-        if method in self.methods:
+        if method in self.methods and method != "clusters":
             return method
         return self.recommended()

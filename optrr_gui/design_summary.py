@@ -28,7 +28,7 @@ METHOD_LABELS = {
     "heuristic": "Heuristic (Algorithm 3)",
     "family": "Family (exact LP of the heuristic's family)",
     "kronecker": "Kronecker (independent RR)",
-    "clusters": "Clusters (RR-Clusters)",
+    "clusters": "Clusters (RR-Clusters, comparison)",
 }
 #: Short explanation used in tooltips.
 METHOD_HELP = {
@@ -38,7 +38,10 @@ METHOD_HELP = {
     "heuristic": "The paper's fast Algorithm 3. It may change some attributes' epsilons; they are flagged.",
     "family": "The best mechanism of the heuristic's family; may be infeasible for some epsilons.",
     "kronecker": "Randomize each attribute independently: whole-record epsilon is the sum of the epsilons.",
-    "clusters": "Randomize groups of attributes jointly (Domingo-Ferrer & Soria-Comas).",
+    "clusters": (
+        "RR-Clusters (Domingo-Ferrer & Soria-Comas): groups of dependent columns are randomized jointly with the "
+        "sum of their ε. The groups are chosen from the raw data; shown for comparison, not offered for release."
+    ),
 }
 
 
@@ -76,6 +79,9 @@ class DesignSummary:
     lower_bound: float | None = None
     scale: float | None = None
     design: object = None  # the engine's Design (kept to release with exactly this mechanism)
+    releasable: bool = True  # False for comparison-only designs (RR-Clusters chosen from the raw data)
+    note: str = ""
+    clusters: list | None = None
 
     @property
     def changed_attributes(self) -> set[int]:
@@ -166,7 +172,7 @@ def recommend(summaries: dict[str, DesignSummary], budget_mode: bool) -> str | N
     """The design to use: per-attribute mode, the lowest whole-record epsilon among designs that give no
     attribute more epsilon than requested; budget mode (all meet the target), the one with the largest
     attribute epsilons (largest scale c, ties to the lowest whole-record epsilon)."""
-    ok = {m: s for m, s in summaries.items() if s.ok}
+    ok = {m: s for m, s in summaries.items() if s.ok and s.releasable}
     if budget_mode:
         if not ok:
             return None

@@ -229,6 +229,10 @@ class MechanismPanel(QWidget):
     # -- user actions ------------------------------------------------------------------------
     def _use_row(self, row: int) -> None:
         if 0 <= row < len(self._rows):
+            s = self.controller.summaries.get(self._rows[row])
+            if s is not None and not s.releasable:
+                self.choice_label.setText(s.note or "This design is shown for comparison only.")
+                return
             self.useDesign.emit(self._rows[row])
 
     def _row_clicked(self, row: int, _column: int = 0) -> None:
@@ -275,7 +279,8 @@ class MechanismPanel(QWidget):
             if s is not None and s.ok:
                 cells[1] = fmt_eps(s.overall_epsilon)
                 if kron_eps and method != "kronecker":
-                    cells[2] = f"{100 * (s.overall_epsilon / kron_eps - 1):+.0f} %"
+                    change = 100 * (s.overall_epsilon / kron_eps - 1)
+                    cells[2] = "same" if abs(change) < 0.5 else f"{change:+.0f} %"
                 cells[3] = str(len(s.changes)) if s.changes else "none"
             elif s is not None:
                 cells[1] = "not available"
@@ -342,6 +347,8 @@ class MechanismPanel(QWidget):
             f"<span style='color:rgb{LOWER_COLOR}'>■</span> lower"
         )
         self.chart.set_data(names, s.requested, s.achieved)
+        if s.note:
+            self.shown_label.setText(self.shown_label.text() + f"<br><i>{s.note}</i>")
         if s.changes:
             parts = []
             for ch in s.changes:

@@ -137,3 +137,21 @@ def test_stale_results_never_overwrite_newer_ones(qtbot, setup):
         if s.ok:
             assert s.requested[1] == 1.3
     assert all(not controller.is_stale(m) for m in controller.methods)
+
+
+def test_rr_clusters_row_is_computed_from_the_data_and_never_recommended(qtbot, tmp_path):
+    from tests.test_gui_support import close_window, open_window
+
+    window = open_window(qtbot, tmp_path)
+    c = window.controller
+    assert "clusters" in c.methods
+    s = c.current()["clusters"]
+    assert s.ok and not s.releasable and s.clusters
+    covered = sorted(i for cluster in s.clusters for i in cluster)
+    assert covered == list(range(len(c.sizes)))
+    # Joint GRR on each cluster with eps_C = sum of its eps_i: whole-record epsilon is the sum of all eps_i.
+    assert s.overall_epsilon == pytest.approx(sum(s.requested))
+    assert c.recommended() != "clusters"
+    window.mechanism._use_row(c.methods.index("clusters"))
+    assert window.state.method == "recommended"  # comparison only: cannot be picked for the release
+    close_window(window)

@@ -30,6 +30,10 @@ def overall_epsilon(method: str, sizes, epsilons) -> float:
     return run_design(method, sizes, epsilons).overall_epsilon
 
 
+#: Methods whose whole-record epsilon is non-decreasing in every eps_i (exact optima; see lower_bounds.py).
+MONOTONE_METHODS = ("kronecker", "optimal", "classes")
+
+
 def distribute_budget(
     method: str, sizes, weights, target: float, rel_tol: float = 1e-6, progress=None, cancel=None
 ) -> BudgetResult:
@@ -49,22 +53,42 @@ def distribute_budget(
         except InfeasibleError:
             return None
 
+    def fits(d) -> bool:
+        return d is not None and d.overall_epsilon <= target
+
     if method == "kronecker":
         c = min(target / float(w.sum()), c_max)
         return BudgetResult(c, run_design(method, sizes, c * w), 1)
-    lo, hi = 0.0, min(target / float(w.min()), c_max)  # eps_total >= max eps_i >= c * min(w)
-    best = None
+    hi = min(target / float(w.min()), c_max)  # eps_total >= max eps_i >= c * min(w)
     d_hi = attempt(hi)
-    if d_hi is not None and d_hi.overall_epsilon <= target:
+    if fits(d_hi):
         return BudgetResult(hi, d_hi, evaluations)
+    lo, best = 0.0, None
+    if method not in MONOTONE_METHODS:
+        # eps_total(c w) may jump or be infeasible on stretches (heuristic fallbacks, family feasibility):
+        # scan a log grid from the top and bisect only inside the last step that still fits.
+        grid = hi * np.logspace(0, -4, 49)[1:]
+        prev = hi
+        for step, c in enumerate(grid):
+            d = attempt(c)
+            ctl.report(0.5 * step / grid.size, f"scanning the budget scale: {c:.4g}")
+            if fits(d):
+                lo, best, hi = c, d, prev
+                break
+            prev = c
+        if best is None:
+            raise InfeasibleError(
+                f"method {method} cannot meet a whole-record epsilon of {target:g} with these weights "
+                f"(no feasible design at or below it for eps_i down to {grid[-1] * float(w.min()):.2g})"
+            )
     for step in range(200):
         mid = 0.5 * (lo + hi)
         d = attempt(mid)
-        if d is not None and d.overall_epsilon <= target:
+        if fits(d):
             lo, best = mid, d
         else:
             hi = mid
-        ctl.report(step / 60.0, f"bisection on the budget scale: {lo:.6g}")
+        ctl.report(0.5 + step / 120.0, f"bisection on the budget scale: {lo:.6g}")
         if hi - lo <= rel_tol * hi:
             break
     if best is None:

@@ -130,3 +130,25 @@ def test_chernoff_dual_bound_is_valid_and_strong_at_large_k():
     sizes, eps = rng.integers(2, 6, 1000), rng.uniform(1.0, 8.0, 1000)
     bound, _ = chernoff_dual_bound(sizes, eps)
     assert bound > 0.75 * run_design("heuristic", sizes, eps).overall_epsilon  # far above any subset bound
+
+
+def test_extreme_epsilons_give_clear_errors_and_auto_still_designs():
+    from optrr_engine.errors import OptRRError
+
+    sizes, eps = [2, 2, 5, 5, 5], [49.0] * 5
+    for method in ("optimal", "classes"):
+        with pytest.raises(OptRRError, match="numerically"):
+            run_design(method, sizes, eps)
+    d = run_design("auto", sizes, eps)
+    assert np.all(np.abs(d.attribute_epsilons - 49.0) <= 1e-9) and np.isfinite(d.overall_epsilon)
+
+
+def test_budget_for_non_monotone_or_infeasible_methods():
+    from optrr_engine.budget import distribute_budget
+    from optrr_engine.errors import InfeasibleError
+
+    sizes = [2, 6, 3, 11, 7, 3, 3, 2, 5, 2]
+    with pytest.raises(InfeasibleError, match="cannot meet"):
+        distribute_budget("family", sizes, [1] * 10, 10.0)  # family is infeasible below eps_i ~ 2.7 here
+    r = distribute_budget("heuristic", sizes, [1] * 10, 10.0)  # non-monotone in the scale
+    assert 9.99 <= r.design.overall_epsilon <= 10.0

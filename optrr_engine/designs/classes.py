@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..blocks.classes import MAX_GRID_CELLS, ClassBlock, log_binomial_pmf
-from ..errors import InputError, TooLargeError
+from ..errors import InputError, OptRRError, TooLargeError
 from ..logmath import logsumexp
 from ..mechanism import Mechanism
 
@@ -265,6 +265,8 @@ def _band_lp(prob: ClassProblem, lam: np.ndarray, width: float):
     yp[frac] = solp[:-1]
     if solp[-1] > 0 and np.all(yp >= -1e-12 * upper) and np.all(yp <= upper * (1 + 1e-12)):
         y, s_scaled = np.clip(yp, 0, upper), float(solp[-1])
+    if not s_scaled > 0:
+        return None  # degenerate band (e.g. extreme epsilons): widen and retry
     log_s = np.log(s_scaled) + log_k
     z = np.clip(y / upper, 0.0, 1.0)
     with np.errstate(divide="ignore"):
@@ -320,7 +322,10 @@ def classes_design(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
         if ctl is not None:
             ctl.check()
     if result is None:
-        raise InputError("the classes LP could not be solved")
+        raise OptRRError(
+            "the classes LP cannot resolve this request numerically (extreme epsilons); "
+            "use --method auto, family or smaller epsilons"
+        )
     block = ClassBlock(
         class_sizes,
         counts,

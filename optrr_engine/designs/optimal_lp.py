@@ -113,7 +113,7 @@ def solve_lp(problem: LPProblem, s_scale: float):
 
 def initial_scale(sizes, epsilons) -> float:
     """1/(T-1) for an upper bound on the optimal T: the better of the family optimum (when feasible)
-    and the product of optimal two-attribute blocks; never below 1e-12 (bounds stay finite for HiGHS)."""
+    and the product of optimal two-attribute blocks; never below 1e-18 (bounds stay below HiGHS's infinity)."""
     from .family_lp import family
     from .heuristic import base_case
 
@@ -126,7 +126,7 @@ def initial_scale(sizes, epsilons) -> float:
         eps_total = min(eps_total, family(sizes, epsilons)[0].overall_epsilon())
     except InfeasibleError:
         pass
-    return float(max(1.0 / np.expm1(eps_total), 1e-12))
+    return float(max(1.0 / np.expm1(eps_total), 1e-18))
 
 
 def basis_dual(problem: LPProblem, v: np.ndarray, rel_tol: float = 1e-9) -> np.ndarray:
@@ -167,7 +167,10 @@ def optimal(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
             raise OptRRError(f"the LP solver failed: {res.status}")
         v, s = res.x[:-1], float(res.x[-1])
         if s <= 0:
-            raise InfeasibleError("no mechanism reaches these epsilons (LP optimum is degenerate)")
+            raise OptRRError(
+                "the exact LP cannot resolve this request numerically (the optimal whole-record epsilon is beyond "
+                "about 35, i.e. probability ratios above e^35); use --method auto, family, classes or smaller epsilons"
+            )
         raw_residual = problem.residual(v, s)
         polished = problem.polish(v, s)
         if polished is not None and problem.residual(*polished) < max(raw_residual, 1e-9):

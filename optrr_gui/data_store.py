@@ -14,29 +14,37 @@ import threading
 import numpy as np
 
 
-class _Chunk:
+class EncodedChunk:
+    """One chunk of rows: per column, integer codes (-1 = missing) and the distinct values they index."""
+
     __slots__ = ("start", "rows", "codes", "uniques")
 
-    def __init__(self, start: int, table, columns: list[str]):
-        """From a pyarrow Table of string columns (dictionary-encoded in C++) or a pandas DataFrame."""
-        self.start = start
-        self.rows = table.num_rows if hasattr(table, "num_rows") else len(table)
-        self.codes = []
-        self.uniques = []
-        names = list(table.column_names) if hasattr(table, "column_names") else list(table.columns)
-        for name in columns:
-            if name not in names:
-                codes, uniques = np.full(self.rows, -1, dtype=np.int64), np.asarray([], dtype=object)
-            elif hasattr(table, "column_names"):
-                codes, uniques = _encode_arrow(table.column(name))
-            else:
-                import pandas as pd
+    def __init__(self, rows: int, codes: list, uniques: list, start: int = 0):
+        self.start, self.rows, self.codes, self.uniques = start, rows, codes, uniques
 
-                codes, uniques = pd.factorize(table[name], use_na_sentinel=True)
-                uniques = np.asarray(uniques, dtype=object)
-            small = np.int32 if len(uniques) > 32_000 else np.int16
-            self.codes.append(np.asarray(codes).astype(small, copy=False))
-            self.uniques.append(uniques)
+    def __reduce__(self):  # sent from a worker process to the window
+        return (EncodedChunk, (self.rows, self.codes, self.uniques, self.start))
+
+
+def encode_chunk(table, columns: list[str]) -> EncodedChunk:
+    """From a pyarrow Table of string columns (dictionary-encoded in C++) or a pandas DataFrame."""
+    rows = table.num_rows if hasattr(table, "num_rows") else len(table)
+    names = list(table.column_names) if hasattr(table, "column_names") else list(table.columns)
+    all_codes, all_uniques = [], []
+    for name in columns:
+        if name not in names:
+            codes, uniques = np.full(rows, -1, dtype=np.int64), np.asarray([], dtype=object)
+        elif hasattr(table, "column_names"):
+            codes, uniques = _encode_arrow(table.column(name))
+        else:
+            import pandas as pd
+
+            codes, uniques = pd.factorize(table[name], use_na_sentinel=True)
+            uniques = np.asarray(uniques, dtype=object)
+        small = np.int32 if len(uniques) > 32_000 else np.int16
+        all_codes.append(np.asarray(codes).astype(small, copy=False))
+        all_uniques.append(uniques)
+    return EncodedChunk(rows, all_codes, all_uniques)
 
 
 def _encode_arrow(column) -> tuple[np.ndarray, np.ndarray]:
@@ -70,7 +78,7 @@ class DataStore:
 
     def __init__(self, columns: list[str]):
         self.columns = [str(c) for c in columns]
-        self._chunks: list[_Chunk] = []
+        self._chunks: list[EncodedChunk] = []
         self._starts: list[int] = []
         self._rows = 0
         self._lock = threading.Lock()
@@ -82,8 +90,12 @@ class DataStore:
 
     def append(self, frame) -> int:
         """Add a chunk (a pyarrow Table or a DataFrame); returns the number of rows now stored."""
-        chunk = _Chunk(self._rows, frame, self.columns)
+        return self.append_encoded(encode_chunk(frame, self.columns))
+
+    def append_encoded(self, chunk: EncodedChunk) -> int:
+        """Add an encoded chunk (thread-safe); returns the number of rows now stored."""
         with self._lock:
+            chunk.start = self._rows
             self._chunks.append(chunk)
             self._starts.append(chunk.start)
             self._rows += chunk.rows
@@ -98,9 +110,8 @@ class DataStore:
         return "" if code < 0 else format_cell(chunk.uniques[column][code])
 
 
-def load_rows(path, options, store: DataStore, progress=None, cancel=None) -> int:
-    """Read the whole file chunk by chunk into ``store`` (worker thread). Returns the number of rows.
-    The data view polls ``store.rows`` and shows rows as they arrive."""
+def read_encoded(path, options, columns: list[str], emit, progress=None, cancel=None) -> int:
+    """Read the whole file and ``emit`` each chunk encoded (runs in a worker process or thread)."""
     from optrr_engine.tasks import TaskControl
 
     from .engine_api import readers
@@ -109,10 +120,19 @@ def load_rows(path, options, store: DataStore, progress=None, cancel=None) -> in
     chunks = rd.iter_tables if hasattr(rd, "iter_tables") else rd.iter_chunks
     ctl = TaskControl(progress, cancel)
     rows = 0
-    for frame in chunks(path, options, columns=None):
+    for table in chunks(path, options, columns=None):
         ctl.check()
-        rows = store.append(frame)
+        chunk = encode_chunk(table, columns)
+        rows += chunk.rows
+        emit(chunk)
         ctl.report(0.0, f"{rows:,} rows read")
-    store.complete = True
     ctl.report(1.0, f"{rows:,} rows")
+    return rows
+
+
+def load_rows(path, options, store: DataStore, progress=None, cancel=None) -> int:
+    """Read the whole file chunk by chunk into ``store`` in this thread. Returns the number of rows.
+    The data view polls ``store.rows`` and shows rows as they arrive."""
+    rows = read_encoded(path, options, store.columns, store.append_encoded, progress, cancel)
+    store.complete = True
     return rows

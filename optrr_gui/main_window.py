@@ -33,7 +33,7 @@ from .column_panel import ColumnPanel
 from .commands import SetSessionValue
 from .config_bridge import perturbed_sizes
 from .data_model import DataView
-from .data_store import DataStore, load_rows
+from .data_store import DataStore, read_encoded
 from .design_controller import DesignController
 from .jobs import infer_columns
 from .mechanism_panel import MechanismPanel
@@ -407,12 +407,15 @@ class MainWindow(QMainWindow):
         self.data_view.model.set_store(self.store)
         self.data_view.status.setText("Reading rows…")
         self._data_started = time.perf_counter()
+        store = self.store
         self.runner.submit(
             "data",
-            load_rows,
+            read_encoded,
             path,
             engine_api.reader_options(self.state.reader_options),
-            self.store,
+            columns,
+            partial=store.append_encoded,
+            process=os.path.getsize(path) >= PROCESS_MIN_BYTES,
             on_done=self._rows_loaded,
             on_error=lambda exc: self._load_failed(path, exc),
             on_progress=lambda f, msg: self.data_view.status.setText(msg),
@@ -420,6 +423,7 @@ class MainWindow(QMainWindow):
         )
 
     def _rows_loaded(self, n: int) -> None:
+        self.store.complete = True
         self.loading = False
         self.cancel_load.hide()
         self.data_view.model._poll()

@@ -7,6 +7,7 @@ the expected error of each column's estimate at this dataset's size. It only dis
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -36,6 +37,23 @@ LOWER_COLOR = (230, 145, 56)
 
 DESIGN_COLUMNS = ("Design", "Whole-record ε", "vs. Kronecker", "ε changed", "Time")
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
+
+
+@contextmanager
+def bulk_update(table: QTableWidget):
+    """Fill a table with its columns' sizing switched off, then size once (a resize-to-contents header
+    otherwise re-measures the whole table after every single cell)."""
+    header = table.horizontalHeader()
+    modes = [header.sectionResizeMode(i) for i in range(header.count())]
+    for i in range(header.count()):
+        header.setSectionResizeMode(i, QHeaderView.ResizeMode.Fixed)
+    table.setUpdatesEnabled(False)
+    try:
+        yield
+    finally:
+        for i, mode in enumerate(modes[: header.count()]):
+            header.setSectionResizeMode(i, mode)
+        table.setUpdatesEnabled(True)
 
 
 def short_reason(error: str) -> str:
@@ -265,6 +283,25 @@ class MechanismPanel(QWidget):
         kron_eps = kron.overall_epsilon if kron and kron.ok and not c.is_stale("kronecker") else None
         self._rows = list(c.methods) if k else []
         self.designs.blockSignals(True)
+        with bulk_update(self.designs):
+            self._fill_designs(c, recommended, chosen, kron_eps)
+        if self.picked in self._rows:
+            self.shown_method = self.picked
+        else:
+            self.shown_method = chosen if chosen in self._rows else (self._rows[0] if self._rows else None)
+        if self.shown_method in self._rows:
+            self.designs.selectRow(self._rows.index(self.shown_method))
+        self.designs.blockSignals(False)
+        if c.state.method == "recommended":
+            rec = METHOD_LABELS.get(recommended, recommended) if recommended else "none yet"
+            self.choice_label.setText(f"Release uses the recommended design ({rec}).")
+        else:
+            self.choice_label.setText(f"Release uses {METHOD_LABELS.get(c.state.method, c.state.method)} (your pick).")
+        if c.message:
+            self.choice_label.setText(c.message)
+        self._refresh_details()
+
+    def _fill_designs(self, c, recommended, chosen, kron_eps) -> None:
         self.designs.setRowCount(len(self._rows))
         rows_height = self._row_height * max(len(c.methods), 1) + self.designs.horizontalHeader().height() + 4
         self.designs.setFixedHeight(rows_height)
@@ -308,21 +345,6 @@ class MechanismPanel(QWidget):
                 if col in (1, 2):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.designs.setItem(r, col, item)
-        if self.picked in self._rows:
-            self.shown_method = self.picked
-        else:
-            self.shown_method = chosen if chosen in self._rows else (self._rows[0] if self._rows else None)
-        if self.shown_method in self._rows:
-            self.designs.selectRow(self._rows.index(self.shown_method))
-        self.designs.blockSignals(False)
-        if c.state.method == "recommended":
-            rec = METHOD_LABELS.get(recommended, recommended) if recommended else "none yet"
-            self.choice_label.setText(f"Release uses the recommended design ({rec}).")
-        else:
-            self.choice_label.setText(f"Release uses {METHOD_LABELS.get(c.state.method, c.state.method)} (your pick).")
-        if c.message:
-            self.choice_label.setText(c.message)
-        self._refresh_details()
 
     def _refresh_details(self) -> None:
         c = self.controller
@@ -362,6 +384,10 @@ class MechanismPanel(QWidget):
             self.changes.setText(f"{METHOD_LABELS.get(method, method)} changed: " + "; ".join(parts))
         else:
             self.changes.setText("Every column gets exactly the ε requested.")
+        with bulk_update(self.attributes):
+            self._fill_attributes(c, s, names)
+
+    def _fill_attributes(self, c, s, names) -> None:
         self.attributes.setRowCount(len(names))
         for i, name in enumerate(names):
             se = s.standard_errors[i] if i < len(s.standard_errors) else math.nan

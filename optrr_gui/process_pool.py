@@ -22,11 +22,22 @@ import time
 GRACE_SECONDS = 3.0
 #: Worker processes at most (the machine's cores are shared with the UI process).
 MAX_WORKERS = 2
+#: Keyword value that the child replaces by a function sending partial results back (``emit``).
+EMIT = "__optrr_emit__"
+#: Scheduling priority of the worker processes relative to the window (Unix ``nice``).
+WORKER_NICENESS = 10
 #: Minimum seconds between two progress messages from a child.
 PROGRESS_INTERVAL = 0.05
 
 
 def _child_main(conn, cancel_id) -> None:  # runs in the worker process
+    import os
+
+    if hasattr(os, "nice"):
+        try:
+            os.nice(WORKER_NICENESS)  # the window's process gets the CPU first on a busy machine
+        except OSError:
+            pass
     import numpy  # noqa: F401 - warm the heavy imports once, before the first task
 
     import optrr_engine.designs  # noqa: F401
@@ -49,6 +60,11 @@ def _child_main(conn, cancel_id) -> None:  # runs in the worker process
 
         def cancel(task_id=task_id):
             return cancel_id.value == task_id
+
+        def emit(payload, task_id=task_id):
+            conn.send(("partial", task_id, payload))
+
+        kwargs = {k: (emit if isinstance(v, str) and v == EMIT else v) for k, v in kwargs.items()}
 
         try:
             result = fn(*args, progress=progress, cancel=cancel, **kwargs)
@@ -163,16 +179,20 @@ class ProcessPool:
                 threading.Thread(target=worker.stop, args=(True,), daemon=True).start()
             self._cond.notify()
 
-    def run(self, fn, args=(), kwargs=None, progress=None, cancel=None):
-        """Run ``fn`` in a worker process; progress and cancellation as in the engine's protocol."""
+    def run(self, fn, args=(), kwargs=None, progress=None, cancel=None, partial=None):
+        """Run ``fn`` in a worker process; progress and cancellation as in the engine's protocol. With
+        ``partial``, ``fn`` gets a keyword ``emit`` whose payloads reach ``partial`` here (in order)."""
         from optrr_engine.errors import Cancelled
 
         worker = self._acquire()
         task_id = next(self._ids)
         healthy = True
         try:
+            kwargs = dict(kwargs or {})
+            if partial is not None:
+                kwargs["emit"] = EMIT
             try:
-                worker.conn.send((task_id, fn, tuple(args), dict(kwargs or {})))  # pickled before anything is sent
+                worker.conn.send((task_id, fn, tuple(args), kwargs))  # pickled before anything is sent
             except (pickle.PicklingError, AttributeError, TypeError) as exc:
                 raise NotPicklable(str(exc)) from None
             cancel_sent = None
@@ -184,6 +204,10 @@ class ProcessPool:
                     if kind == "progress":
                         if progress is not None:
                             progress(*payload)
+                        continue
+                    if kind == "partial":
+                        if partial is not None:
+                            partial(payload)
                         continue
                     if kind == "done":
                         return payload

@@ -56,11 +56,11 @@ class _Bridge(QObject):
 
 
 class _Runnable(QRunnable):
-    def __init__(self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge, process: bool = False):
+    def __init__(self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge, process=False, partial=None):
         super().__init__()
         self.setAutoDelete(True)
         self.handle, self.fn, self.args, self.kwargs, self.bridge = handle, fn, args, kwargs, bridge
-        self.process = process
+        self.process, self.partial = process, partial
 
     def call(self, progress):
         """In a worker process when asked (and possible), else right here in the worker thread."""
@@ -69,10 +69,13 @@ class _Runnable(QRunnable):
             from .process_pool import NotPicklable, ProcessUnavailable, shared_pool
 
             try:
-                return shared_pool().run(self.fn, self.args, self.kwargs, progress, h.is_cancelled)
+                return shared_pool().run(self.fn, self.args, self.kwargs, progress, h.is_cancelled, self.partial)
             except (NotPicklable, ProcessUnavailable):
                 pass  # e.g. a closure, or no way to start a process here: run it in this thread
-        return self.fn(*self.args, progress=progress, cancel=h.is_cancelled, **self.kwargs)
+        kwargs = dict(self.kwargs)
+        if self.partial is not None:
+            kwargs["emit"] = self.partial
+        return self.fn(*self.args, progress=progress, cancel=h.is_cancelled, **kwargs)
 
     def run(self) -> None:  # worker thread
         h = self.handle
@@ -138,12 +141,15 @@ class TaskRunner(QObject):
         on_cancelled: Callable | None = None,
         quick: bool = False,
         process: bool = False,
+        partial: Callable | None = None,
         **kwargs,
     ) -> TaskHandle:
         """Start ``fn`` for ``channel``; a previous task of the channel is cancelled and becomes stale.
 
         ``quick``: a separate one-thread pool, so cheap work never waits behind slow work. ``process``: heavy
-        work whose thread hands ``fn`` to a worker process (see :mod:`.process_pool`)."""
+        work whose thread hands ``fn`` to a worker process (see :mod:`.process_pool`). ``partial``: ``fn`` gets a
+        keyword ``emit`` whose payloads are passed to ``partial`` ON THE WORKER THREAD, in order (for streaming
+        data into a thread-safe store)."""
         previous = self._current.get(channel)
         if previous is not None and not previous.finished:
             previous.cancel()
@@ -152,7 +158,7 @@ class TaskRunner(QObject):
         handle = TaskHandle(channel, generation, next(self._ids), on_done=on_done, on_error=on_error)
         handle.on_progress, handle.on_cancelled = on_progress, on_cancelled
         self._current[channel] = handle
-        runnable = _Runnable(handle, fn, args, kwargs, self._bridge, process=process and not quick)
+        runnable = _Runnable(handle, fn, args, kwargs, self._bridge, process=process and not quick, partial=partial)
         (self._quick_pool if quick else self._pool).start(runnable)
         self.busyChanged.emit(channel, True)
         return handle

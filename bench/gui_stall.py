@@ -161,7 +161,7 @@ def edit_latency(app, window, edits: int = 20) -> None:
     from optrr_gui.design_summary import is_quick
 
     c = window.controller
-    quick = [m for m in c.methods if is_quick(m, len(c.sizes), False)]
+    quick = [m for m in c.methods if m != "clusters" and is_quick(m, len(c.sizes), False)]
     cheap = [m for m in ("kronecker", "heuristic", "family") if m in quick]
     first, every = [], []
     for i in range(edits):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from optrr_engine.release.manifest import load_manifest, mechanism_from_manifest
-from optrr_gui.main_window import TAB_ANALYSE
+from optrr_gui.main_window import PROCESS_MIN_BYTES, TAB_ANALYSE
 from optrr_gui.release_dialog import ReleaseDialog, remaining_seconds
 from tests.test_gui_support import SAMPLE, WAIT_MS, close_window, open_window
 
@@ -90,7 +90,13 @@ def big_copy(tmp_path, rows: int) -> str:
 
 def test_cancelled_release_leaves_nothing_behind(qtbot, tmp_path):
     path = big_copy(tmp_path, 400_000)
+    assert os.path.getsize(path) >= PROCESS_MIN_BYTES  # schema and rows are read in a worker process
     window = open_window(qtbot, tmp_path, path)
+    assert window.state.n_rows == 400_000
+    model = window.data_view.model
+    model.fetch_all()  # the rows streamed back from the worker process are all there
+    assert model.rowCount() == 400_000
+    assert model.data(model.index(399_999, 0)) in ("no-recurrence-events", "recurrence-events")
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     seen = []

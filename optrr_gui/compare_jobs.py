@@ -104,3 +104,29 @@ def marginal_comparison(data, target: float, method: str, attribute: int, seed=N
             "overall_epsilon": float(design.mechanism.overall_epsilon()),
         }
     )
+
+
+def avd_on_file(path, options, columns, target, ways, subsets, estimator, seed=None, progress=None, cancel=None):
+    """Read and prepare the file, then :func:`avd` (one job, so that it can run in a worker process)."""
+    from optrr_engine.tasks import TaskControl
+
+    ctl = TaskControl(progress, cancel)
+    data = load_data(path, options, columns, ctl.sub(0.0, 0.2).progress, cancel)
+    rows, designs = avd(data, target, ways, subsets, estimator, seed, ctl.sub(0.2, 1.0).progress, cancel)
+    return {"rows": rows, "designs": designs, "name": data.name, "columns": list(data.columns)}
+
+
+def marginal_on_file(path, options, columns, target, method, attribute: str, seed=None, progress=None, cancel=None):
+    """Read and prepare the file, then :func:`marginal_comparison` for the named column."""
+    from optrr_engine.errors import InputError
+    from optrr_engine.tasks import TaskControl
+
+    ctl = TaskControl(progress, cancel)
+    data = load_data(path, options, columns, ctl.sub(0.0, 0.3).progress, cancel)
+    names = list(data.columns)
+    if attribute not in names:
+        if attribute:
+            raise InputError(f"column {attribute!r} is not among the prepared columns: {', '.join(names)}")
+        attribute = names[0]
+    frame = marginal_comparison(data, target, method, names.index(attribute), seed, ctl.sub(0.3, 1.0).progress, cancel)
+    return {"frame": frame, "rows": data.rows, "columns": names}

@@ -7,7 +7,6 @@ runs in the background with progress and Cancel.
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -264,7 +263,9 @@ class RatioPage(ComparePage):
 
 
 class DataPageBase(ComparePage):
-    """Pages that work on the loaded data prepared by the harness's rules (cached per file)."""
+    """Pages that work on the loaded file, prepared by the harness's rules, in a worker process."""
+
+    in_process = True
 
     def __init__(self, window, parent=None):
         super().__init__(window, parent)
@@ -278,43 +279,13 @@ class DataPageBase(ComparePage):
         self.controls.addWidget(QLabel("Whole-record"))
         self.controls.addWidget(self.target)
 
-    def data_job(self):
+    def data_args(self) -> tuple:
+        """(path, reader options, columns): the session's perturbed columns when there are two or more."""
         state = self.window_.state
         if not state.data_path:
             raise ValueError("open a data file first")
         names = [c.name for c in state.perturbed_columns()]
         return state.data_path, dict(state.reader_options), names if len(names) >= 2 else None
-
-    def run(self) -> bool:
-        try:
-            key = self.data_job()
-        except ValueError as exc:
-            self.status.setText(f"<span style='color:#cc0000'>{exc}</span>")
-            return False
-        cache = self.window_.__dict__.setdefault("_compare_data", {})
-        cache_key = repr(key)
-        if cache_key in cache:
-            return self._run_on(cache[cache_key])
-        self.status.setText("Reading the data…")
-        self.cancel_button.setEnabled(True)
-        self.runner.submit(
-            self.channel,
-            compare_jobs.load_data,
-            *key,
-            on_done=lambda data: (cache.__setitem__(cache_key, data), self._run_on(data)),
-            on_error=self._failed,
-            on_progress=self._progress,
-            on_cancelled=self._cancelled,
-        )
-        return True
-
-    def _run_on(self, data) -> bool:
-        self.data = data
-        self.data_loaded(data)
-        return super().run()
-
-    def data_loaded(self, data) -> None:
-        pass
 
 
 class AvdPage(DataPageBase):
@@ -334,11 +305,10 @@ class AvdPage(DataPageBase):
         self.controls.addWidget(self.subsets)
         self.controls.addWidget(QLabel("estimator"))
         self.controls.addWidget(self.estimator)
-        self.data = None
 
     def job(self):
-        return compare_jobs.avd, (
-            self.data,
+        return compare_jobs.avd_on_file, (
+            *self.data_args(),
             float(self.target.value()),
             (2, 3, 4, 5),
             self.subsets.value(),
@@ -348,11 +318,11 @@ class AvdPage(DataPageBase):
     def draw(self, result) -> None:
         import pyqtgraph as pg
 
-        rows, designs = result
+        rows = result["rows"]
         self.frame = rows
         self.graphics.clear()
         plot = self.graphics.addPlot(
-            title=f"{self.data.name}: AVD of estimated marginals, whole-record ε {self.target.value():g}"
+            title=f"{result['name']}: AVD of estimated marginals, whole-record ε {self.target.value():g}"
         )
         plot.showGrid(x=True, y=True, alpha=0.25)
         plot.setLabel("bottom", "attributes in the marginal")
@@ -391,28 +361,34 @@ class MarginalPage(DataPageBase):
         self.controls.addWidget(self.method)
         self.controls.addWidget(QLabel("column"))
         self.controls.addWidget(self.attribute)
-        self.data = None
-
-    def data_loaded(self, data) -> None:
-        current = self.attribute.currentText()
-        if [self.attribute.itemText(i) for i in range(self.attribute.count())] != list(data.columns):
-            self.attribute.clear()
-            self.attribute.addItems(list(data.columns))
-            if current in data.columns:
-                self.attribute.setCurrentText(current)
 
     def job(self):
-        attr = max(self.attribute.currentIndex(), 0)
-        return compare_jobs.marginal_comparison, (
-            self.data,
+        path, options, columns = self.data_args()
+        if self.attribute.count() == 0:
+            self.set_columns(columns or [c.name for c in self.window_.state.columns])
+        return compare_jobs.marginal_on_file, (
+            path,
+            options,
+            columns,
             float(self.target.value()),
             self.method.currentData(),
-            attr,
+            self.attribute.currentText(),
         )
 
-    def draw(self, frame) -> None:
+    def set_columns(self, names: list[str]) -> None:
+        """The columns the harness kept (identifiers and one-valued columns are left out)."""
+        current = self.attribute.currentText()
+        if [self.attribute.itemText(i) for i in range(self.attribute.count())] != list(names):
+            self.attribute.clear()
+            self.attribute.addItems(list(names))
+            if current in names:
+                self.attribute.setCurrentText(current)
+
+    def draw(self, result) -> None:
         import pyqtgraph as pg
 
+        self.set_columns(result["columns"])
+        frame, rows = result["frame"], result["rows"]
         self.frame = frame
         self.graphics.clear()
         name = frame["attribute"].iloc[0]
@@ -453,8 +429,8 @@ class MarginalPage(DataPageBase):
         raw = float(np.abs(frame["perturbed"] - frame["original"]).sum() / 2)
         self.status.setText(
             f"Total variation distance to the original: raw perturbed {raw:.3f}, estimated {err:.3f} "
-            f"({self.data.rows:,} rows). The raw perturbed shares are pulled towards uniform; the estimate corrects "
-            "this. Grey = what you know, blue = what the receiver recovers." + ("" if math.isfinite(err) else "")
+            f"({rows:,} rows). The raw perturbed shares are pulled towards uniform; the estimate corrects "
+            "this. Grey = what you know, blue = what the receiver recovers."
         )
 
 

@@ -47,6 +47,19 @@ def pen_for(method: str, width: float = 1.6, dashed: bool = False):
     return pg.mkPen(color=color, width=width, style=style)
 
 
+def new_plot(graphics, **kwargs):
+    """A plot with plain axis numbers (no automatic 'x0.001' scaling) and a readable legend."""
+    plot = graphics.addPlot(**kwargs)
+    for side in ("left", "bottom"):
+        plot.getAxis(side).enableAutoSIPrefix(False)
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    return plot
+
+
+def add_legend(plot):
+    return plot.addLegend(offset=(5, 5), labelTextSize="8pt", labelTextColor=(30, 30, 30))
+
+
 def parse_ints(text: str, lo: int, hi: int) -> list[int]:
     try:
         values = [int(v) for v in text.replace(";", ",").split(",") if v.strip()]
@@ -222,6 +235,7 @@ class RatioPage(ComparePage):
             self.figure.addItem(label, key)
         self.figure.setToolTip("The four figures of Yamamoto & Shibuya, recomputed with OptRR's designs.")
         self.ks = QLineEdit("3, 5, 7, 10")
+        self.ks.setMaximumWidth(160)
         self.ks.setToolTip("Numbers of attributes k, one panel each (the exact LP is slow above about 14)")
         self.sets = QSpinBox()
         self.sets.setRange(5, 2000)
@@ -242,12 +256,11 @@ class RatioPage(ComparePage):
         self.graphics.clear()
         ks = sorted(frame["k"].unique())
         for i, k in enumerate(ks):
-            plot = self.graphics.addPlot(row=0, col=i, title=f"k = {k}")
-            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot = new_plot(self.graphics, row=0, col=i, title=f"k = {k}")
             plot.setLabel("bottom", "Σ ε_i" if xcol == "sum_eps" else "Σ a_i")
             if i == 0:
                 plot.setLabel("left", "whole-record ε / Σ ε_i" if ycol == "ratio_to_sum" else "heuristic / optimal")
-                plot.addLegend(offset=(5, 5), labelTextSize="8pt")
+                add_legend(plot)
             part = frame[frame["k"] == k]
             methods = ["heuristic"] if ycol == "ratio_to_optimal" else list(part["method"].unique())
             for m in methods:
@@ -321,13 +334,15 @@ class AvdPage(DataPageBase):
         rows = result["rows"]
         self.frame = rows
         self.graphics.clear()
-        plot = self.graphics.addPlot(
-            title=f"{result['name']}: AVD of estimated marginals, whole-record ε {self.target.value():g}"
+        plot = new_plot(
+            self.graphics,
+            title=f"{result['name']}: AVD of estimated marginals, whole-record ε {self.target.value():g}",
         )
-        plot.showGrid(x=True, y=True, alpha=0.25)
         plot.setLabel("bottom", "attributes in the marginal")
         plot.setLabel("left", "AVD (true vs estimated; lower = better)")
-        plot.addLegend(offset=(5, 5), labelTextSize="8pt")
+        add_legend(plot)
+        ways = sorted(int(w) for w in rows["way"].unique())
+        plot.getAxis("bottom").setTicks([[(w, str(w)) for w in ways]])
         skipped = []
         for m, part in rows.groupby("method"):
             part = part.sort_values("way")
@@ -392,13 +407,13 @@ class MarginalPage(DataPageBase):
         self.frame = frame
         self.graphics.clear()
         name = frame["attribute"].iloc[0]
-        plot = self.graphics.addPlot(
+        plot = new_plot(
+            self.graphics,
             title=f"{name}: {METHOD_LABELS.get(frame['method'].iloc[0], '')}, ε of the column "
-            f"{frame['attribute_epsilon'].iloc[0]:.3f}, whole-record ε {frame['overall_epsilon'].iloc[0]:.3f}"
+            f"{frame['attribute_epsilon'].iloc[0]:.3f}, whole-record ε {frame['overall_epsilon'].iloc[0]:.3f}",
         )
-        plot.showGrid(y=True, alpha=0.25)
         plot.setLabel("left", "share of rows")
-        legend = plot.addLegend(offset=(5, 5), labelTextSize="8pt")
+        legend = add_legend(plot)
         n = len(frame)
         x = np.arange(n, dtype=float)
         series = (("original", (120, 120, 120)), ("perturbed", (230, 145, 56)), ("estimated", (52, 101, 164)))

@@ -82,6 +82,7 @@ class BarChart(QWidget):
         self.plot.hideButtons()
         self.plot.setLabel("left", "ε")
         self.plot.showGrid(y=True, alpha=0.3)
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.requested = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*REQUESTED_COLOR))
         self.achieved = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*ACHIEVED_COLOR))
         self.plot.addItem(self.requested)

@@ -36,14 +36,8 @@ def maximise(c, a_dense, b, lower, upper, time_limit: float | None = None) -> LP
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     # The array overload passes the model in one call; assigning HighsLp attributes one by one copies
-    # element-wise while holding the GIL (about 45 ms each at k = 16).
-    status = h.passModel(
-        n,
-        m,
-        m * n,
-        int(highspy.MatrixFormat.kColwise),
-        int(highspy.ObjSense.kMaximize),
-        0.0,
+    # element-wise while holding the GIL (about 45 ms each at k = 16). Older highspy lacks the overload.
+    arrays = (
         np.ascontiguousarray(c, dtype=float),
         np.ascontiguousarray(lower, dtype=float),
         np.ascontiguousarray(upper, dtype=float),
@@ -52,8 +46,26 @@ def maximise(c, a_dense, b, lower, upper, time_limit: float | None = None) -> LP
         np.arange(0, m * n + 1, m, dtype=np.int32),
         np.tile(np.arange(m, dtype=np.int32), n),
         np.ascontiguousarray(a_dense.T).reshape(-1),
-        np.zeros(n, dtype=np.int32),
     )
+    try:
+        status = h.passModel(
+            n,
+            m,
+            m * n,
+            int(highspy.MatrixFormat.kColwise),
+            int(highspy.ObjSense.kMaximize),
+            0.0,
+            *arrays,
+            np.zeros(n, dtype=np.int32),
+        )
+    except TypeError:
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = n, m
+        lp.sense_ = highspy.ObjSense.kMaximize
+        lp.col_cost_, lp.col_lower_, lp.col_upper_, lp.row_lower_, lp.row_upper_ = arrays[:5]
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = arrays[5:]
+        status = h.passModel(lp)
     if status == highspy.HighsStatus.kError:
         raise OptRRError("the LP solver (HiGHS) rejected the model")
     run_status = h.run()

@@ -3,10 +3,10 @@
     python3 packaging/smoke_test.py [--archive packaging/dist/optrr-VERSION-linux-ARCH.tar.gz] [--keep]
 
 The archive is unpacked into a fresh temporary folder and every program runs with an empty environment
-(``env -i``: PATH is an empty folder, HOME a fresh folder, QT_QPA_PLATFORM=offscreen) and a PYTHONPATH pointing
-at decoy ``numpy`` / ``optrr_engine`` packages that fail on import, so a bundle that reached outside itself
-fails. When ``unshare`` works (root or user namespaces), each run also gets a private network namespace (no
-network at all) and a private mount namespace in which the build's Python installation, the system Python
+(``env -i``: PATH is an empty folder, HOME a fresh folder, QT_QPA_PLATFORM=offscreen) and PYTHONPATH /
+PYTHONHOME pointing at decoy ``numpy`` / ``optrr_engine`` packages that fail on import, so a bundle that reached
+outside itself fails. When ``unshare`` works (root or user namespaces), each run also gets a private network
+namespace (no network at all) and a private mount namespace in which the build's Python installation, the system Python
 libraries and this source tree are hidden under empty tmpfs mounts. Without it the test stops unless
 ``--allow-no-isolation`` is given (then it says so on every line).
 
@@ -120,7 +120,7 @@ class Runner:
             "QT_QPA_PLATFORM": "offscreen",
             "LANG": "C.UTF-8",
             "PYTHONPATH": str(decoys),
-            "PYTHONNOUSERSITE": "",
+            "PYTHONHOME": str(decoys),
         }
         self.hidden = hidden_paths() if isolate else []
 
@@ -206,7 +206,7 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
     r = Runner(app, work, isolate)
     print(f"smoke test of {archive.name}, unpacked in {app}")
     if isolate:
-        print(f"isolation: no network (unshare --net); hidden: {', '.join(r.hidden)}; env -i; decoy PYTHONPATH")
+        print(f"isolation: no network (unshare --net); hidden: {', '.join(r.hidden)}; env -i; decoy PYTHONPATH/HOME")
     version = source_version()
     sample = app / "_internal" / "resources" / "sample" / SAMPLE
 

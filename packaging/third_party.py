@@ -94,13 +94,14 @@ def licence_files(dist: metadata.Distribution) -> list[tuple[str, str]]:
 
 def bundled_distributions(sources: set[str]) -> list[metadata.Distribution]:
     """Installed distributions with at least one file among ``sources`` (absolute, normalised paths)."""
+    basenames = {os.path.basename(s) for s in sources}
     chosen = {}
     for dist in metadata.distributions():
         name = (dist.metadata.get("Name") or "").lower()
         if not name or name in chosen or name == "optrr":
             continue
         for entry in dist.files or []:
-            if os.path.normcase(os.path.realpath(entry.locate())) in sources:
+            if entry.name in basenames and os.path.normcase(os.path.realpath(entry.locate())) in sources:
                 chosen[name] = dist
                 break
     return [chosen[k] for k in sorted(chosen)]

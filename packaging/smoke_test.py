@@ -10,7 +10,8 @@ namespace (no network at all) and a private mount namespace in which the build's
 libraries and this source tree are hidden under empty tmpfs mounts. Without it the test stops unless
 ``--allow-no-isolation`` is given (then it says so on every line).
 
-Checks (exit code and output of each): ``optrr --version`` (= the source version); the import self-test of both
+Checks (exit code and output of each): the isolation (only a loopback interface, hidden folders empty);
+``optrr --version`` (= the source version); the import self-test of both
 programs (every native extension and every OptRR module loads); ``optrr design --method auto --json``;
 ``optrr schema`` + ``optrr perturb`` + ``optrr estimate`` on the bundled sample; ``optrr-gui --screenshot`` of the
 design and compare tabs (valid PNG of plausible size); and ``install.sh`` (per-user menu entry). The last line is
@@ -367,6 +368,20 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
         if desktop.exists() or link.is_symlink():
             raise Failed("install.sh --remove left files behind")
 
+    def isolation_in_effect():
+        proc = r.run(["/bin/cat", "/proc/net/dev"])
+        expect_ok(proc, "cat /proc/net/dev")
+        interfaces = sorted(line.split(":")[0].strip() for line in proc.stdout.splitlines()[2:] if ":" in line)
+        if interfaces != ["lo"]:
+            raise Failed(f"network interfaces inside the namespace: {interfaces} (expected only lo)")
+        proc = r.run(["/bin/sh", "-c", 'for d in "$@"; do /bin/ls -A "$d"; done', "sh", *r.hidden])
+        expect_ok(proc, "listing the hidden folders")
+        if proc.stdout.strip():
+            raise Failed(f"hidden folders are not empty inside the namespace: {proc.stdout.split()[:5]}")
+        return "only the loopback interface; Python installations and source tree invisible"
+
+    if isolate:
+        r.check("isolation in effect", isolation_in_effect)
     r.check("optrr --version", version_check)
     r.check("bundle contents and licences", bundle_contents)
     r.check("subcommands registered", subcommands_registered)

@@ -55,6 +55,23 @@ def extension_modules(root: str) -> list[str]:
     return sorted(set(names))
 
 
+def missing_gui_resources() -> dict[str, str]:
+    """The sample data and the guide, where the GUI looks for them (optrr_gui/paths.py, main_window.show_guide)."""
+    from pathlib import Path
+
+    missing = {}
+    try:
+        from optrr_gui import main_window, paths
+    except Exception as exc:  # noqa: BLE001 - reported as a failure
+        return {"optrr_gui resources": f"{type(exc).__name__}: {exc}"}
+    wanted = [Path(p) for p in getattr(paths, "SAMPLES", ())] + [Path(getattr(paths, "ATTRIBUTION", "missing"))]
+    wanted.append(Path(main_window.__file__).resolve().parent.parent / "docs" / "gui.md")
+    for path in wanted:
+        if not path.is_file():
+            missing[f"resource {path.name}"] = f"not found at {path}"
+    return missing
+
+
 def loads(exc: ImportError) -> bool:
     """Whether the dynamic loader accepts the extension's file (all its libraries found, layout valid)."""
     import ctypes
@@ -87,5 +104,7 @@ def run(gui: bool) -> int:
             if "partially initialized module" in str(exc) and name in ext and loads(exc):
                 continue  # the package's own circular import (fails the same outside a bundle); the library loads
             failed[name] = f"{type(exc).__name__}: {exc}"
+    if gui:
+        failed.update(missing_gui_resources())
     print(json.dumps({"imported": len(wanted) + len(ext) - len(failed), "extensions": len(ext), "failed": failed}))
     return 1 if failed else 0

@@ -27,10 +27,11 @@ THIRD-PARTY SOFTWARE NOTICES AND LICENCES
 
 OptRR {version} is distributed under the MIT licence (see LICENSE). This bundle also contains the Python
 runtime and the third-party packages listed below, each under its own licence, reproduced in full after the
-summary. None of them has been modified.
+summary. None of them has been modified, except that the Linux bundle's shared libraries have their symbol
+tables stripped (strip --strip-unneeded).
 
 Qt for Python (PySide6, shiboken6) and the Qt 6 libraries are used under the GNU Lesser General Public License
-version 3 (LGPL-3.0). They are included as separate, unmodified shared libraries in the folder
+version 3 (LGPL-3.0). They are included as separate shared libraries (unmodified but for stripping) in the folder
 _internal/PySide6 (on macOS: OptRR.app/Contents/Frameworks/PySide6), so you can replace them with your own
 compatible build of the same Qt / PySide6 version. The complete corresponding source code is available from
 the Qt Project (download.qt.io, code.qt.io) and on request from the OptRR developers. The Qt libraries

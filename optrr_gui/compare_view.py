@@ -56,8 +56,10 @@ def new_plot(graphics, **kwargs):
     return plot
 
 
-def add_legend(plot):
-    return plot.addLegend(offset=(5, 5), labelTextSize="8pt", labelTextColor=(30, 30, 30))
+def add_legend(plot, corner: str = "top-left"):
+    """A legend in a corner of the plot ("bottom-left" keeps it off curves that sit at the top)."""
+    offset = {"top-left": (5, 5), "bottom-left": (5, -5)}[corner]
+    return plot.addLegend(offset=offset, labelTextSize="8pt", labelTextColor=(30, 30, 30), brush=(255, 255, 255, 200))
 
 
 def parse_ints(text: str, lo: int, hi: int) -> list[int]:
@@ -260,14 +262,24 @@ class RatioPage(ComparePage):
             plot.setLabel("bottom", "Σ ε_i" if xcol == "sum_eps" else "Σ a_i")
             if i == 0:
                 plot.setLabel("left", "whole-record ε / Σ ε_i" if ycol == "ratio_to_sum" else "heuristic / optimal")
-                add_legend(plot)
+                add_legend(plot, "bottom-left")
             part = frame[frame["k"] == k]
             methods = ["heuristic"] if ycol == "ratio_to_optimal" else list(part["method"].unique())
             for m in methods:
                 sub = part[part["method"] == m].sort_values(xcol)
                 y = sub[ycol].to_numpy(dtype=float)
                 ok = np.isfinite(y)
-                plot.plot(sub[xcol].to_numpy(dtype=float)[ok], y[ok], pen=pen_for(m), name=m if i == 0 else None)
+                # one point per random request (as in the paper's figures): a line would zig-zag between requests
+                plot.plot(
+                    sub[xcol].to_numpy(dtype=float)[ok],
+                    y[ok],
+                    pen=None,
+                    symbol="o",
+                    symbolSize=5,
+                    symbolPen=None,
+                    symbolBrush=COLORS.get(m),
+                    name=m if i == 0 else None,
+                )
         changed = frame.drop_duplicates(["k", "set"])["heuristic_changed"].mean()
         self.status.setText(
             f"{label}. {len(frame.drop_duplicates(['k', 'set']))} random requests; the heuristic changed some ε_i "

@@ -6,7 +6,7 @@ Candidates (each meets eps_i exactly by construction and is checked after the fa
 - the exact classes optimum (at most 3 groups of identical (a_i, eps_i));
 - the exact optimum of the heuristic's family (any k, when feasible);
 - products of exact blocks: groups of identical attributes solved as classes, and contiguous groups of
-  attributes (sorted by eps_i) solved by the exact LP, for several group sizes while time remains;
+  attributes (sorted by eps_i - ln a_i) solved by the exact LP, for several group sizes while time remains;
 - the heuristic itself when it happens to keep every eps_i.
 To be never above the request, every candidate is designed for eps_i - 1e-10 (well within 1e-9).
 """
@@ -100,14 +100,15 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
         groups = _groups_by_class(sizes, eps)
         if len(groups) < k:
             consider("blocks: classes", lambda: (_block_product(sizes, eps, groups, deadline) or _raise(), {}))
-        order = np.argsort(-eps, kind="stable")
+        # contiguous groups along eps_i - ln a_i (measured ~1% better than eps_i alone, ~10% better than random)
+        order = np.argsort(-(eps - np.log(sizes)), kind="stable")
         for g in (2, 4, 8, 12, 16):
             remaining = deadline - time.perf_counter()
             if remaining <= 0 or g >= k or (g == 16 and remaining < 1.5 * k / 16):
                 break
             chunks = [order[i : i + g].tolist() for i in range(0, k, g)]
             consider(
-                f"blocks: {g} by eps",
+                f"blocks of {g} (by eps - ln a)",
                 lambda chunks=chunks: (_block_product(sizes, eps, chunks, deadline) or _raise(), {}),
             )
     if not candidates:

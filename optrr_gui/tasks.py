@@ -118,6 +118,9 @@ class TaskRunner(QObject):
 
     def __init__(self, parent=None, max_threads: int = 2):
         super().__init__(parent)
+        from . import gc_guard
+
+        gc_guard.install()  # worker threads must never run the cyclic GC (it could destroy Qt objects there)
         self._bridge = _Bridge()
         self._bridge.event.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
         self._pool = QThreadPool()

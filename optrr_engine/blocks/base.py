@@ -84,6 +84,18 @@ def apply_patterns(codes: np.ndarray, masks: np.ndarray, sizes: np.ndarray, rng:
     return out
 
 
+def wrap_add_into(out, codes, offsets, scratch, shift, plus_a) -> None:
+    """out = (codes + offsets + shift) mod a for 0 <= codes + offsets + shift + a < 2a, in unsigned arithmetic:
+    w = codes + offsets + shift wraps to a huge value when negative, so min(w, w + a) is the remainder.
+    ``offsets`` and ``scratch`` are work arrays of the unsigned work type and are overwritten."""
+    np.copyto(scratch, codes, casting="unsafe")
+    np.add(offsets, scratch, out=offsets)
+    np.add(offsets, shift, out=offsets)
+    np.add(offsets, plus_a, out=scratch)
+    np.minimum(offsets, scratch, out=offsets)
+    np.copyto(out, offsets, casting="unsafe")
+
+
 def encode_logs(values) -> list:
     """JSON-safe list of log values (-inf becomes the string "-inf")."""
     return [float(v) if np.isfinite(v) else "-inf" for v in np.asarray(values, dtype=float).ravel()]

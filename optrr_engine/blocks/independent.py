@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .base import Block, decode_logs, encode_logs
+from .base import Block, decode_logs, encode_logs, wrap_add_into
 from .patterns import require_pattern_k, subset_sums
 
 
@@ -83,12 +83,7 @@ class IndependentBlock(Block):
             np.multiply(u, scale[:b], out=u)
             np.fmin(u, top[:b], out=u)  # fmin: 0 * inf = NaN also becomes "stay"
             np.copyto(w, u, casting="unsafe")  # truncation = floor for v >= 0
-            np.copyto(g, codes[start:stop], casting="unsafe")
-            np.add(w, g, out=w)
-            np.add(w, one_minus_a[:b], out=w)
-            np.add(w, plus_a[:b], out=g)
-            np.minimum(w, g, out=w)
-            np.copyto(out[start:stop], w, casting="unsafe")
+            wrap_add_into(out[start:stop], codes[start:stop], w, g, one_minus_a[:b], plus_a[:b])
         return out
 
     def to_dict(self) -> dict:

@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import InputError
 from ..logmath import logsumexp
 from . import table_math
-from .base import Block, decode_logs, encode_logs
+from .base import Block, decode_logs, encode_logs, wrap_add_into
 from .patterns import log_multiplicities, require_pattern_k
 
 
@@ -84,12 +84,7 @@ class PatternBlock(Block):
             np.copyto(w, u, casting="unsafe")
             np.add(w, 1, out=w, casting="unsafe")
             np.multiply(w, moved, out=w, casting="unsafe")
-            np.copyto(g, codes[start:stop], casting="unsafe")
-            np.add(w, g, out=w)
-            np.add(w, minus_a[:b], out=w)
-            np.add(w, plus_a[:b], out=g)
-            np.minimum(w, g, out=w)
-            np.copyto(out[start:stop], w, casting="unsafe")
+            wrap_add_into(out[start:stop], codes[start:stop], w, g, minus_a[:b], plus_a[:b])
         return out
 
     def to_dict(self) -> dict:

@@ -26,7 +26,7 @@ class BudgetResult:
 
 
 def overall_epsilon(method: str, sizes, epsilons) -> float:
-    """Whole-record epsilon of the given eps_i under a design."""
+    """Whole-record epsilon of the given eps_i under a design (recomputed from the designed mechanism)."""
     return run_design(method, sizes, epsilons).overall_epsilon
 
 
@@ -96,20 +96,4 @@ def distribute_budget(
     return BudgetResult(lo, best, evaluations)
 
 
-def budget_table(sizes, weights, target: float, methods=("kronecker", "heuristic", "family", "optimal")) -> dict:
-    """Per design: the scale c, the eps_i it gives and the achieved whole-record epsilon."""
-    out = {}
-    for m in methods:
-        try:
-            r = distribute_budget(m, sizes, weights, target)
-            out[m] = {
-                "scale": r.scale,
-                "attribute_epsilons": r.design.attribute_epsilons.tolist(),
-                "overall_epsilon": r.design.overall_epsilon,
-            }
-        except Exception as exc:  # noqa: BLE001 - report per method
-            out[m] = {"error": str(exc)}
-    return out
-
-
-__all__ = ["BudgetResult", "budget_table", "distribute_budget", "overall_epsilon", "np"]
+__all__ = ["MONOTONE_METHODS", "BudgetResult", "distribute_budget", "overall_epsilon"]

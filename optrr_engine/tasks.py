@@ -40,7 +40,3 @@ class TaskControl:
             parent(start + (stop - start) * fraction, message)
 
         return TaskControl(scaled, self.cancel)
-
-
-def as_control(progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> TaskControl:
-    return TaskControl(progress, cancel)

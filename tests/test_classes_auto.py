@@ -152,3 +152,11 @@ def test_budget_for_non_monotone_or_infeasible_methods():
         distribute_budget("family", sizes, [1] * 10, 10.0)  # family is infeasible below eps_i ~ 2.7 here
     r = distribute_budget("heuristic", sizes, [1] * 10, 10.0)  # non-monotone in the scale
     assert 9.99 <= r.design.overall_epsilon <= 10.0
+
+
+def test_overall_epsilon_of_given_epsilons_per_design():
+    from optrr_engine.budget import overall_epsilon
+
+    sizes, eps = [3, 4, 2], [1.0, 2.0, 0.5]
+    assert abs(overall_epsilon("kronecker", sizes, eps) - 3.5) < 1e-12
+    assert overall_epsilon("optimal", sizes, eps) < overall_epsilon("kronecker", sizes, eps)

@@ -9,10 +9,6 @@ from .singles import SinglesBlock
 BLOCK_TYPES = {cls.kind: cls for cls in (PatternBlock, IndependentBlock, SinglesBlock, ClassBlock)}
 
 
-def register_block_type(cls) -> None:
-    BLOCK_TYPES[cls.kind] = cls
-
-
 def block_from_dict(d: dict) -> Block:
     from ..errors import InputError
 
@@ -29,5 +25,4 @@ __all__ = [
     "PatternBlock",
     "SinglesBlock",
     "block_from_dict",
-    "register_block_type",
 ]

@@ -104,12 +104,6 @@ class SinglesBlock(Block):
         other = float(np.logaddexp(self.log_y[j], log_pb))
         return PatternBlock(self.sizes[[j]], np.array([same, other]), normalize=True)
 
-    def category_log_weights(self) -> np.ndarray:
-        """log weights (units of X_b) of: no change, change only attribute i (k entries), |S| >= 2."""
-        return np.concatenate(
-            ([log1pexp(self.log_y0)], np.log(self.sizes - 1.0) + log1pexp(self.log_y), [self.log_rest_count()])
-        )
-
     def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Sample the family as a mixture (no rejection). With X_b = 1 / (P + y_0 + E),
 

@@ -31,13 +31,6 @@ def _meets(mech: Mechanism, eps: np.ndarray) -> bool:
     return bool(np.all(np.abs(ach - eps) <= 1e-9) and np.all(ach <= eps + 1e-12))
 
 
-def _groups_by_class(sizes, eps):
-    keys = {}
-    for i, key in enumerate(zip(sizes.tolist(), eps.tolist(), strict=True)):
-        keys.setdefault(key, []).append(i)
-    return list(keys.values())
-
-
 def _block_product(sizes, eps, groups, deadline) -> Mechanism | None:
     from .classes import classes_design
     from .optimal_lp import optimal
@@ -56,7 +49,7 @@ def _block_product(sizes, eps, groups, deadline) -> Mechanism | None:
 
 
 def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mechanism, dict]:
-    from .classes import MAX_CLASSES, classes_design, detect_classes, grid_size
+    from .classes import MAX_CLASSES, MAX_GRID_CELLS, classes_design, detect_classes, grid_size
     from .family_lp import family
     from .heuristic import heuristic
     from .lower_bounds import best_lower_bound
@@ -90,14 +83,14 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
     n_classes = class_sizes.size
     if k <= 16 or (k <= 20 and budget >= 60):
         consider("optimal", lambda: optimal(sizes, eps, ctl))
-    if n_classes <= MAX_CLASSES and grid_size(np.bincount(member)) <= 4e7:
+    if n_classes <= MAX_CLASSES and grid_size(np.bincount(member)) <= MAX_GRID_CELLS:
         consider("classes", lambda: classes_design(sizes, eps, ctl))
     consider("family", lambda: family(sizes, eps))
     h_mech, h_info = heuristic(sizes, eps)
     if _meets(h_mech, eps):
         consider("heuristic", lambda: (h_mech, h_info))
     if k > 1 and not any(c[1] in ("optimal", "classes") for c in candidates):
-        groups = _groups_by_class(sizes, eps)
+        groups = [np.flatnonzero(member == c).tolist() for c in range(n_classes)]
         if len(groups) < k:
             consider("blocks: classes", lambda: (_block_product(sizes, eps, groups, deadline) or _raise(), {}))
         # contiguous groups along eps_i - ln a_i (measured ~1% better than eps_i alone, ~10% better than random)

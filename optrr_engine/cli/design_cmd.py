@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from ..errors import InputError
 
 
@@ -27,13 +25,9 @@ def add_parser(sub):
 
 
 def _read_spec(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            spec = json.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"spec file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"spec file {path} is not valid JSON: {exc}") from None
+    from ..io.json_file import read_json
+
+    spec = read_json(path, "spec file")
     if not isinstance(spec, dict) or "sizes" not in spec:
         raise InputError(f"spec file {path} must be a JSON object with 'sizes' and 'epsilons'")
     return spec

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field
 
 from ..errors import InputError
@@ -280,17 +279,9 @@ class ReleaseConfig:
 
 
 def load_config(path) -> ReleaseConfig:
-    path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"configuration file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"configuration file {path} cannot be read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"configuration file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    return ReleaseConfig.from_dict(data)
+    from ..io.json_file import read_json
+
+    return ReleaseConfig.from_dict(read_json(path, "configuration file"))
 
 
 def save_config(cfg: ReleaseConfig, path) -> None:

@@ -240,17 +240,10 @@ def default_data_path(path, manifest: dict) -> str:
 def load_manifest(path, data_path=None, check_hash: bool = True) -> dict:
     """Read and validate a manifest; with ``check_hash`` the data file must have the stated SHA-256."""
     from ..io.atomic import sha256_file
+    from ..io.json_file import read_json
 
     path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            manifest = json.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"manifest {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _fail(path, f"cannot be read ({exc.__class__.__name__})") from None
-    except json.JSONDecodeError as exc:
-        raise _fail(path, f"is not valid JSON (line {exc.lineno}: {exc.msg}); it is damaged") from None
+    manifest = read_json(path, "manifest", damaged_hint="; it is damaged")
     validate_manifest(manifest, path)
     if check_hash:
         data = os.fspath(data_path) if data_path is not None else default_data_path(path, manifest)

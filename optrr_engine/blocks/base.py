@@ -84,6 +84,16 @@ def apply_patterns(codes: np.ndarray, masks: np.ndarray, sizes: np.ndarray, rng:
     return out
 
 
+def chunk_workspace(sizes: np.ndarray, n: int, k: int):
+    """Shared set-up of the vectorised samplers: rows per chunk (about 32k cells), the unsigned work type
+    (2 a_i - 1 fits; wrap-around intended), a_i tiled to the chunk, and float / work / work buffers."""
+    work = np.min_scalar_type(2 * int(sizes.max()) - 1)
+    rows = min(n, max(1, (1 << 15) // k))
+    plus_a = np.tile(sizes.astype(work), (rows, 1))
+    buffers = np.empty((rows, k)), np.empty((rows, k), dtype=work), np.empty((rows, k), dtype=work)
+    return rows, work, plus_a, buffers
+
+
 def wrap_add_into(out, codes, offsets, scratch, shift, plus_a) -> None:
     """out = (codes + offsets + shift) mod a for 0 <= codes + offsets + shift + a < 2a, in unsigned arithmetic:
     w = codes + offsets + shift wraps to a huge value when negative, so min(w, w + a) is the remainder.

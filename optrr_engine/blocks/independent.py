@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .base import Block, decode_logs, encode_logs, wrap_add_into
+from .base import Block, chunk_workspace, decode_logs, encode_logs, wrap_add_into
 from .patterns import require_pattern_k, subset_sums
 
 
@@ -65,16 +65,13 @@ class IndependentBlock(Block):
         if n == 0 or k == 0:
             return out
         sizes = self.sizes
-        work = np.min_scalar_type(2 * int(sizes.max()) - 1)  # unsigned; 2 a_i - 1 fits, wrap-around intended
-        rows = min(n, max(1, (1 << 15) // k))
+        rows, work, plus_a, (u_buf, w_buf, g_buf) = chunk_workspace(sizes, n, k)
         move = -np.expm1(self.log_keep)
         move = np.where(move > 0, move, 0.0)  # +0.0 when p_i rounds to 1 (e.g. eps_i = 50): scale +inf, never move
         with np.errstate(divide="ignore"):
             scale = np.tile((sizes - 1.0) / move, (rows, 1))
         top = np.tile(sizes - 1.0, (rows, 1))
         one_minus_a = np.tile((1 - sizes).astype(work), (rows, 1))
-        plus_a = np.tile(sizes.astype(work), (rows, 1))
-        u_buf, w_buf, g_buf = np.empty((rows, k)), np.empty((rows, k), dtype=work), np.empty((rows, k), dtype=work)
         for start in range(0, n, rows):
             stop = min(n, start + rows)
             b = stop - start

@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import InputError
 from ..logmath import logsumexp
 from . import table_math
-from .base import Block, decode_logs, encode_logs, wrap_add_into
+from .base import Block, chunk_workspace, decode_logs, encode_logs, wrap_add_into
 from .patterns import log_multiplicities, require_pattern_k
 
 
@@ -64,13 +64,10 @@ class PatternBlock(Block):
         cdf = self._cdf if hasattr(self, "_cdf") else self.pattern_cdf()
         self._cdf = cdf
         sizes = self.sizes
-        work = np.min_scalar_type(2 * int(sizes.max()) - 1)  # unsigned; 2 a_i - 1 fits, wrap-around intended
-        rows = min(n, max(1, (1 << 15) // k))
+        rows, work, plus_a, (u_buf, w_buf, g_buf) = chunk_workspace(sizes, n, k)
         steps = np.tile(sizes - 1.0, (rows, 1))
         inner = np.tile(sizes - 2.0, (rows, 1))
         minus_a = np.tile((-sizes).astype(work), (rows, 1))
-        plus_a = np.tile(sizes.astype(work), (rows, 1))
-        u_buf, w_buf, g_buf = np.empty((rows, k)), np.empty((rows, k), dtype=work), np.empty((rows, k), dtype=work)
         for start in range(0, n, rows):
             stop = min(n, start + rows)
             b = stop - start

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..logmath import NEG_INF, log1pexp, log_count_outside, log_excluding_each, logsumexp
-from .base import Block, decode_logs, encode_logs
+from .base import Block, chunk_workspace, decode_logs, encode_logs, wrap_add_into
 from .pattern_table import PatternBlock
 from .patterns import popcounts, require_pattern_k
 
@@ -128,13 +128,10 @@ class SinglesBlock(Block):
             self._mixture = (cdf, float(p[0]))
         cdf, p_uniform = self._mixture
         sizes = self.sizes
-        work = np.min_scalar_type(2 * int(sizes.max()) - 1)  # unsigned; 2 a_i - 1 fits, wrap-around intended
-        rows = min(n, max(1, (1 << 15) // k))
+        rows, work, plus_a, (u_buf, w_buf, g_buf) = chunk_workspace(sizes, n, k)
         a_float = np.tile(sizes.astype(float), (rows, 1))
         top = np.tile(sizes - 1.0, (rows, 1))
         minus_a = np.tile((-sizes).astype(work), (rows, 1))
-        plus_a = np.tile(sizes.astype(work), (rows, 1))
-        u_buf, w_buf, g_buf = np.empty((rows, k)), np.empty((rows, k), dtype=work), np.empty((rows, k), dtype=work)
 
         def single_offsets(cat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             """Rows that move one attribute: (rows, attributes, offsets in 1..a_i-1)."""
@@ -158,12 +155,7 @@ class SinglesBlock(Block):
                 np.multiply(w, np.repeat((cat == 0).astype(work), k).reshape(b, k), out=w)
                 rows_, attr, off = single_offsets(cat)
                 w.reshape(-1)[rows_ * k + attr] = off
-            np.copyto(g, x, casting="unsafe")
-            np.add(w, g, out=w)
-            np.add(w, minus_a[:b], out=w)
-            np.add(w, plus_a[:b], out=g)
-            np.minimum(w, g, out=w)
-            np.copyto(dest, w, casting="unsafe")
+            wrap_add_into(dest, x, w, g, minus_a[:b], plus_a[:b])
 
         for start in range(0, n, rows):
             stop = min(n, start + rows)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 def add_parser(sub):
     p = sub.add_parser("analyze", help="test the association of two attributes of a release (chi-square)")
-    p.add_argument("release", help="the perturbed data file")
-    p.add_argument("--manifest", help="its manifest (default: RELEASE with .manifest.json)")
+    from .common import add_release_arguments
+
+    add_release_arguments(p)
     p.add_argument("--chi2", required=True, help="two attribute names, comma-separated (e.g. allele,status)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--no-hash-check", action="store_true", help="do not verify the file against the manifest hash")
     return p
 
 

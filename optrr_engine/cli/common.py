@@ -28,6 +28,14 @@ def parse_list(text: str, kind=float, what: str = "value") -> list:
     return out
 
 
+def add_release_arguments(p) -> None:
+    """The arguments every command reading a release shares: the file, its manifest, the hash check, --json."""
+    p.add_argument("release", help="the perturbed data file")
+    p.add_argument("--manifest", help="its manifest (default: RELEASE with .manifest.json)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-hash-check", action="store_true", help="do not verify the file against the manifest hash")
+
+
 def json_default(obj):
     import numpy as np
 

@@ -7,13 +7,12 @@ from ..errors import InputError
 
 def add_parser(sub):
     p = sub.add_parser("estimate", help="estimate the true joint distribution of attributes from a release")
-    p.add_argument("release", help="the perturbed data file")
-    p.add_argument("--manifest", help="its manifest (default: RELEASE with .manifest.json)")
+    from .common import add_release_arguments
+
+    add_release_arguments(p)
     p.add_argument("--marginal", required=True, help="attribute names, comma-separated (e.g. sex,smoker)")
     p.add_argument("--method", default="unbiased", help="unbiased (default), clip or ibu")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--no-hash-check", action="store_true", help="do not verify the file against the manifest hash")
     return p
 
 

@@ -83,7 +83,8 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
     n_classes = class_sizes.size
     if k <= 16 or (k <= 20 and budget >= 60):
         consider("optimal", lambda: optimal(sizes, eps, ctl))
-    if n_classes <= MAX_CLASSES and grid_size(np.bincount(member)) <= MAX_GRID_CELLS:
+    have_exact = any(c[1] == "optimal" for c in candidates)  # the exact LP already gives the optimum
+    if not have_exact and n_classes <= MAX_CLASSES and grid_size(np.bincount(member)) <= MAX_GRID_CELLS:
         consider("classes", lambda: classes_design(sizes, eps, ctl))
     consider("family", lambda: family(sizes, eps))
     h_mech, h_info = heuristic(sizes, eps)
@@ -111,8 +112,9 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
     total, name, mech, info = min(candidates, key=lambda c: c[0])
     if ctl is not None:
         ctl.report(0.8, "certifying a lower bound")
-    if name in ("optimal", "classes") and "lower_bound" in info:
-        lower, how = float(info["lower_bound"]), f"dual bound of the exact {name} optimum"
+    exact = [(c[1], c[3]) for c in candidates if c[1] in ("optimal", "classes") and "lower_bound" in c[3]]
+    if exact:  # an exact optimum was computed: its dual bound holds whichever candidate won the tie
+        lower, how = max((float(i["lower_bound"]), f"dual bound of the exact {n} optimum") for n, i in exact)
     else:
         lower, how = best_lower_bound(sizes, eps, max(deadline, time.perf_counter() + 1.0))
     return mech, {

@@ -1,6 +1,6 @@
 """OptRR engine: pattern-structured randomized-response mechanisms, designs, perturbation, estimation.
 
-This package never imports Qt. Heavy modules (scipy, pandas) are imported lazily inside the
+This package never imports Qt, nor scipy (see numerics/). Heavy modules (pandas, pyarrow) are imported lazily inside the
 functions that need them so that the command line starts fast.
 """
 

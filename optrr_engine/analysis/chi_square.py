@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
+from ..numerics.special import chi2_sf
 
 
 def _chi2_sf(stat: float, dof: int) -> float:
-    from scipy.stats import chi2
-
-    return float(chi2.sf(stat, dof))
+    return chi2_sf(stat, dof)
 
 
 @dataclass

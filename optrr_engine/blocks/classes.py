@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import InputError, TooLargeError
 from ..logmath import logsumexp
+from ..numerics.special import log_binomial_row
 from .base import Block, decode_logs, encode_logs
 from .pattern_table import PatternBlock
 from .patterns import require_pattern_k
@@ -28,10 +29,8 @@ _CHUNK = 2_000_000
 
 
 def log_binomial_pmf(n: int, p: float) -> np.ndarray:
-    from scipy.special import gammaln
-
     c = np.arange(n + 1, dtype=float)
-    out = gammaln(n + 1.0) - gammaln(c + 1.0) - gammaln(n - c + 1.0)
+    out = log_binomial_row(n)
     with np.errstate(divide="ignore"):
         out += c * np.log(p) + (n - c) * np.log1p(-p)
     return out
@@ -175,17 +174,10 @@ class ClassBlock(Block):
         alpha = np.bincount(kept, minlength=m)
         rest = self.class_counts - alpha
         # weights of the dropped attributes: r_j of them differ, in binom(rest_j, r_j) (a_j - 1)^r_j ways
-        from scipy.special import gammaln
-
         log_w = []
         for j in range(m):
             r = np.arange(rest[j] + 1, dtype=float)
-            log_w.append(
-                gammaln(rest[j] + 1.0)
-                - gammaln(r + 1)
-                - gammaln(rest[j] - r + 1)
-                + r * np.log(self.class_sizes[j] - 1.0)
-            )
+            log_w.append(log_binomial_row(int(rest[j])) + r * np.log(self.class_sizes[j] - 1.0))
         sub_masks = np.arange(1 << len(positions), dtype=np.int64)
         sub_counts = np.zeros((sub_masks.size, m), dtype=np.int64)
         for i, cls in enumerate(kept):

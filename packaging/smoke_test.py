@@ -244,11 +244,9 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
                 "PySide6",
                 "pyqtgraph",
                 "numpy",
-                "scipy",
                 "pandas",
                 "pyarrow",
                 "highspy",
-                "matplotlib",
                 "openpyxl",
                 "pyreadstat",
                 "GNU LESSER GENERAL PUBLIC LICENSE",
@@ -273,6 +271,12 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
             result = parse_json(lines[-1] if lines else "", f"{label} self-test")
             if proc.returncode != 0 or result.get("failed"):
                 raise Failed(f"{label}: imports failed: {json.dumps(result.get('failed'))[:1500]}")
+            # One line only: a helper process (worker, resource tracker) that ran the program again would add one.
+            if len(lines) != 1:
+                raise Failed(f"{label}: {len(lines)} lines on stdout instead of one: {proc.stdout[:300]!r}")
+            warnings = [w for w in proc.stderr.splitlines() if "Warning:" in w or "Traceback" in w]
+            if warnings:
+                raise Failed(f"{label}: Python warnings or errors on stderr: {' | '.join(warnings[:3])[:500]}")
             return f"{result['imported']} modules imported, {result['extensions']} native extensions"
 
         return check

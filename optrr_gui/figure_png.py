@@ -1,0 +1,253 @@
+"""Qt PNG backend for the engine's figures (``optrr compare`` without matplotlib, as in the desktop build).
+
+:func:`render_png_qt` draws any :class:`~optrr_engine.compare.figures.FigureSpec` with pyqtgraph (a
+GraphicsLayout of PlotItems, never shown on screen) and saves it through ``ImageExporter``. It works from
+a plain command-line process (a QApplication is created on first use; on Linux with ``QT_QPA_PLATFORM``
+unset it uses the offscreen platform, so no display is needed or touched) and inside the running GUI (on
+the GUI thread). :func:`install` registers it with the engine.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+
+import numpy as np
+
+from optrr_engine.compare.figures import (
+    LEGEND_PLACES,
+    FigureSpec,
+    PanelSpec,
+    SeriesSpec,
+    legend_place,
+    register_png_backend,
+)
+
+TEXT = "#000000"
+AXIS = "#000000"
+FRAME = "#cccccc"
+GRID_ALPHA = 60  # of 255: light grid lines, drawn by the bottom and left axes only
+LEGEND_MARGIN = 8  # px between the legend and the plot's edge
+_APP: list = []  # keeps the QApplication this module created alive
+
+
+def install() -> None:
+    """Make ``optrr_engine.compare.figures.render_png`` (hence every ``optrr compare`` PNG) use Qt."""
+    register_png_backend(render_png_qt)
+
+
+def ensure_app():
+    """The running QApplication, or a new one (offscreen on Linux unless QT_QPA_PLATFORM says otherwise)."""
+    from PySide6.QtCore import QThread
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("PNG figures through Qt: create the QApplication on the main thread first")
+        if sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM"):
+            # nothing is ever shown: do not depend on (or fail at) a DISPLAY / WAYLAND_DISPLAY connection
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        app = QApplication([sys.argv[0] if sys.argv and sys.argv[0] else "optrr"])
+        _APP.append(app)
+    elif not isinstance(app, QApplication):
+        raise RuntimeError("PNG figures through Qt need a QApplication (a QGuiApplication cannot host pyqtgraph)")
+    if QThread.currentThread() != app.thread():
+        raise RuntimeError("PNG figures through Qt must be drawn on the Qt application's thread")
+    return app
+
+
+def render_png_qt(spec: FigureSpec, path: str) -> None:
+    """Draw ``spec`` into the PNG file ``path`` (any suffix), ``spec.width_px`` x ``spec.height_px`` pixels."""
+    ensure_app()
+    import pyqtgraph as pg
+    import pyqtgraph.exporters as exporters
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor
+
+    widget = pg.GraphicsLayoutWidget()
+    try:
+        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        widget.setBackground("w")
+        widget.resize(spec.width_px, spec.height_px)
+        layout = widget.ci
+        layout.setSpacing(6)
+        panel_px = (spec.width_px / spec.columns, spec.height_px / spec.rows)
+        drawn = []  # (plot, panel, [(curve item, series)])
+        for i, panel in enumerate(spec.panels):
+            row, col = divmod(i, spec.columns)
+            plot = layout.addPlot(row=row, col=col)
+            drawn.append((plot, panel, _draw_panel(plot, panel, panel_px)))
+        right = 10
+        if spec.legend == "right":
+            firsts = {id(s) for s in spec.legend_series()}
+            entries = [(item, s.label) for _p, _panel, items in drawn for item, s in items if id(s) in firsts]
+            if entries:
+                legend = _legend(entries, spec.legend_size)
+                legend.setParentItem(layout)
+                legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-6, 6))
+                right = int(legend.boundingRect().width()) + 16
+        layout.setContentsMargins(4, 4, right, 4)
+        widget.show()  # lays the items out at the widget's size; WA_DontShowOnScreen keeps it off screen
+        layout.layout.activate()
+        for plot, panel, items in drawn:  # the panels' legends, now that the plots have their final size
+            entries = [(item, s.label) for item, s in items if s.label]
+            if panel.legend is not None and entries:
+                _place_legend(plot, panel, _legend(entries, panel.legend_size))
+        exporter = exporters.ImageExporter(layout)
+        exporter.parameters()["background"] = QColor("white")
+        exporter.parameters()["width"] = spec.width_px
+        image = exporter.export(toBytes=True)
+        if image.height() != spec.height_px:
+            image = image.scaled(spec.width_px, spec.height_px)
+        if not image.save(path, "PNG"):
+            raise OSError(f"could not write the PNG file {path}")
+    finally:
+        widget.close()
+        widget.deleteLater()
+
+
+def _font(points: float):
+    from PySide6.QtGui import QFont
+
+    font = QFont()
+    font.setPointSizeF(points)
+    return font
+
+
+def _draw_panel(plot, panel: PanelSpec, panel_px: tuple[float, float]) -> list:
+    """Axes, labels, grid and curves of one panel (no legend yet); returns [(curve item, series)]."""
+    import pyqtgraph as pg
+
+    for side in ("left", "bottom", "top", "right"):
+        plot.showAxis(side)
+        axis = plot.getAxis(side)
+        axis.setPen(pg.mkPen(AXIS, width=1))
+        axis.setTextPen(pg.mkPen(TEXT))
+        axis.enableAutoSIPrefix(False)
+        if side in ("top", "right"):
+            axis.setStyle(showValues=False, tickLength=0)
+            continue
+        # major ticks and one level of minor ticks (pyqtgraph's finest level only crowds the grid)
+        axis.setStyle(tickFont=_font(9), tickLength=-5, maxTickLevel=1, maxTextLevel=1)
+        if panel.grid:
+            axis.setGrid(GRID_ALPHA)
+    if panel.title:
+        plot.setTitle(panel.title, color=TEXT, size="11pt")
+    label_style = {"color": TEXT, "font-size": "10pt"}
+    if panel.xlabel:
+        plot.setLabel("bottom", panel.xlabel, **label_style)
+    if panel.ylabel:
+        plot.setLabel("left", panel.ylabel, **label_style)
+    if panel.ylog:
+        plot.setLogMode(y=True)
+        ticks = _log_ticks([v for s in panel.series for v in s.y])
+        if ticks:
+            plot.getAxis("left").setTicks(ticks)
+    if panel.xticks is not None:
+        plot.getAxis("bottom").setTicks([[(v, f"{v:g}") for v in panel.xticks]])
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    x_span = _span([v for s in panel.series for v in s.x])
+    beam = 6.0 * x_span / max(panel_px[0] - 90.0, 50.0)  # about 6 px wide caps, as matplotlib's capsize=2
+    return [(_draw_series(plot, s, panel.ylog, beam), s) for s in panel.series]
+
+
+def _legend(entries, size: float):
+    """A framed legend (not yet placed) listing ``entries`` [(curve item, label)]."""
+    import pyqtgraph as pg
+
+    legend = pg.LegendItem(
+        offset=None,
+        labelTextSize=f"{size:g}pt",
+        labelTextColor=TEXT,
+        brush=(255, 255, 255, 220),
+        pen=pg.mkPen(FRAME),
+        verSpacing=-4,
+    )
+    for item, label in entries:
+        legend.addItem(item, label)
+    return legend
+
+
+def _place_legend(plot, panel: PanelSpec, legend) -> None:
+    """Put ``legend`` in the plot at the panel's place ("best": where it covers the fewest data points)."""
+    view = plot.getViewBox()
+    size, area = legend.boundingRect().size(), view.size()  # (LegendItem.size is an attribute)
+    margin = 2 * LEGEND_MARGIN
+    box = ((size.width() + margin) / max(area.width(), 1.0), (size.height() + margin) / max(area.height(), 1.0))
+    fx, fy = LEGEND_PLACES[legend_place(panel, box)]
+    legend.setParentItem(view)
+    offset = (LEGEND_MARGIN * (1 - 2 * fx), LEGEND_MARGIN * (1 - 2 * fy))
+    legend.anchor(itemPos=(fx, fy), parentPos=(fx, fy), offset=offset)
+
+
+def _log_ticks(values) -> list | None:
+    """Ticks of a log axis in its log10 coordinates: labelled decades, unlabelled 2..9 between them (as
+    matplotlib's; pyqtgraph's own labels every minor tick of a two-decade range). The minor ticks are
+    labelled too when fewer than two decades fall inside the data's range."""
+    positive = [v for v in values if math.isfinite(v) and v > 0]
+    if not positive:
+        return None
+    lo, hi = math.log10(min(positive)), math.log10(max(positive))
+    first, last = math.floor(lo) - 1, math.ceil(hi) + 1  # the view's padding may show a little more
+    majors = [(float(d), f"{10.0**d:g}") for d in range(first, last + 1)]
+    minors = [(d + math.log10(m), f"{m * 10.0**d:g}") for d in range(first, last) for m in range(2, 10)]
+    if sum(1 for d, _t in majors if lo <= d <= hi) >= 2:
+        minors = [(v, "") for v, _t in minors]
+    return [majors, minors]
+
+
+def _span(values) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    if len(finite) < 2 or max(finite) == min(finite):
+        return 1.0
+    return max(finite) - min(finite)
+
+
+def _pen(s: SeriesSpec, width: float):
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+
+    style = {
+        "solid": Qt.PenStyle.SolidLine,
+        "dash": Qt.PenStyle.DashLine,
+        "dashdot": Qt.PenStyle.DashDotLine,
+        "dot": Qt.PenStyle.DotLine,
+    }[s.dash]
+    return pg.mkPen(color=s.color, width=width, style=style)
+
+
+def _draw_series(plot, s: SeriesSpec, ylog: bool, beam: float):
+    """The curve (returned, for the legend) and its error bars."""
+    import pyqtgraph as pg
+
+    x = np.asarray(s.x, dtype=float)
+    y = np.asarray(s.y, dtype=float)
+    if ylog:
+        y = np.where(y > 0, y, np.nan)  # a log axis cannot show y <= 0 (matplotlib masks them too)
+    symbol = {}
+    if s.marker:
+        symbol = {"symbol": "o", "symbolSize": s.marker_size, "symbolBrush": s.color, "symbolPen": s.color}
+    pen = None if s.kind == "points" else _pen(s, s.width)
+    curve = plot.plot(x, y, pen=pen, connect="finite", antialias=True, **symbol)
+    if not s.has_errors:
+        return curve
+    low, high = np.asarray(s.err_low, dtype=float), np.asarray(s.err_high, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ylog:
+        # the bars are drawn in the axis's log10 coordinates; a lower end <= 0 gets no lower bar
+        with np.errstate(divide="ignore", invalid="ignore"):
+            top = np.log10(y + high) - np.log10(y)
+            bottom = np.where(y - low > 0, np.log10(y) - np.log10(y - low), np.nan)
+        y = np.log10(y)
+    else:
+        top, bottom = high, low
+    if ok.any():
+        top, bottom = np.nan_to_num(top[ok], nan=0.0), np.nan_to_num(bottom[ok], nan=0.0)
+        pen = pg.mkPen(s.color, width=1.2)  # solid bars, as matplotlib's
+        top, bottom = np.maximum(top, 0), np.maximum(bottom, 0)
+        plot.addItem(pg.ErrorBarItem(x=x[ok], y=y[ok], top=top, bottom=bottom, beam=beam, pen=pen))
+    return curve

@@ -1,0 +1,252 @@
+"""The comparison figures as FigureSpecs, drawn by both PNG backends (matplotlib; Qt/pyqtgraph for the
+desktop build, which ships without matplotlib), and ``optrr compare`` with matplotlib unimportable."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrr_engine.compare import output, ratio_curves, snp_chi2_curve, summarize_snp
+from optrr_engine.compare.figure_matplotlib import render_png_matplotlib
+from optrr_engine.compare.figures import (
+    FigureSpec,
+    PanelSpec,
+    SeriesSpec,
+    legend_place,
+    png_backend,
+    register_png_backend,
+    render_png,
+)
+from optrr_gui.figure_png import _log_ticks, render_png_qt
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+BACKENDS = {"matplotlib": render_png_matplotlib, "qt": render_png_qt}
+
+
+def _count_queries_summary():
+    rng = np.random.default_rng(3)
+    methods = ("randomized", "rr_independent", "rr_clusters_adjusted", "kronecker_structured", "optimized_structured")
+    rows = [
+        {"p": p, "sigma": s, "method": m, "median_relative_error": float(rng.uniform(1e-3, 1.0))}
+        for p in (0.1, 0.5, 0.7)
+        for s in (0.1, 0.3, 0.5, 0.7, 0.9)
+        for m in methods
+    ]
+    return pd.DataFrame(rows)
+
+
+def _avd_rows():
+    rows = []
+    for i, m in enumerate(("kronecker", "optimal", "heuristic", "family", "rr_clusters", "classes")):
+        for way in (2, 3, 4, 5):
+            mean = np.nan if m == "classes" else 0.05 * way + 0.04 * i  # a design that was not run: no curve
+            rows.append(
+                {
+                    "dataset": "toy",
+                    "method": m,
+                    "way": way,
+                    "target_epsilon": 7.0,
+                    "mean_avd": mean,
+                    "sd_avd": np.nan if way == 5 else 0.01 * (1 + i),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def specs():
+    ratios = ratio_curves(ks=(3, 4), sets=4, seed=1)
+    return {
+        "ratios_to_sum": output.ratios_figure(ratios, "ratio_to_sum"),
+        "ratios_to_optimal": output.ratios_figure(ratios, "ratio_to_optimal"),
+        "snp_chi2": output.snp_figure(summarize_snp(snp_chi2_curve(ks=(10, 20), runs=2, seed=2))),
+        "count_queries": output.count_queries_figure(_count_queries_summary()),
+        "avd": output.avd_figure(_avd_rows()),
+    }
+
+
+def _pixels(path) -> np.ndarray:
+    """The image as an (height, width, 3) uint8 array (read with Qt, whatever wrote it)."""
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(path))
+    assert not image.isNull()
+    image = image.convertToFormat(QImage.Format.Format_RGB888)
+    h, w = image.height(), image.width()
+    raw = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).reshape(h, image.bytesPerLine())
+    return raw[:, : 3 * w].reshape(h, w, 3).copy()
+
+
+def _near(pixels, hex_color: str, tol: int = 30) -> int:
+    rgb = np.array([int(hex_color[i : i + 2], 16) for i in (1, 3, 5)])
+    return int((np.abs(pixels.astype(int) - rgb).max(axis=2) <= tol).sum())
+
+
+def test_the_figures_describe_the_data(specs):
+    ratios = specs["ratios_to_sum"]
+    assert [p.title for p in ratios.panels] == ["k = 3", "k = 4"] and ratios.columns == 2
+    assert {s.label for s in ratios.panels[0].series} == {"kronecker", "optimal", "heuristic"}
+    assert [p.legend for p in ratios.panels] == [None, "best"] and ratios.panels[1].ylabel == ""
+    assert [s.label for s in specs["ratios_to_optimal"].panels[0].series] == ["heuristic"]
+    snp = specs["snp_chi2"].panels[0]
+    assert {s.dash for s in snp.series} == {"solid", "dot"} and all(s.has_errors for s in snp.series)
+    cq = specs["count_queries"]
+    assert (cq.columns, cq.rows, cq.legend) == (2, 2, "right") and all(p.ylog for p in cq.panels)
+    assert len(cq.legend_series()) == 5
+    avd = specs["avd"].panels[0]
+    assert [s.label for s in avd.series] == ["family", "heuristic", "kronecker", "optimal", "rr_clusters"]
+    assert avd.xticks == (2, 3, 4, 5) and avd.title == "toy, whole-record epsilon 7"
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("kind", ["ratios_to_sum", "ratios_to_optimal", "snp_chi2", "count_queries", "avd"])
+def test_every_figure_renders_with_both_backends(specs, kind, backend, tmp_path, qapp):
+    spec = specs[kind]
+    path = tmp_path / f"{kind}.png"
+    BACKENDS[backend](spec, str(path))
+    assert path.read_bytes()[:8] == PNG_SIGNATURE
+    pixels = _pixels(path)
+    assert pixels.shape[:2] == (spec.height_px, spec.width_px)
+    assert _near(pixels, "#ffffff", 0) > 0.5 * pixels.shape[0] * pixels.shape[1]  # a white page with curves
+    colors = {s.color for p in spec.panels for s in p.series}
+    for color in colors:  # every curve's colour is drawn (not a blank or one-colour image)
+        assert _near(pixels, color) >= 30, (color, kind, backend)
+    assert len(np.unique(pixels.reshape(-1, 3) // 32, axis=0)) >= len(colors) + 2
+
+
+def test_render_png_uses_the_registered_backend_and_writes_atomically(specs, tmp_path, qapp):
+    calls = []
+
+    def qt_and_record(spec, path):
+        calls.append(path)
+        render_png_qt(spec, path)
+
+    previous = register_png_backend(qt_and_record)
+    try:
+        assert png_backend() is qt_and_record
+        final = output.plot_avd(_avd_rows(), str(tmp_path / "sub" / "avd.png"))  # folder created
+        assert len(calls) == 1 and os.path.dirname(calls[0]) == str(tmp_path / "sub") and calls[0] != final
+        assert os.listdir(tmp_path / "sub") == ["avd.png"]
+        assert _pixels(final).shape[:2] == (495, 770)
+
+        def broken(spec, path):
+            with open(path, "wb") as fh:
+                fh.write(b"\x89PNG half")
+            raise OSError("disk full")
+
+        register_png_backend(broken)
+        with pytest.raises(OSError):
+            render_png(specs["avd"], str(tmp_path / "sub" / "broken.png"))
+        assert os.listdir(tmp_path / "sub") == ["avd.png"]  # nothing under the final name, no temp file
+    finally:
+        register_png_backend(previous)
+    register_png_backend(None)
+    assert png_backend() is render_png_matplotlib  # matplotlib is installed here
+    register_png_backend(previous)
+
+
+def test_qt_backend_refuses_other_threads(specs, tmp_path, qapp):
+    errors = []
+
+    def draw():
+        try:
+            render_png_qt(specs["avd"], str(tmp_path / "t.png"))
+        except RuntimeError as exc:
+            errors.append(str(exc))
+
+    t = threading.Thread(target=draw)
+    t.start()
+    t.join()
+    assert errors and "thread" in errors[0] and not (tmp_path / "t.png").exists()
+
+
+def test_legend_best_place_avoids_the_data():
+    top = SeriesSpec(range(11), [10.0] * 11, label="top")
+    low_left = SeriesSpec([0, 1, 2, 3], [0, 1, 2, 0], label="low", kind="points")
+    panel = PanelSpec([top, low_left])
+    assert legend_place(panel, (0.3, 0.3)) == "lower right"
+    assert legend_place(PanelSpec([top], legend="upper left"), (0.3, 0.3)) == "upper left"
+    # on a log axis the fractions are of log10(y): 1e-3 sits at the bottom, 1 and 10 near the top
+    logs = PanelSpec([SeriesSpec([0, 1, 2, 3, 4, 5], [1e-3, 1e-3, 1e-3, 1, 10, 10])], ylog=True)
+    assert legend_place(logs, (0.3, 0.3)) == "upper left"
+
+
+def test_specs_reject_inconsistent_input():
+    with pytest.raises(ValueError):
+        SeriesSpec([1, 2], [1])
+    with pytest.raises(ValueError):
+        SeriesSpec([1], [1], color="tab:red")
+    with pytest.raises(ValueError):
+        SeriesSpec([1], [1], err_low=[0.1])
+    with pytest.raises(ValueError):
+        PanelSpec([], legend="somewhere")
+    with pytest.raises(ValueError):
+        FigureSpec([])
+
+
+def test_log_axis_ticks_label_decades():
+    majors, minors = _log_ticks([0.004, 0.03, 0.15])
+    labelled = {t for _v, t in majors}
+    assert {"0.01", "0.1"} <= labelled and all(t == "" for _v, t in minors)
+    majors, minors = _log_ticks([0.02, 0.05])  # no decade inside the range: the 2..9 ticks are labelled
+    assert {"0.02", "0.03", "0.05"} <= {t for _v, t in minors}
+
+
+CHILD = textwrap.dedent(
+    """
+    import contextlib, io, json, os, sys
+    sys.modules["matplotlib"] = None  # as in the desktop build: matplotlib cannot be imported
+    from optrr_engine.cli.main import main
+
+    out = sys.argv[1]
+    args = ["compare", "ratios", "--ks", "3", "--sets", "2", "--seed", "1", "--out"]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc_without = main(args + [os.path.join(out, "without")])
+    import optrr_gui.figure_png
+
+    optrr_gui.figure_png.install()
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        rc_with = main(args + [os.path.join(out, "with")])
+    from PySide6.QtGui import QGuiApplication
+
+    print(json.dumps({
+        "rc_without": rc_without, "stderr_without": err.getvalue(), "rc_with": rc_with,
+        "printed_with": printed.getvalue(), "platform": QGuiApplication.platformName(),
+        "matplotlib_blocked": sys.modules.get("matplotlib", 0) is None,
+    }))
+    """
+)
+
+
+def test_cli_without_matplotlib(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(tmp_path)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["matplotlib_blocked"]
+    # no PNG backend: one error line, exit 2; the CSV (written before the PNGs) is there, no PNG, no temp file
+    assert result["rc_without"] == 2
+    lines = result["stderr_without"].strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("optrr: error: PNG figures need matplotlib")
+    assert os.listdir(tmp_path / "without") == ["ratios_fixed_sizes.csv"]
+    # with the Qt backend installed: CSV and both PNGs, offscreen (no display was available)
+    assert result["rc_with"] == 0 and result["platform"] == "offscreen"
+    names = ["ratios_fixed_sizes.csv", "ratios_fixed_sizes_heuristic_to_optimal.png", "ratios_fixed_sizes_to_sum.png"]
+    assert sorted(os.listdir(tmp_path / "with")) == names
+    assert pd.read_csv(tmp_path / "with" / names[0]).shape[0] == 6  # 2 cases x 3 designs
+    for name in names[1:]:
+        assert f"wrote {tmp_path / 'with' / name}" in result["printed_with"]
+        pixels = _pixels(tmp_path / "with" / name)
+        assert pixels.shape[:2] == (374, 352)
+        assert _near(pixels, output.STYLE["heuristic"][0]) >= 30

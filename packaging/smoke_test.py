@@ -338,6 +338,18 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
             raise Failed(f"estimated proportions sum to {total}, not 1")
         return f"{len(cells)} cells of {MARGINAL}, proportions sum to {total:.6f}"
 
+    def compare_figures():
+        out = work / "compare"
+        proc = r.run([optrr, "compare", "ratios", "--ks", "3", "--sets", "4", "--seed", "7", "--out", str(out)])
+        expect_ok(proc, "optrr compare ratios")
+        pngs = sorted(out.glob("*.png"))
+        if len(pngs) != 2 or not list(out.glob("*.csv")):
+            raise Failed(f"optrr compare ratios wrote {sorted(p.name for p in out.iterdir())}")
+        sizes = [png_size(p) for p in pngs]
+        if any(w < 200 or h < 200 for w, h in sizes):
+            raise Failed(f"implausible figure sizes {sizes}")
+        return f"CSV + {len(pngs)} PNG figures drawn with Qt, {sizes[0][0]}x{sizes[0][1]}"
+
     def screenshot(tab):
         def check():
             shot = work / f"shot-{tab}.png"
@@ -395,6 +407,7 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
     r.check("optrr schema (bundled sample)", schema)
     r.check("optrr perturb (bundled sample)", perturb)
     r.check("optrr estimate --marginal --json", estimate)
+    r.check("optrr compare ratios (CSV + PNG figures)", compare_figures)
     r.check("optrr-gui --screenshot (design tab)", screenshot("design"))
     r.check("optrr-gui --screenshot (compare tab)", screenshot("compare"))
     r.check("install.sh per-user menu entry", install)

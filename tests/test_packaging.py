@@ -195,3 +195,26 @@ def test_qt_opengl_placeholder_stays_out_when_the_binding_exists():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "module"]
+
+
+def test_entry_script_draws_compare_figures_with_qt_when_matplotlib_is_absent(tmp_path):
+    """As in the bundle (no matplotlib): `optrr compare` still writes its PNG figures, drawn by Qt."""
+    import subprocess
+
+    code = f"""
+import sys
+sys.modules["matplotlib"] = None  # absent, as in the bundle
+sys.path.insert(0, {str(PACKAGING / "entry")!r})
+import run_optrr
+assert run_optrr.draw_compare_figures_with_qt() is True
+from optrr_engine.cli.main import main
+code = main(["compare", "ratios", "--ks", "3", "--sets", "3", "--seed", "1", "--out", {str(tmp_path)!r}])
+print("exit", code, "qt" if "PySide6" in sys.modules else "no-qt")
+"""
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == "exit 0 qt"
+    pngs = sorted(tmp_path.glob("*.png"))
+    assert len(pngs) == 2 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    assert list(tmp_path.glob("*.csv"))

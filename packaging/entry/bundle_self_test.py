@@ -6,6 +6,7 @@ line {"imported": N, "failed": {module: error}} and returns 0 only when nothing 
 """
 
 import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -28,6 +29,8 @@ LAZY = [
 ]
 LAZY_GUI = ["PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg", "pyqtgraph", "pyqtgraph.exporters"]
 EXTENSION_SUFFIXES = (".abi3.so", ".so", ".pyd")
+#: OptRR modules that exist to use a library a bundle may leave out: not imported when that library is absent.
+NEEDS_OPTIONAL = {"optrr_engine.compare.figure_matplotlib": "matplotlib"}
 
 
 def extension_modules(root: str) -> list[str]:
@@ -109,6 +112,8 @@ def run(gui: bool) -> int:
         mod = importlib.import_module(package)
         wanted.append(package)
         wanted += [m.name for m in pkgutil.walk_packages(mod.__path__, package + ".")]
+    absent = {name for name, lib in NEEDS_OPTIONAL.items() if importlib.util.find_spec(lib) is None}
+    wanted = [name for name in wanted if name not in absent]
     ext = [m for m in extension_modules(root) if gui or not m.startswith(("PySide6", "shiboken6"))]
     failed = {}
     for name in wanted + ext:

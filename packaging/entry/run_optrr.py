@@ -20,6 +20,27 @@ def wants_gui(argv0: str) -> bool:
     return os.path.basename(argv0).lower().startswith("optrr-gui")
 
 
+def draw_compare_figures_with_qt() -> bool:
+    """A bundle without matplotlib draws the PNG figures of ``optrr compare`` with Qt (optrr_gui/figure_png.py),
+    as the Compare tab does; Qt is loaded only when a figure is drawn. True if the Qt backend was registered."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is not None:
+        return False
+    from optrr_engine.compare.figures import register_png_backend
+
+    def render_png(spec, path):
+        import qt_opengl_placeholder
+
+        qt_opengl_placeholder.install()  # before pyqtgraph is imported
+        from optrr_gui.figure_png import render_png_qt
+
+        return render_png_qt(spec, path)
+
+    register_png_backend(render_png)
+    return True
+
+
 if __name__ == "__main__":
     import multiprocessing
 
@@ -36,5 +57,7 @@ if __name__ == "__main__":
     if gui:
         from optrr_gui.app import main
     else:
+        if sys.argv[1:2] == ["compare"]:
+            draw_compare_figures_with_qt()
         from optrr_engine.cli.main import main
     sys.exit(main())

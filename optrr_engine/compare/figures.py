@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .files import write_atomic
+from ..io.atomic import write_atomic
 
 KINDS = ("line", "points")
 DASHES = ("solid", "dash", "dashdot", "dot")

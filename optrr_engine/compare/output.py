@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
+from ..io.atomic import write_atomic
 from .figures import FigureSpec, PanelSpec, SeriesSpec, render_png
-from .files import write_atomic
 
 #: The papers' colours and line styles for their three designs.
 STYLE = {"kronecker": ("#000000", "solid"), "optimal": ("#d62728", "dashdot"), "heuristic": ("#1f77b4", "dash")}

@@ -127,6 +127,20 @@ def write_text_atomic(path, text: str) -> None:
         tmp.commit()
 
 
+def write_atomic(path, write) -> str:
+    """Call ``write(tmp_path)`` and rename the result to ``path`` (its folder is created if missing); on any error
+    nothing appears under ``path``. For writers that take a file name (pandas, figure backends)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output folder {folder}: {exc.strerror}") from None
+    with AtomicFile(path) as tmp:
+        write(tmp.path)
+        tmp.commit()
+    return os.fspath(path)
+
+
 def sha256_file(path, ctl=None, block: int = 4 << 20) -> str:
     """SHA-256 of a file's bytes (hex), read in blocks; ``ctl`` (TaskControl) gets progress and cancel."""
     h = hashlib.sha256()

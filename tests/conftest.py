@@ -4,7 +4,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = ROOT.parent / "shared" / "data"
+TEST_DATA = ROOT / "tests" / "data"  # real public datasets (see tests/data/ATTRIBUTION.md)
 SAMPLE_DIR = ROOT / "resources" / "sample"
 
 

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_DATA
+from conftest import TEST_DATA
 from scipy.stats import chi2_contingency
 
 from optrr_engine.cli.main import main
@@ -14,8 +14,7 @@ from optrr_engine.compare.count_queries import count_query_errors, epsilon_from_
 from optrr_engine.compare.output import plot_avd, plot_ratios, write_csv
 from optrr_engine.compare.snp_chi2 import column_counts, records_from_tables, snp_tables, statistic
 
-CAR = os.path.join(SHARED_DATA, "car.csv")
-needs_data = pytest.mark.skipif(not os.path.exists(CAR), reason="shared data sets not available")
+CAR = os.path.join(TEST_DATA, "car.csv")
 
 
 def test_ratio_curves_basic_facts():
@@ -79,7 +78,6 @@ def test_epsilon_from_p_is_the_grr_epsilon():
         assert epsilon_from_p(p, [a])[0] == pytest.approx(np.log(same / other))
 
 
-@needs_data
 def test_count_queries_small_run():
     data = load_dataset(CAR)
     queries, summary, info = count_query_errors(data, ps=(0.5,), sigmas=(0.2, 0.8), runs=3, seed=5)
@@ -90,7 +88,6 @@ def test_count_queries_small_run():
     assert opt["overall_epsilon"] <= total * (1 + 1e-6)
 
 
-@needs_data
 def test_avd_optimized_designs_beat_kronecker_at_equal_budget(tmp_path):
     data = load_dataset(CAR)
     rows, designs = avd_table(data, 7.0, methods=("kronecker", "optimal"), ways=(2, 3), subsets=15, seed=6)

@@ -17,7 +17,7 @@ from optrr_engine.io.readers import (
     iter_tables,
     read_preview,
 )
-from tests.conftest import SHARED_DATA
+from tests.conftest import TEST_DATA
 
 
 def read_all(path, **opts):
@@ -142,12 +142,17 @@ def test_spss_and_stata_value_labels_become_categories(tmp_path, ext):
     assert df["score"].tolist() == ["1.5", "2", "3", "4"]
 
 
-def test_shared_data_files_read_completely():
+def test_real_data_files_read_completely():
     expected = {"nursery.csv": (12960, 9), "heart_cleveland.csv": (303, 14), "breast_cancer.csv": (286, 10)}
     for name, (rows, cols) in expected.items():
-        df = read_all(SHARED_DATA / name, chunk_rows=1000)
+        df = read_all(TEST_DATA / name, chunk_rows=1000)
         assert df.shape == (rows, cols)
-    assert "FATIGUE " in column_names(SHARED_DATA / "lung_cancer_survey.csv")  # names kept as they are
+
+
+def test_column_names_are_kept_as_they_are(tmp_path):
+    path = tmp_path / "survey.csv"
+    path.write_text("GENDER,FATIGUE ,ALLERGY \nM,1,2\n", encoding="utf-8")
+    assert column_names(path) == ["GENDER", "FATIGUE ", "ALLERGY "]
 
 
 @pytest.mark.parametrize(

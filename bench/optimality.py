@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from optrr_engine.designs import run_design  # noqa: E402
+from optrr_engine.designs import run_design
 
 
 def exact_general(ks):

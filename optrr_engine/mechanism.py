@@ -80,7 +80,7 @@ class Mechanism:
 
     # -- structure ---------------------------------------------------------------------------
     def marginal(self, attributes: Sequence[int]) -> Mechanism:
-        """The mechanism induced on ``attributes`` (global indices, in that order; MATH.md 5)."""
+        """The mechanism induced on ``attributes`` (global indices, in that order; docs/math.md §5)."""
         attrs = [int(a) for a in attributes]
         if len(set(attrs)) != len(attrs) or any(a < 0 or a >= self.k for a in attrs):
             raise InputError(f"invalid attribute subset {attrs} for k = {self.k}")
@@ -94,7 +94,7 @@ class Mechanism:
         return Mechanism(self.sizes[attrs], parts)
 
     def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Perturb integer codes (n, k); each block independently (MATH.md 7)."""
+        """Perturb integer codes (n, k); each block independently (docs/math.md §7)."""
         codes = np.asarray(codes)
         if codes.ndim != 2 or codes.shape[1] != self.k:
             raise InputError(f"codes must have shape (rows, {self.k})")

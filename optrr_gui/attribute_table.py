@@ -76,16 +76,16 @@ class AttributeModel(QAbstractTableModel):
                 self.dataChanged.emit(self.index(row, COL_EPS), self.index(row, COL_EPS))
 
     # -- Qt model API --------------------------------------------------------------------------
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() else len(self.state.columns)
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() else len(HEADERS)
 
     def value_field(self) -> str:
         return "weight" if self.state.budget_mode else "epsilon"
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt API
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -155,7 +155,7 @@ class AttributeModel(QAbstractTableModel):
                 return QBrush(QColor(176, 80, 0))
         return None
 
-    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802 - Qt API
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid():
             return False
         name = {COL_ROLE: "role", COL_TYPE: "type", COL_EPS: self.value_field()}.get(index.column())
@@ -182,7 +182,7 @@ class ChoiceDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.choices, self.help_texts = choices, help_texts
 
-    def createEditor(self, parent, option, index):  # noqa: N802 - Qt API
+    def createEditor(self, parent, option, index):
         box = QComboBox(parent)
         for i, c in enumerate(self.choices):
             box.addItem(c)
@@ -190,17 +190,17 @@ class ChoiceDelegate(QStyledItemDelegate):
         box.activated.connect(lambda _i, b=box: self.commitData.emit(b))
         return box
 
-    def setEditorData(self, editor, index):  # noqa: N802 - Qt API
+    def setEditorData(self, editor, index):
         editor.setCurrentText(index.data(Qt.ItemDataRole.EditRole))
 
-    def setModelData(self, editor, model, index):  # noqa: N802 - Qt API
+    def setModelData(self, editor, model, index):
         model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
 
 
 class EpsilonDelegate(QStyledItemDelegate):
     """A compact spin box + log slider in the epsilon column (persistent editors)."""
 
-    def createEditor(self, parent, option, index):  # noqa: N802 - Qt API
+    def createEditor(self, parent, option, index):
         model = index.model()
         editor = EpsilonEditor(parent, kind=model.value_field(), compact=True)
         editor.setAutoFillBackground(True)
@@ -208,15 +208,15 @@ class EpsilonDelegate(QStyledItemDelegate):
         editor.valueEdited.connect(lambda v, final: pidx.isValid() and model.set_value(pidx.row(), v, final))
         return editor
 
-    def setEditorData(self, editor, index):  # noqa: N802 - Qt API
+    def setEditorData(self, editor, index):
         value = index.data(Qt.ItemDataRole.EditRole)
         if value is not None and not editor.spin.hasFocus() and not editor.slider.isSliderDown():
             editor.setValue(float(value))
 
-    def setModelData(self, editor, model, index):  # noqa: N802 - Qt API
+    def setModelData(self, editor, model, index):
         pass  # committed live through valueEdited
 
-    def updateEditorGeometry(self, editor, option, index):  # noqa: N802 - Qt API
+    def updateEditorGeometry(self, editor, option, index):
         editor.setGeometry(option.rect.adjusted(1, 1, -1, -1))
 
 

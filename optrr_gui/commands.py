@@ -42,7 +42,7 @@ class SetColumnValue(QUndoCommand):
     def id(self) -> int:
         return _MERGE_COLUMN if self.mergeable else -1
 
-    def mergeWith(self, other) -> bool:  # noqa: N802 - Qt API
+    def mergeWith(self, other) -> bool:
         if not (isinstance(other, SetColumnValue) and other.mergeable and self.mergeable):
             return False
         if (other.index, other.name) != (self.index, self.name):
@@ -71,7 +71,7 @@ class SetSessionValue(QUndoCommand):
     def id(self) -> int:
         return _MERGE_SESSION if self.mergeable else -1
 
-    def mergeWith(self, other) -> bool:  # noqa: N802 - Qt API
+    def mergeWith(self, other) -> bool:
         if not (isinstance(other, SetSessionValue) and other.mergeable and self.mergeable):
             return False
         if other.name != self.name:

@@ -59,7 +59,7 @@ def column_counts(state: SessionState) -> list[int | None]:
     out: list[int | None] = [listed_count(c) for c in state.columns]
     try:
         sizes = perturbed_sizes(state)
-    except Exception:  # noqa: BLE001 - display only; the mechanism panel reports the error
+    except Exception:
         return out
     for i, a in zip(state.perturbed_indices(), sizes, strict=True):
         out[i] = a

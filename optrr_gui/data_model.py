@@ -50,10 +50,10 @@ class LazyDataModel(QAbstractTableModel):
             self._timer.stop()
 
     # -- Spyder-style lazy rows -------------------------------------------------------------------
-    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802, B008 - Qt API
+    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: B008 - Qt API
         return not parent.isValid() and self.store is not None and self._shown < self.store.rows
 
-    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802, B008 - Qt API
+    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: B008 - Qt API
         if not self.canFetchMore(parent):
             return
         self._expose(min(self.store.rows, self._shown + ROWS_PER_FETCH))
@@ -70,10 +70,10 @@ class LazyDataModel(QAbstractTableModel):
             self.fetchMore()
 
     # -- Qt model API --------------------------------------------------------------------------
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() else self._shown
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() or self.store is None else len(self.store.columns)
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
@@ -81,7 +81,7 @@ class LazyDataModel(QAbstractTableModel):
             return None
         return self.store.cell(index.row(), index.column())
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt API
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:

@@ -73,7 +73,7 @@ class DesignController(QObject):
         self._timer.stop()
         try:
             sizes = [int(a) for a in self.sizes_fn()]
-        except Exception as exc:  # noqa: BLE001 - shown to the user, designs cleared
+        except Exception as exc:
             self._clear(f"cannot count the categories: {exc}")
             return
         request = self.state.design_request()

@@ -1,7 +1,7 @@
 """Qt-free computations behind the mechanism panel: run one design (or its budget bisection) and summarise
 what the panel shows. Every epsilon comes from the mechanism, never from the request.
 
-Expected error (MATH.md 6, one attribute): the mechanism induced on attribute i is GRR-like with
+Expected error (docs/math.md §6, one attribute): the mechanism induced on attribute i is GRR-like with
 P(same) = p and P(one specific other value) = q. With a categories, n rows and true proportion pi of a
 category, the observed share is lambda = q + (p - q) pi and the unbiased estimate pi_hat = (lambda_hat - q) /
 (p - q) has variance lambda (1 - lambda) / (n (p - q)^2). The panel shows its square root at pi = 1/a.

@@ -88,7 +88,7 @@ class EpsilonEditor(QWidget):
     def value(self) -> float:
         return float(self.spin.value())
 
-    def setValue(self, value: float) -> None:  # noqa: N802 - Qt style
+    def setValue(self, value: float) -> None:
         """Show a value without emitting ``valueEdited``."""
         self._updating = True
         try:

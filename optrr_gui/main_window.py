@@ -447,11 +447,11 @@ class MainWindow(QMainWindow):
         self.runner.cancel("data")
 
     # -- drag and drop ----------------------------------------------------------------------------
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def dropEvent(self, event) -> None:
         files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if not files:
             return
@@ -594,7 +594,7 @@ class MainWindow(QMainWindow):
             time.sleep(0.01)
         return False
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event) -> None:
         self.settings.save_window(self)
         self.runner.cancel_all()
         self.runner.wait_for_done(5000)

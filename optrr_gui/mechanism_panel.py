@@ -103,7 +103,7 @@ class BarChart(QWidget):
         short = [n if len(n) <= room else n[: room - 1] + "…" for n in self.names]
         self.plot.getAxis("bottom").setTicks([list(enumerate(short))])
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._set_ticks()
 

@@ -68,7 +68,7 @@ def _child_main(conn, cancel_id) -> None:  # runs in the worker process
 
         try:
             result = fn(*args, progress=progress, cancel=cancel, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent
+        except BaseException as exc:
             from optrr_engine.errors import Cancelled
 
             if isinstance(exc, Cancelled):
@@ -76,7 +76,7 @@ def _child_main(conn, cancel_id) -> None:  # runs in the worker process
                 continue
             try:
                 pickle.dumps(exc)
-            except Exception:  # noqa: BLE001 - an exception that cannot travel is described instead
+            except Exception:
                 exc = RuntimeError(f"{type(exc).__name__}: {exc}")
             conn.send(("error", task_id, exc))
         else:
@@ -265,6 +265,6 @@ def picklable(fn) -> bool:
     """Whether ``fn`` can be sent to a worker process (module-level functions can; closures cannot)."""
     try:
         pickle.dumps(fn)
-    except Exception:  # noqa: BLE001 - any failure means: run it in a thread
+    except Exception:
         return False
     return True

@@ -354,12 +354,12 @@ class ReleaseDialog(QDialog):
             window.analyse_view.open_release(self.output_path)
         self.close()
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event) -> None:
         if self.result_state == "running":
             self.cancel()
         super().closeEvent(event)
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_Escape and self.result_state == "running":
             self.cancel()
             return

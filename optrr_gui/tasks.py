@@ -94,7 +94,7 @@ class _Runnable(QRunnable):
             result = self.call(progress)
         except _CancelledBeforeStart:
             self.bridge.event.emit(("cancelled", h, None))
-        except BaseException as exc:  # noqa: BLE001 - every failure goes back to the UI
+        except BaseException as exc:
             from optrr_engine.errors import Cancelled
 
             if isinstance(exc, Cancelled) or h.is_cancelled():

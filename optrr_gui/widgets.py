@@ -23,7 +23,7 @@ class Spinner(QWidget):
         self.setToolTip("Working in the background; the window stays usable.")
         self.hide()
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+    def sizeHint(self) -> QSize:
         return QSize(self._size, self._size)
 
     def start(self) -> None:
@@ -42,7 +42,7 @@ class Spinner(QWidget):
         self._angle = (self._angle + 30) % 360
         self.update()
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, event) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pen = QPen(QColor(self.palette().highlight().color()), max(2, self._size // 8))

@@ -1,4 +1,4 @@
-"""The structured inverse and covariance (MATH.md 6) against dense matrices on small domains."""
+"""The structured inverse and covariance (docs/math.md §6) against dense matrices on small domains."""
 
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """Chi-square tests of association.
 
-- :func:`chi2_2x2`: 2N (AD - BC)^2 / ((A+B)(C+D)(A+C)(B+D)) (MATH.md 9), vectorised over SNPs;
+- :func:`chi2_2x2`: 2N (AD - BC)^2 / ((A+B)(C+D)(A+C)(B+D)) (docs/math.md §9), vectorised over SNPs;
 - :func:`pearson_chi2`: Pearson's statistic for an r x c table of counts (= scipy chi2_contingency,
   correction=False); valid when the table holds observed counts;
 - :func:`wald_independence`: a test of independence on an *estimated* table that accounts for the

@@ -29,5 +29,5 @@ def expected_under_independence(table: np.ndarray) -> np.ndarray:
 
 
 def allele_status_table(a, b, c, d) -> np.ndarray:
-    """The 2x2 allele-by-status table of MATH.md 9: rows allele 0/1, columns status 0/1 -> [[A, B], [C, D]]."""
+    """The 2x2 allele-by-status table of docs/math.md §9: rows allele 0/1, columns status 0/1 -> [[A, B], [C, D]]."""
     return np.array([[a, b], [c, d]], dtype=float)

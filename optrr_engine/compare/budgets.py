@@ -1,4 +1,4 @@
-"""Every design at the same whole-record epsilon (the authors' budget policy, MATH.md 9).
+"""Every design at the same whole-record epsilon (the authors' budget policy, docs/math.md §9).
 
 For each method, ``distribute_budget(method, sizes, weights, target)`` finds the largest scale c with
 eps_total(c * w) <= target; Kronecker gets eps_i = target * w_i / sum(w). A method that cannot serve the

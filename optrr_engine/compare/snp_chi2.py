@@ -1,6 +1,6 @@
 """Yamamoto & Shibuya Fig. 5: chi-square error of SNP association tests at a fixed whole-record epsilon.
 
-Each SNP i has its own 2x2 allele-by-status table (MATH.md 9): with 2N alleles, A ~ Bin(2N, 1/3),
+Each SNP i has its own 2x2 allele-by-status table (docs/math.md §9): with 2N alleles, A ~ Bin(2N, 1/3),
 B ~ Bin(2N - A, 1/3), C ~ Bin(2N - A - B, 2/5), D = rest. A record is one allele; attribute i (a_i = 4) is
 the (allele, status) cell of SNP i, so column i of the data lists SNP i's own table (rows in random order):
 every SNP is perturbed from its own table, unlike the published notebook, which reused one SNP's data.

@@ -23,7 +23,7 @@ def _function(method: str):
     if method == "kronecker":
         from .kronecker import kronecker as fn
     elif method == "optimal":
-        import highspy  # noqa: F401 - imported before timing starts
+        import highspy
 
         from .optimal_lp import optimal as fn
     elif method == "heuristic":

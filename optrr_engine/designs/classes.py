@@ -1,6 +1,6 @@
 """Exact optimum when attributes fall into a few classes of identical (a, eps).
 
-By symmetry (MATH.md 3) an optimum exists with x depending only on the count vector c of differing
+By symmetry (docs/math.md §3) an optimum exists with x depending only on the count vector c of differing
 attributes per class. With u_c the product of Binomial(n_j, (a_j-1)/a_j) pmfs, mu_j = n_j / (1 + r_j),
 r_j = e^{eps_j}/(a_j - 1), nu_j = n_j (a_j-1)/a_j and delta = nu - mu > 0, the problem is
 

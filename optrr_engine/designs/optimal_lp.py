@@ -1,6 +1,6 @@
 """Exact optimum over all mechanisms whose induced channel on attribute i is GRR with eps_i.
 
-Box formulation of MATH.md 3 (1 <= x_S <= T, k homogeneous equalities, minimise T), rewritten with
+Box formulation of docs/math.md §3 (1 <= x_S <= T, k homogeneous equalities, minimise T), rewritten with
 x_S = 1 + z_S / s and v_S = z_S t_S / P in [0, t_S / P]:
 
     maximise s   subject to   sum_S h_{S,i} v_S = s (e^{eps_i} - 1) / a_i   (i = 1..k),

@@ -1,4 +1,4 @@
-"""Estimating true joint distributions from perturbed data (MATH.md 5-6).
+"""Estimating true joint distributions from perturbed data (docs/math.md §5-6).
 
 - :func:`estimate_from_counts` / :func:`estimate_marginal`: unbiased, clip-and-rescale or IBU estimate of the
   joint distribution of a few attributes, with standard errors and confidence intervals;

@@ -1,4 +1,4 @@
-"""Covariance of the unbiased estimate pi_hat = M^{-1} lambda_hat (MATH.md 6).
+"""Covariance of the unbiased estimate pi_hat = M^{-1} lambda_hat (docs/math.md §6).
 
 The perturbed records are n independent draws, so the observed frequencies lambda_hat have the multinomial
 covariance (diag(lambda) - lambda lambda^T) / n. Pushed through the symmetric M^{-1}:

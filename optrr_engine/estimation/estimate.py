@@ -1,7 +1,7 @@
 """Estimate the joint distribution of attributes A from the counts of their perturbed marginal.
 
-Only the induced mechanism ``mechanism.marginal(A)`` is used (MATH.md 5), through its eigenvalues
-(MATH.md 6), so this works for every design family and never builds a prod(a) x prod(a) matrix.
+Only the induced mechanism ``mechanism.marginal(A)`` is used (docs/math.md §5), through its eigenvalues
+(docs/math.md §6), so this works for every design family and never builds a prod(a) x prod(a) matrix.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A table over attributes with sizes (a_1..a_m) is an array of that shape (axis i = attribute i), with
 optional trailing batch axes. Per axis, x = mean + (x - mean) splits it into the constant and contrast
-eigen-components (MATH.md 6); doing this on every axis gives the 2^m components P_T x side by side in
+eigen-components (docs/math.md §6); doing this on every axis gives the 2^m components P_T x side by side in
 an array of shape (a_1 + 1, ..., a_m + 1): index 0 on axis i is the constant part, 1..a_i the contrast
 part. An operator sum_T f_T P_T scales each component by f_T and sums back. Cost O(m * prod(a_i + 1)),
 never a prod(a) x prod(a) matrix.

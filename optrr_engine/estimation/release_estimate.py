@@ -1,4 +1,4 @@
-"""Estimate a marginal straight from a release: stream the perturbed file, count, invert (MATH.md 6)."""
+"""Estimate a marginal straight from a release: stream the perturbed file, count, invert (docs/math.md §6)."""
 
 from __future__ import annotations
 

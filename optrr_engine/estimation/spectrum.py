@@ -1,4 +1,4 @@
-"""Eigenvalues of a pattern-structured mechanism and the pattern coefficients of its inverse (MATH.md 6).
+"""Eigenvalues of a pattern-structured mechanism and the pattern coefficients of its inverse (docs/math.md §6).
 
 On attributes A with sizes a_i, M[y, x] = Y_{S(x, y)} = sum_S Y_S (x)_{i in S}(J_i - I_i) (x)_{i not in S} I_i.
 Per axis, the pattern basis {I, J - I} and the eigen-projections {J/a (constant), I - J/a (contrast)} are

@@ -73,7 +73,7 @@ class CsvSource(Source):
     def fraction_done(self) -> float:
         try:
             return min(1.0, self._stream.tell() / max(1, self.size)) if self._stream is not None else 0.0
-        except Exception:  # noqa: BLE001 - a closed stream: progress only
+        except Exception:
             return 1.0
 
     def _reader(self, columns):

@@ -130,7 +130,7 @@ def prefetched(iterable: Iterable, depth: int = 2) -> Iterator:
                 if not put((item, None)):
                     return
             put((done, None))
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+        except BaseException as exc:
             put((done, exc))
 
     thread = threading.Thread(target=work, name="optrr-prefetch", daemon=True)

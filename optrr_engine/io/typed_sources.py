@@ -26,7 +26,7 @@ class ParquetSource(Source):
 
         try:
             self._file = pq.ParquetFile(self.path)
-        except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+        except Exception as exc:
             raise _open_error(path, exc, "Parquet") from None
         self.names = check_names(self._file.schema_arrow.names, self.path)
         self.row_count = int(self._file.metadata.num_rows)
@@ -90,7 +90,7 @@ class ExcelSource(Source):
         base = os.path.basename(self.path)
         try:
             self._book = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
-        except Exception as exc:  # noqa: BLE001 - zipfile / openpyxl raise many types for a damaged file
+        except Exception as exc:
             raise _open_error(path, exc, "an Excel .xlsx workbook") from None
         sheet = options.sheet
         sheets = self._book.sheetnames
@@ -155,7 +155,7 @@ class StatSource(Source):
         self._read = pyreadstat.read_sav if fmt == "sav" else pyreadstat.read_dta
         try:
             _, meta = self._read(self.path, metadataonly=True)
-        except Exception as exc:  # noqa: BLE001 - pyreadstat raises its own error types
+        except Exception as exc:
             raise _open_error(path, exc, "an SPSS .sav file" if fmt == "sav" else "a Stata .dta file") from None
         self.names = check_names(list(meta.column_names), self.path)
         self.row_count = int(meta.number_rows) if meta.number_rows is not None and meta.number_rows >= 0 else None
@@ -175,5 +175,5 @@ class StatSource(Source):
                 yield pa.table(arrays, names=names)
         except InputError:
             raise
-        except Exception as exc:  # noqa: BLE001 - pyreadstat raises its own error types
+        except Exception as exc:
             raise _open_error(self.path, exc, self.format) from None

@@ -70,7 +70,7 @@ class CsvWriter(TableWriter):
 
         self.delimiter = delimiter
         self._pattern = "[" + re.escape(delimiter + '"') + "\r\n]"
-        self._fh = open(self.path, "wb")  # noqa: SIM115 - closed in close() / abort()
+        self._fh = open(self.path, "wb")
         if bom:
             self._fh.write(b"\xef\xbb\xbf")
         header = csv_text_column(pa.array(self.names, type=pa.string()), delimiter).to_pylist()
@@ -146,7 +146,7 @@ class ParquetWriter(TableWriter):
         if self._writer is not None:
             try:
                 self._writer.close()
-            except Exception:  # noqa: BLE001 - already failing; the file is deleted anyway
+            except Exception:
                 pass
 
 
@@ -189,7 +189,7 @@ class XlsxWriter(TableWriter):
     def abort(self) -> None:
         try:
             self._sheet.close()
-        except Exception:  # noqa: BLE001 - already failing; the temporary file is deleted anyway
+        except Exception:
             pass
 
 
@@ -221,7 +221,7 @@ class StatWriter(TableWriter):
                 pyreadstat.write_dta(frame, self.path)
         except OSError:
             raise
-        except Exception as exc:  # noqa: BLE001 - pyreadstat rejects e.g. invalid variable names
+        except Exception as exc:
             raise InputError(f"could not write {self.format} file: {str(exc).splitlines()[0][:160]}") from None
 
 

@@ -253,7 +253,7 @@ class BackgroundHash:
         def work() -> None:
             try:
                 self._value.append(sha256_file(path, control))
-            except BaseException as exc:  # noqa: BLE001 - re-raised by result()
+            except BaseException as exc:
                 self._value.append(exc)
 
         self._thread = threading.Thread(target=work, name="optrr-hash", daemon=True)

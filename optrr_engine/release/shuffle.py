@@ -123,6 +123,6 @@ class ExternalShuffle:
     def cleanup(self) -> None:
         try:
             self._close_writers()
-        except Exception:  # noqa: BLE001 - cleanup after another error
+        except Exception:
             pass
         shutil.rmtree(self.dir, ignore_errors=True)

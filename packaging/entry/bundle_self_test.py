@@ -59,7 +59,7 @@ def missing_gui_resources() -> dict[str, str]:
     missing = {}
     try:
         from optrr_gui import main_window, paths
-    except Exception as exc:  # noqa: BLE001 - reported as a failure
+    except Exception as exc:
         return {"optrr_gui resources": f"{type(exc).__name__}: {exc}"}
     wanted = [Path(p) for p in getattr(paths, "SAMPLES", ())] + [Path(getattr(paths, "ATTRIBUTION", "missing"))]
     wanted.append(Path(main_window.__file__).resolve().parent.parent / "docs" / "gui.md")
@@ -84,7 +84,7 @@ def worker_process_failure() -> dict[str, str]:
         here = run_design("optimal", [2, 3, 4], [1.0, 0.5, 2.0])
         if abs(there.overall_epsilon - here.overall_epsilon) > 1e-9:
             return {"worker process": f"eps_total {there.overall_epsilon} there, {here.overall_epsilon} here"}
-    except Exception as exc:  # noqa: BLE001 - reported as a failure
+    except Exception as exc:
         return {"worker process": f"{type(exc).__name__}: {exc}"}
     return {}
 
@@ -119,7 +119,7 @@ def run(gui: bool) -> int:
     for name in wanted + ext:
         try:
             importlib.import_module(name)
-        except Exception as exc:  # noqa: BLE001 - every failure is reported
+        except Exception as exc:
             if "partially initialized module" in str(exc) and name in ext and loads(exc):
                 continue  # the package's own circular import (fails the same outside a bundle); the library loads
             failed[name] = f"{type(exc).__name__}: {exc}"

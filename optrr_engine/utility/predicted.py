@@ -1,0 +1,175 @@
+"""Predicted error of the unbiased estimates of needed marginals, from the mechanism alone (MATH.md 6).
+
+For a marginal A with induced mechanism M (eigenvalues lambda_T), a prior table pi and n rows,
+lambda = M pi is the distribution of the perturbed marginal and
+
+    Cov(pi_hat) = M^{-1} (diag(lambda) - lambda lambda^T) M^{-1} / n,
+    Var(pi_hat_x) = (sum_y (M^{-1})_{xy}^2 lambda_y - pi_x^2) / n          (estimation.covariance.variance)
+
+computed by per-axis operations. Reported per marginal:
+- expected squared error E||pi_hat - pi||^2 = sum_x Var(pi_hat_x) (exact);
+- expected AVD = 1/2 sum_x E|pi_hat_x - pi_x| ~ 1/2 sum_x sqrt(2/pi) sd_x (normal approximation of each cell);
+- identifiability (see :mod:`.identifiability`).
+For a sampling design that reports A with probability P(A), the inner mechanism's error at n_eff = n P(A).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..estimation.covariance import variance
+from ..estimation.operator import StructuredOperator
+from ..estimation.spectrum import eigenvalues_from_patterns, mechanism_eigenvalues
+from .identifiability import MAX_CELL_SD, zero_eigenvalue
+from .marginals import resolve_marginals
+from .prior import UniformPrior
+
+#: E|Z| / sd for a normal error Z.
+ABS_PER_SD = float(np.sqrt(2.0 / np.pi))
+#: Above this k the eigenvalues are computed marginal by marginal (no 2^k vector).
+FULL_SPECTRUM_K = 20
+
+
+@dataclass
+class MarginalError:
+    attributes: tuple
+    cells: int
+    expected_avd: float
+    expected_squared_error: float
+    max_cell_sd: float
+    min_abs_eigenvalue: float
+    identifiable: bool
+    reason: str = ""
+    rows: float = 0.0  # the (effective) number of rows the error is predicted for
+
+    def to_json(self, names=None) -> dict:
+        finite = self.identifiable
+        return {
+            "attributes": [names[i] if names else i + 1 for i in self.attributes],
+            "cells": self.cells,
+            "expected_avd": self.expected_avd if finite else None,
+            "expected_squared_error": self.expected_squared_error if finite else None,
+            "max_cell_sd": self.max_cell_sd if np.isfinite(self.max_cell_sd) else None,
+            "min_abs_eigenvalue": self.min_abs_eigenvalue,
+            "identifiable": self.identifiable,
+            "reason": self.reason,
+            "rows": self.rows,
+        }
+
+
+@dataclass
+class PredictedError:
+    rows: int
+    marginals: list[MarginalError] = field(default_factory=list)
+
+    @property
+    def non_identifiable(self) -> list[tuple]:
+        return [m.attributes for m in self.marginals if not m.identifiable]
+
+    def by_order(self) -> dict[int, dict]:
+        out: dict[int, dict] = {}
+        for order in sorted({len(m.attributes) for m in self.marginals}):
+            ms = [m for m in self.marginals if len(m.attributes) == order]
+            ok = [m for m in ms if m.identifiable]
+            bad = len(ms) - len(ok)
+            out[order] = {
+                "marginals": len(ms),
+                "non_identifiable": bad,
+                "mean_expected_avd": float(np.mean([m.expected_avd for m in ms])) if not bad else None,
+                "mean_expected_squared_error": float(np.mean([m.expected_squared_error for m in ms]))
+                if not bad
+                else None,
+            }
+        return out
+
+    def score(self) -> float:
+        """Mean expected AVD over the needed marginals (inf when one is non-identifiable): lower is better."""
+        if self.non_identifiable or not self.marginals:
+            return float("inf")
+        return float(np.mean([m.expected_avd for m in self.marginals]))
+
+    def to_json(self, names=None) -> dict:
+        return {
+            "rows": self.rows,
+            "estimator": "unbiased (matrix inversion); expected AVD by the normal approximation",
+            "by_order": {str(k): v for k, v in self.by_order().items()},
+            "mean_expected_avd": self.score() if np.isfinite(self.score()) else None,
+            "non_identifiable": [[names[i] if names else i + 1 for i in a] for a in self.non_identifiable],
+            "marginals": [m.to_json(names) for m in self.marginals],
+        }
+
+
+def marginal_eigenvalues(mechanism, attrs, full: np.ndarray | None) -> np.ndarray:
+    """lambda_T for T over the 2^|A| masks of A (bit j = attrs[j]); equal to the full mechanism's lambda_T."""
+    if full is not None:
+        masks = np.zeros(1, dtype=np.int64)
+        for a in attrs:
+            masks = np.concatenate((masks, masks | (1 << int(a))))
+        return full[masks]
+    lam = np.ones(1)
+    sub = mechanism.marginal(list(attrs))
+    lam = np.ones(1 << len(attrs))
+    from ..blocks.patterns import restrict_masks
+
+    masks = np.arange(1 << len(attrs), dtype=np.int64)
+    for pos, block in sub.parts:
+        lam *= eigenvalues_from_patterns(block.sizes, np.exp(block.log_pattern_probs()))[restrict_masks(masks, pos)]
+    return lam
+
+
+def error_of_marginal(sizes, attrs, eigenvalues, prior_table, n: float) -> MarginalError:
+    sub_sizes = tuple(int(sizes[i]) for i in attrs)
+    cells = int(np.prod(sub_sizes))
+    min_abs = float(np.min(np.abs(eigenvalues)))
+    if n <= 0:
+        return MarginalError(tuple(attrs), cells, np.inf, np.inf, np.inf, min_abs, False, "never reported", 0.0)
+    if zero_eigenvalue(eigenvalues):
+        return MarginalError(
+            tuple(attrs), cells, np.inf, np.inf, np.inf, min_abs, False, "zero eigenvalue: erased by the mechanism", n
+        )
+    op = StructuredOperator(sub_sizes, eigenvalues)
+    observed = op.apply(prior_table)
+    var = variance(op, observed, prior_table, n)
+    sd = np.sqrt(var)
+    max_sd = float(sd.max())
+    ok = max_sd < MAX_CELL_SD
+    return MarginalError(
+        tuple(attrs),
+        cells,
+        float(0.5 * ABS_PER_SD * sd.sum()),
+        float(var.sum()),
+        max_sd,
+        min_abs,
+        ok,
+        "" if ok else f"a cell's predicted standard deviation is {max_sd:.3g} >= {MAX_CELL_SD:g} at {n:.4g} rows",
+        float(n),
+    )
+
+
+def predicted_error_with_coverage(
+    mechanism, n: int, marginals=None, prior=None, coverage: Callable[[tuple], float] | None = None
+) -> PredictedError:
+    """As :func:`predicted_error`, with marginal A estimated from n * coverage(A) rows (sampling designs:
+    coverage(A) = P(every attribute of A is reported); 0 makes A non-identifiable)."""
+    if not (isinstance(n, (int, np.integer, float)) and n >= 1):
+        raise InputError(f"the number of rows must be a positive number; got {n!r}")
+    sizes = mechanism.sizes
+    attrs_list = resolve_marginals(marginals, mechanism.k)
+    prior = prior or UniformPrior()
+    full = mechanism_eigenvalues(mechanism) if mechanism.k <= FULL_SPECTRUM_K else None
+    out = PredictedError(int(n))
+    for attrs in attrs_list:
+        lam = marginal_eigenvalues(mechanism, attrs, full)
+        n_eff = float(n) * (1.0 if coverage is None else float(coverage(attrs)))
+        out.marginals.append(error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n_eff))
+    return out
+
+
+def predicted_error(mechanism, n: int, marginals=None, prior=None) -> PredictedError:
+    """Expected error of the unbiased estimates of ``marginals`` ({"orders": [1, 2]} by default, or
+    {"sets": [...]}) from n rows released through ``mechanism``, under ``prior`` (uniform by default)."""
+    return predicted_error_with_coverage(mechanism, n, marginals, prior, None)

@@ -4,8 +4,9 @@ A marginal A is **non-identifiable** when some eigenvalue lambda_T (T a non-empt
 is below ``MIN_REL_EIGENVALUE`` relative to the largest one (lambda_empty = 1): that contrast of the table
 is erased by the mechanism, so no number of rows recovers it (e.g. every 2-way association of 3 binary
 attributes at whole-record eps <= 1.5 under the design with the lowest whole-record epsilon). It is
-**uninformative at n rows** when the predicted standard deviation of some cell of the unbiased estimate is at least ``MAX_CELL_SD`` = 1: the error
-then spans the whole probability range, so nothing can be learned about that cell at this n.
+**uninformative at n rows** when the predicted standard deviation of some cell of the unbiased estimate is
+at least ``MAX_CELL_SD`` = 1: the error then spans the whole probability range, so nothing can be learned
+about that cell at this n.
 """
 
 from __future__ import annotations

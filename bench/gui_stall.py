@@ -35,7 +35,7 @@ from optrr_gui.app import make_app
 app = make_app()
 from PySide6.QtCore import QTimer
 from optrr_gui.main_window import MainWindow
-from optrr_gui.settings import Settings
+from optrr_gui.common.settings import Settings
 tmp = tempfile.mkdtemp()
 w = MainWindow(Settings(tmp + "/s.ini"))
 w.show()
@@ -129,7 +129,7 @@ def lp_job(k: int):
     """(function, args) of the mechanism panel's exact design for k attributes (as the GUI submits it)."""
     import numpy as np
 
-    from optrr_gui.design_summary import compute_design
+    from optrr_gui.workers.jobs.design import compute_design
 
     rng = np.random.default_rng(16)
     sizes = [int(a) for a in rng.integers(2, 6, k)]
@@ -140,11 +140,10 @@ def lp_job(k: int):
 
 def perturb_job(path: str, out_dir: str):
     """(function, args, description) of the release dialog's job on ``path`` (as the GUI submits it)."""
-    from optrr_gui import engine_api
-    from optrr_gui.jobs import run_release
+    from optrr_engine.release.schema import infer_schema
+    from optrr_gui.workers.jobs.release import run_release
 
-    schema = engine_api.module("optrr_engine.release.schema")
-    config = schema.infer_schema(path)
+    config = infer_schema(path)
     config.method = "optimal"
     counter = iter(range(1_000_000))
 
@@ -157,8 +156,8 @@ def perturb_job(path: str, out_dir: str):
 
 def edit_latency(app, window, edits: int = 20) -> None:
     """Time from an epsilon edit (an undo command, as the editors push it) to fresh results of the designs."""
-    from optrr_gui.commands import SetColumnValue
-    from optrr_gui.design_summary import is_quick
+    from optrr_gui.common.commands import SetColumnValue
+    from optrr_gui.state.design_summary import is_quick
 
     c = window.controller
     quick = [m for m in c.methods if m != "clusters" and is_quick(m, len(c.sizes), False)]
@@ -191,8 +190,8 @@ def edit_latency(app, window, edits: int = 20) -> None:
 def stall(rows: int, k: int) -> None:
     from PySide6.QtWidgets import QApplication
 
+    from optrr_gui.common.settings import Settings
     from optrr_gui.main_window import MainWindow
-    from optrr_gui.settings import Settings
 
     app = QApplication.instance() or QApplication([])
     tmp = tempfile.mkdtemp(prefix="optrr-bench-")
@@ -227,7 +226,7 @@ def stall(rows: int, k: int) -> None:
     lp = lp_job(k)
     print(f"UI-thread stalls (5 ms timer; target longest <= 100 ms); {rows:,} rows, k = {k}")
     print(f"  perturbation = {what}")
-    from optrr_gui.process_pool import shared_pool
+    from optrr_engine.process_pool import shared_pool
 
     shared_pool().warm()
     measure("idle for 1 s (baseline)", [(idle, (1.0,))], False)

@@ -7,6 +7,7 @@ bundles them so inner loops call ``ctl.report(...)`` and ``ctl.check()``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,6 +15,24 @@ from .errors import Cancelled
 
 ProgressFn = Callable[[float, str], None]
 CancelFn = Callable[[], bool]
+
+
+#: Default minimum seconds between two progress messages passed on by :func:`throttled`.
+PROGRESS_INTERVAL = 0.05
+
+
+def throttled(progress: ProgressFn, interval: float = PROGRESS_INTERVAL) -> ProgressFn:
+    """``progress`` that passes a message on at most once per ``interval`` seconds (the last one, fraction 1,
+    always goes through): for progress that crosses a thread or process boundary."""
+    last = [float("-inf")]
+
+    def report(fraction: float, message: str = "") -> None:
+        now = time.perf_counter()
+        if fraction >= 1.0 or now - last[0] >= interval:
+            last[0] = now
+            progress(float(fraction), str(message))
+
+    return report
 
 
 @dataclass

@@ -43,7 +43,7 @@ def make_app():
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
-    from .settings import APPLICATION, ORGANIZATION
+    from .common.settings import APPLICATION, ORGANIZATION
 
     app = QApplication.instance()
     if app is None:
@@ -55,9 +55,9 @@ def make_app():
 
 def build_window(args):
     """The main window for parsed arguments, shown, with FILE (or the sample) opening in the background."""
+    from .common.settings import Settings
     from .main_window import MainWindow
-    from .paths import DEFAULT_SAMPLE
-    from .settings import Settings
+    from .state.paths import DEFAULT_SAMPLE
 
     path = str(Path(args.file).resolve()) if args.file else str(DEFAULT_SAMPLE)
     if args.settings:

@@ -27,21 +27,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import engine_api
-from .attribute_table import AttributePanel
-from .column_panel import ColumnPanel
-from .commands import SetSessionValue
-from .config_bridge import perturbed_sizes
-from .data_model import DataView
-from .data_store import DataStore, read_encoded
-from .design_controller import DesignController
-from .jobs import infer_columns
-from .mechanism_panel import MechanismPanel
-from .paths import DATA_FILTER, PROJECT_FILTER, PROJECT_SUFFIX, SAMPLES
-from .settings import Settings
-from .state import SessionState
-from .tasks import TaskRunner
-from .widgets import Spinner
+from optrr_engine.io.readers import ReaderOptions
+
+from .common.commands import SetSessionValue
+from .common.settings import Settings
+from .common.widgets import Spinner
+from .data.table_view import DataView
+from .design.attribute_table import AttributePanel
+from .design.column_panel import ColumnPanel
+from .design.controller import DesignController
+from .design.mechanism_panel import MechanismPanel
+from .state.config_bridge import perturbed_sizes
+from .state.data_store import DataStore, read_encoded
+from .state.paths import DATA_FILTER, PROJECT_FILTER, PROJECT_SUFFIX, SAMPLES
+from .state.session import SessionState
+from .workers.jobs.schema import infer_columns
+from .workers.runner import TaskRunner
 
 TAB_DESIGN, TAB_DATA, TAB_COMPARE, TAB_ANALYSE = range(4)
 #: Files at least this big are scanned for their columns in a worker process (smaller ones: a thread is
@@ -166,7 +167,7 @@ class MainWindow(QMainWindow):
 
     def _warm_workers(self) -> None:
         """Start a worker process for heavy designs and releases while the window is idle."""
-        from .process_pool import shared_pool
+        from optrr_engine.process_pool import shared_pool
 
         shared_pool().warm()
 
@@ -340,13 +341,8 @@ class MainWindow(QMainWindow):
 
     def open_with_dialog(self, path: str, options: dict | None = None) -> bool:
         """The import dialog (reader options + preview), then open. Returns False if the user cancels."""
-        from .import_dialog import ImportDialog
+        from .data.import_dialog import ImportDialog
 
-        try:
-            engine_api.readers()
-        except engine_api.FeatureUnavailable as exc:
-            self.show_error(str(exc))
-            return False
         dialog = ImportDialog(path, self.runner, options or self.settings.options_for(path), self)
         self._import_dialog = dialog
         if dialog.exec() != ImportDialog.DialogCode.Accepted:
@@ -412,7 +408,7 @@ class MainWindow(QMainWindow):
             "data",
             read_encoded,
             path,
-            engine_api.reader_options(self.state.reader_options),
+            ReaderOptions.from_dict(self.state.reader_options),
             columns,
             partial=store.append_encoded,
             process=os.path.getsize(path) >= PROCESS_MIN_BYTES,
@@ -521,7 +517,7 @@ class MainWindow(QMainWindow):
             self.stack.push(SetSessionValue(self.state, "method", method))
 
     def open_release(self) -> None:
-        from .release_dialog import ReleaseDialog
+        from .release.dialog import ReleaseDialog
 
         dialog = ReleaseDialog(self, self)
         self._release_dialog = dialog
@@ -535,12 +531,12 @@ class MainWindow(QMainWindow):
     def _tab_changed(self, index: int) -> None:
         """Build the Compare and Analyse tabs on first use (keeps start-up fast)."""
         if index == TAB_COMPARE and self.compare_view is None:
-            from .compare_view import CompareView
+            from .compare.view import CompareView
 
             self.compare_view = CompareView(self)
             self._replace_tab(TAB_COMPARE, self.compare_view, "Compare")
         elif index == TAB_ANALYSE and self.analyse_view is None:
-            from .analyse_view import AnalyseView
+            from .analyse.view import AnalyseView
 
             self.analyse_view = AnalyseView(self)
             self._replace_tab(TAB_ANALYSE, self.analyse_view, "Analyse a release")
@@ -566,7 +562,7 @@ class MainWindow(QMainWindow):
         view.show()
 
     def show_about(self) -> None:
-        from .about import AboutDialog
+        from .common.about import AboutDialog
 
         AboutDialog(self).exec()
 

@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _collect_cycles_on_the_main_thread():
-    """Once a GUI test has disabled automatic collection (optrr_gui.gc_guard), collect after each test here,
+    """Once a GUI test has disabled automatic collection (optrr_gui.workers.gc_guard), collect after each test here,
     on the main thread, so garbage never piles up for a worker thread to meet."""
     yield
     if not gc.isenabled():

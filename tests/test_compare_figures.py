@@ -23,7 +23,7 @@ from optrr_engine.compare.figures import (
     register_png_backend,
     render_png,
 )
-from optrr_gui.figure_png import _log_ticks, render_png_qt
+from optrr_gui.plots.figure_png import _log_ticks, render_png_qt
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -210,9 +210,9 @@ CHILD = textwrap.dedent(
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         rc_without = main(args + [os.path.join(out, "without")])
-    import optrr_gui.figure_png
+    import optrr_gui.plots.figure_png
 
-    optrr_gui.figure_png.install()
+    optrr_gui.plots.figure_png.install()
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         rc_with = main(args + [os.path.join(out, "with")])
     from PySide6.QtGui import QGuiApplication

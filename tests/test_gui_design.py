@@ -6,19 +6,19 @@ import numpy as np
 import pytest
 
 from optrr_engine.designs import METHODS, run_design
-from optrr_gui.design_controller import DesignController
-from optrr_gui.design_summary import (
+from optrr_gui.design.controller import DesignController
+from optrr_gui.design.mechanism_panel import MechanismPanel
+from optrr_gui.state.design_summary import (
     DesignSummary,
     available_methods,
-    compute_design,
     expected_errors,
     grr_parameters,
     recommend,
     standard_error,
 )
-from optrr_gui.mechanism_panel import MechanismPanel
-from optrr_gui.state import ColumnState, SessionState
-from optrr_gui.tasks import TaskRunner
+from optrr_gui.state.session import ColumnState, SessionState
+from optrr_gui.workers.jobs.design import compute_design
+from optrr_gui.workers.runner import TaskRunner
 
 
 def test_grr_parameters_of_kronecker_are_the_textbook_values():

@@ -3,8 +3,8 @@
 import gc
 import threading
 
-from optrr_gui import gc_guard
-from optrr_gui.tasks import TaskRunner
+from optrr_gui.workers import gc_guard
+from optrr_gui.workers.runner import TaskRunner
 
 
 def test_task_runner_moves_garbage_collection_to_the_ui_thread(qtbot):

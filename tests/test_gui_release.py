@@ -13,7 +13,7 @@ import pytest
 
 from optrr_engine.release.manifest import load_manifest, mechanism_from_manifest
 from optrr_gui.main_window import PROCESS_MIN_BYTES, TAB_ANALYSE
-from optrr_gui.release_dialog import ReleaseDialog, remaining_seconds
+from optrr_gui.release.dialog import ReleaseDialog, remaining_seconds
 from tests.test_gui_support import SAMPLE, WAIT_MS, close_window, open_window
 
 
@@ -122,7 +122,7 @@ def test_cancelled_release_leaves_nothing_behind(qtbot, tmp_path):
 
 
 def test_release_runs_off_the_ui_thread(qtbot, window, tmp_path, monkeypatch):
-    import optrr_gui.release_dialog as rd
+    import optrr_gui.release.dialog as rd
 
     threads = []
     real = rd.run_release

@@ -5,8 +5,8 @@ import json
 import pytest
 from PySide6.QtGui import QUndoStack
 
-from optrr_gui.commands import SetColumnValue, SetSessionValue, set_many
-from optrr_gui.state import ColumnState, SessionState
+from optrr_gui.common.commands import SetColumnValue, SetSessionValue, set_many
+from optrr_gui.state.session import ColumnState, SessionState
 
 
 def make_state():

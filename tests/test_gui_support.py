@@ -7,9 +7,9 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QDialogButtonBox
 
+from optrr_gui.common.settings import Settings
 from optrr_gui.main_window import MainWindow
-from optrr_gui.paths import DEFAULT_SAMPLE
-from optrr_gui.settings import Settings
+from optrr_gui.state.paths import DEFAULT_SAMPLE
 
 SAMPLE = str(DEFAULT_SAMPLE)
 WAIT_MS = 120_000

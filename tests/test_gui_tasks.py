@@ -6,7 +6,7 @@ import time
 import pytest
 
 from optrr_engine.designs import run_design
-from optrr_gui.tasks import TaskRunner
+from optrr_gui.workers.runner import TaskRunner
 
 
 @pytest.fixture
@@ -128,8 +128,8 @@ def sleep_ignoring_cancel(seconds, progress=None, cancel=None):
 def test_heavy_work_runs_in_a_worker_process(qtbot, runner):
     import os
 
-    from optrr_gui.design_summary import compute_design
-    from optrr_gui.process_pool import where_am_i
+    from optrr_engine.process_pool import where_am_i
+    from optrr_gui.workers.jobs.design import compute_design
 
     got = {}
     runner.submit("where", where_am_i, process=True, on_done=lambda r: got.setdefault("where", r))
@@ -152,7 +152,7 @@ def test_heavy_work_runs_in_a_worker_process(qtbot, runner):
 
 
 def test_a_process_task_that_ignores_cancel_is_stopped(qtbot, runner):
-    from optrr_gui import process_pool
+    from optrr_engine import process_pool
 
     outcome = []
     runner.submit("s", sleep_ignoring_cancel, 60.0, process=True, on_cancelled=lambda: outcome.append("cancelled"))

@@ -14,12 +14,12 @@ from PySide6.QtGui import QDropEvent, QImage
 from PySide6.QtWidgets import QApplication
 
 from optrr_gui import app as gui_app
-from optrr_gui.about import about_html
-from optrr_gui.attribute_table import COL_EPS, COL_ROLE
-from optrr_gui.data_model import LazyDataModel
-from optrr_gui.data_store import DataStore, load_rows
+from optrr_gui.common.about import about_html
+from optrr_gui.common.settings import Settings
+from optrr_gui.data.table_view import LazyDataModel
+from optrr_gui.design.attribute_table import COL_EPS, COL_ROLE
 from optrr_gui.main_window import MainWindow
-from optrr_gui.settings import Settings
+from optrr_gui.state.data_store import DataStore, load_rows
 from tests.test_gui_support import SAMPLE, WAIT_MS, accept_dialog_when_ready, close_window, open_window, wait_ready
 
 
@@ -218,7 +218,7 @@ def write_semicolon_copy(tmp_path):
 
 
 def test_import_dialog_detects_options_and_previews(qtbot, window, tmp_path):
-    from optrr_gui.import_dialog import ImportDialog
+    from optrr_gui.data.import_dialog import ImportDialog
 
     path, rows = write_semicolon_copy(tmp_path)
     dialog = ImportDialog(str(path), window.runner, {}, window)
@@ -300,7 +300,7 @@ def test_shortcuts_tooltips_about_and_small_screens(qtbot, window):
 
 
 def test_engine_work_runs_off_the_ui_thread(qtbot, window, monkeypatch):
-    import optrr_gui.design_controller as dc
+    import optrr_gui.design.controller as dc
 
     threads = []
     real = dc.compute_design
@@ -381,7 +381,7 @@ def test_missing_value_codes_and_bins_in_the_side_panel(qtbot, tmp_path):
 def test_import_dialog_lists_the_sheets_of_a_workbook(qtbot, window, tmp_path):
     import openpyxl
 
-    from optrr_gui.import_dialog import ImportDialog
+    from optrr_gui.data.import_dialog import ImportDialog
 
     rows = sample_rows()
     book = openpyxl.Workbook()

@@ -3,7 +3,7 @@
 A :class:`FigureSpec` is a grid of :class:`PanelSpec` (filled row by row), each with
 :class:`SeriesSpec` curves. Backends turn a spec into a PNG file: ``render_png(spec, path)`` uses the
 backend given to :func:`register_png_backend` (the desktop build registers a Qt one,
-``optrr_gui.figure_png.install()``), else matplotlib when it can be imported, else raises ``InputError``.
+``optrr_gui.plots.figure_png.install()``), else matplotlib when it can be imported, else raises ``InputError``.
 Sizes are in pixels (line widths and marker diameters too); fonts in points. Colours are ``#rrggbb``.
 """
 

@@ -2,7 +2,7 @@
 
 Each figure is first described as a :class:`~optrr_engine.compare.figures.FigureSpec` (``*_figure``
 functions, plain data) and then drawn by :func:`~optrr_engine.compare.figures.render_png`: matplotlib in a
-pip install, Qt/pyqtgraph in the desktop build (``optrr_gui.figure_png``).
+pip install, Qt/pyqtgraph in the desktop build (``optrr_gui.plots.figure_png``).
 """
 
 from __future__ import annotations

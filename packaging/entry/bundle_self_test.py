@@ -53,12 +53,13 @@ def extension_modules(root: str) -> list[str]:
 
 
 def missing_gui_resources() -> dict[str, str]:
-    """The sample data and the guide, where the GUI looks for them (optrr_gui/paths.py, main_window.show_guide)."""
+    """The sample data and the guide, where the GUI looks for them (optrr_gui.state.paths, main_window.show_guide)."""
     from pathlib import Path
 
     missing = {}
     try:
-        from optrr_gui import main_window, paths
+        from optrr_gui import main_window
+        from optrr_gui.state import paths
     except Exception as exc:
         return {"optrr_gui resources": f"{type(exc).__name__}: {exc}"}
     wanted = [Path(p) for p in getattr(paths, "SAMPLES", ())] + [Path(getattr(paths, "ATTRIBUTION", "missing"))]
@@ -74,7 +75,7 @@ def worker_process_failure() -> dict[str, str]:
     (``--multiprocessing-fork``): run one design there and compare it with the same design run here."""
     try:
         from optrr_engine.designs import run_design
-        from optrr_gui.process_pool import ProcessPool
+        from optrr_engine.process_pool import ProcessPool
 
         pool = ProcessPool(max_workers=1)
         try:

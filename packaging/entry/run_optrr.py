@@ -21,7 +21,7 @@ def wants_gui(argv0: str) -> bool:
 
 
 def draw_compare_figures_with_qt() -> bool:
-    """A bundle without matplotlib draws the PNG figures of ``optrr compare`` with Qt (optrr_gui/figure_png.py),
+    """A bundle without matplotlib draws the PNG figures of ``optrr compare`` with Qt (optrr_gui/plots/figure_png.py),
     as the Compare tab does; Qt is loaded only when a figure is drawn. True if the Qt backend was registered."""
     import importlib.util
 
@@ -33,7 +33,7 @@ def draw_compare_figures_with_qt() -> bool:
         import qt_opengl_placeholder
 
         qt_opengl_placeholder.install()  # before pyqtgraph is imported
-        from optrr_gui.figure_png import render_png_qt
+        from optrr_gui.plots.figure_png import render_png_qt
 
         return render_png_qt(spec, path)
 

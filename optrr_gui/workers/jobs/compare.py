@@ -10,8 +10,15 @@ and estimation code; each returns plain data (DataFrames) that the view plots an
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from . import engine_api
+from optrr_engine import compare as harness
+from optrr_engine.compare.budgets import budgeted_design
+from optrr_engine.errors import InputError
+from optrr_engine.estimation import estimate_from_counts
+from optrr_engine.estimation.counts import count_codes
+from optrr_engine.io.readers import ReaderOptions, iter_chunks
+from optrr_engine.tasks import TaskControl
 
 #: The four figures: (mode of ratio_curves, column plotted, x column, label).
 FIGURES = {
@@ -22,39 +29,30 @@ FIGURES = {
 }
 
 
-def compare():
-    return engine_api.module("optrr_engine.compare")
-
-
 def ratio_figure(figure: str, ks, sets: int, seed=None, progress=None, cancel=None):
     """DataFrame of ``optrr_engine.compare.ratio_curves`` for one of the paper's figures."""
     mode = FIGURES[figure][0]
-    return compare().ratio_curves(ks=tuple(ks), sets=int(sets), mode=mode, seed=seed, progress=progress, cancel=cancel)
+    return harness.ratio_curves(ks=tuple(ks), sets=int(sets), mode=mode, seed=seed, progress=progress, cancel=cancel)
 
 
 def load_data(path: str, options: dict, columns: list[str] | None, progress=None, cancel=None):
     """The loaded file as the harness's categorical data (its stated preparation rules), restricted to the
     columns the session perturbs when there are at least two of them."""
-    import pandas as pd
-
-    from optrr_engine.tasks import TaskControl
-
     ctl = TaskControl(progress, cancel)
-    rd = engine_api.readers()
     frames = []
-    for frame in rd.iter_chunks(path, engine_api.reader_options(options), columns=columns or None):
+    for frame in iter_chunks(path, ReaderOptions.from_dict(options), columns=columns or None):
         ctl.check()
         frames.append(frame)
         ctl.report(0.0, f"{sum(len(f) for f in frames):,} rows read")
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     frame = frame.fillna("")
     name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return compare().prepare_frame(frame, name)
+    return harness.prepare_frame(frame, name)
 
 
 def avd(data, target: float, ways, subsets: int, estimator: str, seed=None, progress=None, cancel=None):
     """(rows, design summaries) of ``optrr_engine.compare.avd_table``."""
-    return compare().avd_table(
+    return harness.avd_table(
         data,
         target,
         ways=tuple(ways),
@@ -69,19 +67,10 @@ def avd(data, target: float, ways, subsets: int, estimator: str, seed=None, prog
 def marginal_comparison(data, target: float, method: str, attribute: int, seed=None, progress=None, cancel=None):
     """One attribute: original shares, raw shares in one perturbed copy, and the unbiased estimate with its
     95 % interval, for ``method`` at whole-record epsilon ``target`` (equal weights)."""
-    import pandas as pd
-
-    from optrr_engine.compare.budgets import budgeted_design
-    from optrr_engine.estimation import estimate_from_counts
-    from optrr_engine.estimation.counts import count_codes
-    from optrr_engine.tasks import TaskControl
-
     ctl = TaskControl(progress, cancel)
     sizes = data.sizes
     design = budgeted_design(method, sizes, np.ones(len(sizes)), float(target), ctl)
     if not design.ok:
-        from optrr_engine.errors import InputError
-
         raise InputError(f"{method} at whole-record ε {target:g}: {design.error}")
     ctl.report(0.5, "perturbing")
     rng = np.random.default_rng(seed)
@@ -108,8 +97,6 @@ def marginal_comparison(data, target: float, method: str, attribute: int, seed=N
 
 def avd_on_file(path, options, columns, target, ways, subsets, estimator, seed=None, progress=None, cancel=None):
     """Read and prepare the file, then :func:`avd` (one job, so that it can run in a worker process)."""
-    from optrr_engine.tasks import TaskControl
-
     ctl = TaskControl(progress, cancel)
     data = load_data(path, options, columns, ctl.sub(0.0, 0.2).progress, cancel)
     rows, designs = avd(data, target, ways, subsets, estimator, seed, ctl.sub(0.2, 1.0).progress, cancel)
@@ -119,8 +106,6 @@ def avd_on_file(path, options, columns, target, ways, subsets, estimator, seed=N
 def marginal_on_file(path, options, columns, target, method, attribute: str, seed=None, progress=None, cancel=None):
     """Read and prepare the file, then :func:`marginal_comparison` for the named column."""
     from optrr_engine.errors import InputError
-    from optrr_engine.tasks import TaskControl
-
     ctl = TaskControl(progress, cancel)
     data = load_data(path, options, columns, ctl.sub(0.0, 0.3).progress, cancel)
     names = list(data.columns)

@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .jobs import estimate_task, open_release_task
-from .widgets import Spinner, fmt_eps
+from ..common.widgets import Spinner, fmt_eps
+from ..workers.jobs.analyse import estimate_task, open_release_task
 
 ESTIMATORS = {
     "unbiased": "Unbiased (may show negative shares)",

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .commands import SetColumnValue, SetSessionValue, set_many
-from .config_bridge import column_counts, column_warnings
-from .epsilon_editor import EpsilonEditor
-from .state import ROLES, TYPES, SessionState
+from ..common.commands import SetColumnValue, SetSessionValue, set_many
+from ..design.epsilon_editor import EpsilonEditor
+from ..state.config_bridge import column_counts, column_warnings
+from ..state.session import ROLES, TYPES, SessionState
 
 COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT, COL_EPS, COL_WARN = range(6)
 HEADERS = ("Column", "Role", "Type", "Categories", "ε (lower = more private)", "Warnings")

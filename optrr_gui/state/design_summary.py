@@ -1,5 +1,5 @@
-"""Qt-free computations behind the mechanism panel: run one design (or its budget bisection) and summarise
-what the panel shows. Every epsilon comes from the mechanism, never from the request.
+"""Qt-free summaries of designs, as the mechanism panel shows them (the job that runs a design is
+:mod:`optrr_gui.workers.jobs.design`). Every epsilon comes from the mechanism, never from the request.
 
 Expected error (docs/math.md §6, one attribute): the mechanism induced on attribute i is GRR-like with
 P(same) = p and P(one specific other value) = q. With a categories, n rows and true proportion pi of a
@@ -10,7 +10,6 @@ category, the observed share is lambda = q + (p - q) pi and the unbiased estimat
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -132,40 +131,6 @@ def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=
         scale=scale,
         design=design,
     )
-
-
-def compute_design(method, sizes, request: dict, n_rows, progress=None, cancel=None) -> DesignSummary:
-    """Run one design for the panel's request (per-attribute epsilons, or a total budget with weights).
-
-    Errors meant for the user (infeasible, too large) become a summary with ``ok=False``.
-    """
-    from optrr_engine.errors import Cancelled, OptRRError
-
-    t0 = time.perf_counter()
-    try:
-        if request["budget_mode"]:
-            from optrr_engine.budget import distribute_budget
-
-            res = distribute_budget(
-                method, sizes, request["weights"], request["target_total"], progress=progress, cancel=cancel
-            )
-            summary = summarise(res.design, n_rows, time.perf_counter() - t0, scale=res.scale)
-            if min(summary.achieved) < DEGENERATE_EPSILON:
-                return DesignSummary(
-                    method=method,
-                    ok=False,
-                    error="infeasible at useful scales of these weights (the budget search only found ε ≈ 0)",
-                    seconds=summary.seconds,
-                )
-            return summary
-        from optrr_engine.designs import run_design
-
-        design = run_design(method, sizes, request["epsilons"], progress=progress, cancel=cancel)
-        return summarise(design, n_rows, time.perf_counter() - t0)
-    except Cancelled:
-        raise
-    except OptRRError as exc:
-        return DesignSummary(method=method, ok=False, error=str(exc), seconds=time.perf_counter() - t0)
 
 
 def recommend(summaries: dict[str, DesignSummary], budget_mode: bool) -> str | None:

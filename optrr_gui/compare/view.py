@@ -26,8 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import compare_jobs, engine_api
-from .design_summary import METHOD_LABELS
+from optrr_engine import compare as harness
+
+from ..state.design_summary import METHOD_LABELS
+from ..workers.jobs import compare as compare_jobs
 
 COLORS = {
     "kronecker": (0, 0, 0),
@@ -135,7 +137,7 @@ class ComparePage(QWidget):
     def run(self) -> bool:
         try:
             fn, args = self.job()
-        except (ValueError, engine_api.FeatureUnavailable) as exc:
+        except ValueError as exc:
             self.status.setText(f"<span style='color:#cc0000'>{exc}</span>")
             return False
         self.started = time.perf_counter()
@@ -367,7 +369,7 @@ class AvdPage(DataPageBase):
             sd = np.nan_to_num(part["sd_avd"].to_numpy(dtype=float))
             plot.addItem(pg.ErrorBarItem(x=x, y=y, height=2 * sd, beam=0.08, pen=pen_for(m, 1.0)))
         note = f" Not shown: {'; '.join(skipped)}." if skipped else ""
-        self.status.setText(f"Columns prepared as: {compare_jobs.compare().rules_text()}.{note}")
+        self.status.setText(f"Columns prepared as: {harness.rules_text()}.{note}")
 
 
 class MarginalPage(DataPageBase):
@@ -377,7 +379,7 @@ class MarginalPage(DataPageBase):
     def __init__(self, window, parent=None):
         super().__init__(window, parent)
         self.method = QComboBox()
-        from .design_summary import available_methods
+        from ..state.design_summary import available_methods
 
         for m in available_methods():
             self.method.addItem(METHOD_LABELS.get(m, m), m)
@@ -472,13 +474,6 @@ class CompareView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tabs)
-        try:
-            compare_jobs.compare()
-        except engine_api.FeatureUnavailable as exc:
-            for p in self.pages:
-                p.run_button.setEnabled(False)
-                p.status.setText(str(exc))
-            return
         self.pages[0].run()  # a first picture at once (small: about a second in the background)
 
     def is_busy(self) -> bool:

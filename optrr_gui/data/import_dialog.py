@@ -19,9 +19,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from . import engine_api
-from .tasks import TaskRunner
-from .widgets import Spinner
+from optrr_engine.io.readers import ReaderOptions, detect_options, read_preview
+
+from ..common.widgets import Spinner
+from ..workers.runner import TaskRunner
 
 AUTO = "(detect)"
 DELIMITERS = [(AUTO, None), ("comma ,", ","), ("semicolon ;", ";"), ("tab", "\t"), ("pipe |", "|"), ("space", " ")]
@@ -42,10 +43,9 @@ def list_sheets(path: str, progress=None, cancel=None) -> list[str]:
 
 def detect_and_preview(path: str, options: dict, progress=None, cancel=None) -> dict:
     """Detected options and the first rows with the chosen options (worker thread)."""
-    rd = engine_api.readers()
-    detected = engine_api.options_to_dict(rd.detect_options(path))
+    detected = detect_options(path).to_dict()
     merged = {**detected, **{k: v for k, v in options.items() if v not in (None, "")}}
-    frame = rd.read_preview(path, engine_api.reader_options(merged), nrows=PREVIEW_ROWS)
+    frame = read_preview(path, ReaderOptions.from_dict(merged), nrows=PREVIEW_ROWS)
     return {"detected": detected, "frame": frame}
 
 

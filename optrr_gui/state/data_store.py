@@ -112,15 +112,12 @@ class DataStore:
 
 def read_encoded(path, options, columns: list[str], emit, progress=None, cancel=None) -> int:
     """Read the whole file and ``emit`` each chunk encoded (runs in a worker process or thread)."""
+    from optrr_engine.io.readers import iter_tables  # lazily: the window starts before pyarrow is needed
     from optrr_engine.tasks import TaskControl
 
-    from .engine_api import readers
-
-    rd = readers()
-    chunks = rd.iter_tables if hasattr(rd, "iter_tables") else rd.iter_chunks
     ctl = TaskControl(progress, cancel)
     rows = 0
-    for table in chunks(path, options, columns=None):
+    for table in iter_tables(path, options, columns=None):
         ctl.check()
         chunk = encode_chunk(table, columns)
         rows += chunk.rows

@@ -6,7 +6,7 @@ until that module exists it is the length of the column's category list (or numb
 
 from __future__ import annotations
 
-from .state import ColumnState, SessionState
+from ..state.session import ColumnState, SessionState
 
 #: A column with more categories than this gets a warning (estimates need many rows per category).
 MANY_CATEGORIES = 50

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .design_controller import DesignController
-from .design_summary import METHOD_HELP, METHOD_LABELS, DesignSummary
-from .widgets import Spinner, fmt_eps, fmt_pp, fmt_seconds
+from ..common.widgets import Spinner, fmt_eps, fmt_pp, fmt_seconds
+from ..design.controller import DesignController
+from ..state.design_summary import METHOD_HELP, METHOD_LABELS, DesignSummary
 
 RECOMMENDED_BG = QColor(214, 240, 214)
 REQUESTED_COLOR = (170, 170, 170)

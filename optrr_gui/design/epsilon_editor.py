@@ -10,7 +10,7 @@ import math
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
-from .state import MAX_EPSILON, MIN_EPSILON
+from ..state.session import MAX_EPSILON, MIN_EPSILON
 
 SLIDER_STEPS = 1000
 

@@ -9,7 +9,7 @@ from importlib import metadata
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
-from .paths import ATTRIBUTION
+from ..state.paths import ATTRIBUTION
 
 #: (distribution, licence) of what OptRR ships with.
 COMPONENTS = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from .data_store import DataStore
+from ..state.data_store import DataStore
 
 #: Rows exposed per fetch; large so that dragging the scroll bar stays meaningful.
 ROWS_PER_FETCH = 200_000

@@ -1,8 +1,8 @@
 """Worker processes for heavy engine work (exact LPs, releases, estimation of big files).
 
-A task still belongs to a worker *thread* of the :class:`~optrr_gui.tasks.TaskRunner`; for heavy work that
+A task still belongs to a worker *thread* (in the GUI, one of its ``TaskRunner``); for heavy work that
 thread hands the plain function to a warm worker process and waits on a pipe, so the engine's C code
-(HiGHS model set-up, Arrow conversions) never holds the UI process's GIL: the window stays smooth even
+(HiGHS model set-up, Arrow conversions) never holds the calling process's GIL: a window stays smooth even
 with two big jobs at once. Protocol: the parent sends ``(task_id, fn, args, kwargs)`` (pickled; ``fn`` by
 reference); the child calls ``fn(*args, progress=..., cancel=..., **kwargs)`` and sends back progress
 messages and one final ``done`` / ``error`` / ``cancelled``. Cancelling sets a shared flag that the
@@ -18,6 +18,9 @@ import pickle
 import threading
 import time
 
+from .errors import Cancelled
+from .tasks import throttled
+
 #: Seconds a cancelled task may take to stop by itself before its process is terminated.
 GRACE_SECONDS = 3.0
 #: Worker processes at most (the machine's cores are shared with the UI process).
@@ -26,8 +29,6 @@ MAX_WORKERS = 2
 EMIT = "__optrr_emit__"
 #: Scheduling priority of the worker processes relative to the window (Unix ``nice``).
 WORKER_NICENESS = 10
-#: Minimum seconds between two progress messages from a child.
-PROGRESS_INTERVAL = 0.05
 
 
 def _child_main(conn, cancel_id) -> None:  # runs in the worker process
@@ -40,7 +41,7 @@ def _child_main(conn, cancel_id) -> None:  # runs in the worker process
             pass
     import numpy  # noqa: F401 - warm the heavy imports once, before the first task
 
-    import optrr_engine.designs  # noqa: F401
+    from . import designs  # noqa: F401
 
     while True:
         try:
@@ -50,13 +51,11 @@ def _child_main(conn, cancel_id) -> None:  # runs in the worker process
         if msg is None:
             return
         task_id, fn, args, kwargs = msg
-        last = [0.0]
 
-        def progress(fraction, message="", task_id=task_id, last=last):
-            now = time.perf_counter()
-            if fraction >= 1.0 or now - last[0] >= PROGRESS_INTERVAL:
-                last[0] = now
-                conn.send(("progress", task_id, (float(fraction), str(message))))
+        def send_progress(fraction, message, task_id=task_id):
+            conn.send(("progress", task_id, (fraction, message)))
+
+        progress = throttled(send_progress)
 
         def cancel(task_id=task_id):
             return cancel_id.value == task_id
@@ -69,8 +68,6 @@ def _child_main(conn, cancel_id) -> None:  # runs in the worker process
         try:
             result = fn(*args, progress=progress, cancel=cancel, **kwargs)
         except BaseException as exc:
-            from optrr_engine.errors import Cancelled
-
             if isinstance(exc, Cancelled):
                 conn.send(("cancelled", task_id, None))
                 continue
@@ -182,8 +179,6 @@ class ProcessPool:
     def run(self, fn, args=(), kwargs=None, progress=None, cancel=None, partial=None):
         """Run ``fn`` in a worker process; progress and cancellation as in the engine's protocol. With
         ``partial``, ``fn`` gets a keyword ``emit`` whose payloads reach ``partial`` here (in order)."""
-        from optrr_engine.errors import Cancelled
-
         worker = self._acquire()
         task_id = next(self._ids)
         healthy = True

@@ -28,10 +28,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from . import engine_api
-from .design_summary import METHOD_LABELS
-from .jobs import run_release
-from .widgets import fmt_eps, fmt_seconds
+from optrr_engine.release.manifest import mechanism_from_manifest
+
+from ..common.widgets import fmt_eps, fmt_seconds
+from ..state.design_summary import METHOD_LABELS
+from ..workers.jobs.release import run_release
 
 #: Output formats offered: label -> (engine output_format, extension).
 FORMATS = {
@@ -66,7 +67,7 @@ def manifest_paths(output_path: str) -> tuple[str, str]:
 def summary_html(manifest: dict, output_path: str, seconds: float) -> str:
     """What was written. The epsilons are recomputed from the manifest's mechanism (not copied)."""
     manifest_path, report_path = manifest_paths(output_path)
-    mech = engine_api.module("optrr_engine.release.manifest").mechanism_from_manifest(manifest)
+    mech = mechanism_from_manifest(manifest)
     eps = mech.attribute_epsilons()
     names = [str(a["name"]) for a in manifest.get("attributes", [])]
     requested = [a.get("requested_epsilon") for a in manifest.get("attributes", [])]
@@ -223,10 +224,6 @@ class ReleaseDialog(QDialog):
 
     def problems(self) -> list[str]:
         out = []
-        try:
-            engine_api.module("optrr_engine.release.perturb")
-        except engine_api.FeatureUnavailable as exc:
-            out.append(f"Releasing is not possible: {exc}.")
         if not self.state.data_path:
             out.append("Open a data file first.")
         if not self.state.perturbed_indices():
@@ -265,11 +262,7 @@ class ReleaseDialog(QDialog):
         if summary is not None and summary.exceeds_request and not self.accept_changes.isChecked():
             self.progress_label.setText("Tick the box to accept the higher ε, or choose another design.")
             return False
-        try:
-            config = self.state.to_release_config(method=self.chosen_method())
-        except ImportError as exc:
-            self.progress_label.setText(f"Releasing is not available yet: {exc}")
-            return False
+        config = self.state.to_release_config(method=self.chosen_method())
         config.accept_changed_epsilons = bool(self.accept_changes.isChecked())
         options = {
             "seed": int(self.seed.value()) if self.fixed_seed.isChecked() else None,

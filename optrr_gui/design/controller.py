@@ -13,11 +13,10 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from . import engine_api
-from .design_summary import DesignSummary, available_methods, compute_design, expected_errors, is_quick, recommend
-from .jobs import clusters_design
-from .state import SessionState
-from .tasks import TaskRunner
+from ..state.design_summary import DesignSummary, available_methods, expected_errors, is_quick, recommend
+from ..state.session import SessionState
+from ..workers.jobs.design import compute_design
+from ..workers.runner import TaskRunner
 
 #: Submission order: the closed-form designs first, then the small LPs, then the exact ones.
 CHEAP_FIRST = ("kronecker", "heuristic", "family", "classes", "optimal", "auto", "clusters")
@@ -43,7 +42,7 @@ class DesignController(QObject):
     def __init__(self, state: SessionState, runner: TaskRunner, sizes_fn, parent=None):
         super().__init__(parent)
         self.state, self.runner, self.sizes_fn = state, runner, sizes_fn
-        self.methods = available_methods() + (("clusters",) if engine_api.available("optrr_engine.analysis") else ())
+        self.methods = available_methods() + ("clusters",)
         self.summaries: dict[str, DesignSummary] = {}
         self.summary_keys: dict[str, str] = {}
         self.status: dict[str, str] = {}  # running | done | cancelled | failed
@@ -123,15 +122,13 @@ class DesignController(QObject):
             reason = "not available in total-budget mode (its ε per column comes from the clusters)"
         elif not self.state.data_path:
             reason = "needs the data: open a file"
-        else:
-            try:
-                config = self.state.to_release_config()
-            except ImportError as exc:
-                reason = str(exc)
         if reason:
             self.runner.cancel(channel_of("clusters"))
             self._done("clusters", key, n_rows, DesignSummary(method="clusters", ok=False, error=reason))
             return
+        from ..workers.jobs.clusters import clusters_design  # lazily: pulls in the analysis package
+
+        config = self.state.to_release_config()
         self.runner.submit(
             channel_of("clusters"),
             clusters_design,

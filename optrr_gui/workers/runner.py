@@ -8,7 +8,7 @@ gets the next generation number of that channel; a result whose generation is no
 newest is dropped, so a slow stale computation can never overwrite a newer one. Cancelling sets the task's
 flag (the engine stops at its next check) and drops whatever the task still delivers. Heavy work
 (``process=True``) is passed on by its thread to a warm worker process, so that C code holding the GIL in
-the engine never stalls the UI thread (:mod:`.process_pool`).
+the engine never stalls the UI thread (:mod:`optrr_engine.process_pool`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
-#: Minimum seconds between two progress signals of one task (the last one always goes through).
-PROGRESS_INTERVAL = 0.05
+from optrr_engine.errors import Cancelled
+from optrr_engine.process_pool import NotPicklable, ProcessUnavailable, shared_pool
+from optrr_engine.tasks import throttled
 
 
 @dataclass
@@ -66,8 +67,6 @@ class _Runnable(QRunnable):
         """In a worker process when asked (and possible), else right here in the worker thread."""
         h = self.handle
         if self.process:
-            from .process_pool import NotPicklable, ProcessUnavailable, shared_pool
-
             try:
                 return shared_pool().run(self.fn, self.args, self.kwargs, progress, h.is_cancelled, self.partial)
             except (NotPicklable, ProcessUnavailable):
@@ -80,13 +79,11 @@ class _Runnable(QRunnable):
     def run(self) -> None:  # worker thread
         h = self.handle
         h.thread_ident = threading.get_ident()
-        last = [0.0]
 
-        def progress(fraction: float, message: str = "") -> None:
-            now = time.perf_counter()
-            if fraction >= 1.0 or now - last[0] >= PROGRESS_INTERVAL:
-                last[0] = now
-                self.bridge.event.emit(("progress", h, (float(fraction), str(message))))
+        def send_progress(fraction: float, message: str) -> None:
+            self.bridge.event.emit(("progress", h, (fraction, message)))
+
+        progress = throttled(send_progress)
 
         try:
             if h.is_cancelled():
@@ -95,8 +92,6 @@ class _Runnable(QRunnable):
         except _CancelledBeforeStart:
             self.bridge.event.emit(("cancelled", h, None))
         except BaseException as exc:
-            from optrr_engine.errors import Cancelled
-
             if isinstance(exc, Cancelled) or h.is_cancelled():
                 self.bridge.event.emit(("cancelled", h, None))
             else:
@@ -150,9 +145,9 @@ class TaskRunner(QObject):
         """Start ``fn`` for ``channel``; a previous task of the channel is cancelled and becomes stale.
 
         ``quick``: a separate one-thread pool, so cheap work never waits behind slow work. ``process``: heavy
-        work whose thread hands ``fn`` to a worker process (see :mod:`.process_pool`). ``partial``: ``fn`` gets a
-        keyword ``emit`` whose payloads are passed to ``partial`` ON THE WORKER THREAD, in order (for streaming
-        data into a thread-safe store)."""
+        work whose thread hands ``fn`` to a worker process (see :mod:`optrr_engine.process_pool`). ``partial``:
+        ``fn`` gets a keyword ``emit`` whose payloads are passed to ``partial`` ON THE WORKER THREAD, in order (for
+        streaming data into a thread-safe store)."""
         previous = self._current.get(channel)
         if previous is not None and not previous.finished:
             previous.cancel()

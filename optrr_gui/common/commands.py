@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QUndoCommand
 
-from .state import SessionState
+from ..state.session import SessionState
 
 _MERGE_COLUMN = 1001
 _MERGE_SESSION = 1002

@@ -23,11 +23,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .attribute_table import ROLE_HELP, TYPE_HELP
-from .commands import SetColumnValue
-from .config_bridge import column_counts, column_warnings
-from .epsilon_editor import EpsilonEditor
-from .state import MISSING, ROLES, TYPES, SessionState
+from ..common.commands import SetColumnValue
+from ..design.attribute_table import ROLE_HELP, TYPE_HELP
+from ..design.epsilon_editor import EpsilonEditor
+from ..state.config_bridge import column_counts, column_warnings
+from ..state.session import MISSING, ROLES, TYPES, SessionState
 
 MISSING_TEXT = {"category": "are a category of their own", "exclude": "are left out (stay missing)"}
 
@@ -47,7 +47,7 @@ def parse_bins(text: str) -> list[float]:
 
 
 def format_bins(bins) -> str:
-    from .config_bridge import bin_edges
+    from ..state.config_bridge import bin_edges
 
     edges = bin_edges(bins)
     if edges is None:

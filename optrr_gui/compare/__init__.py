@@ -1,0 +1,1 @@
+"""The Compare tab: the figures comparing the designs."""

@@ -1,0 +1,1 @@
+"""The release dialog: perturb the file with the chosen design and write the release, manifest and report."""

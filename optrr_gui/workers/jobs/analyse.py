@@ -1,0 +1,32 @@
+"""Jobs of the Analyse tab: open a release (manifest + mechanism) and estimate from it."""
+
+from __future__ import annotations
+
+from optrr_engine.analysis.release_chi2 import chi2_release
+from optrr_engine.estimation import estimate_release
+from optrr_engine.estimation.release_estimate import default_manifest_path, open_release
+
+
+def open_release_task(path: str, manifest_path: str | None, progress=None, cancel=None) -> dict:
+    """Worker: load the manifest (checks the data file's hash) and rebuild the mechanism."""
+    manifest_path = manifest_path or default_manifest_path(path)
+    manifest, mechanism = open_release(path, manifest_path, check_hash=True)
+    return {"manifest": manifest, "mechanism": mechanism, "manifest_path": manifest_path}
+
+
+def estimate_task(path, names, manifest_path, method, confidence, opened, progress=None, cancel=None) -> dict:
+    """Worker: the estimated marginal and, for two attributes, the chi-square tests."""
+    est = estimate_release(
+        path,
+        list(names),
+        manifest_path=manifest_path,
+        method=method,
+        confidence=confidence,
+        progress=progress,
+        cancel=cancel,
+        opened=opened,
+    )
+    out = {"estimate": est, "chi2": None}
+    if len(names) == 2:
+        out["chi2"] = chi2_release(path, list(names), manifest_path=manifest_path, cancel=cancel)
+    return out

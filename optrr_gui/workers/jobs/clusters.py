@@ -1,0 +1,57 @@
+"""Job of the mechanism panel's RR-Clusters row: the data pass over the file and the cluster plan."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from optrr_engine.analysis import plan_rr_clusters
+from optrr_engine.designs.result import Design
+from optrr_engine.errors import Cancelled, OptRRError
+from optrr_engine.io.readers import ReaderOptions, open_source
+from optrr_engine.release.codec import Codec
+from optrr_engine.tasks import TaskControl
+
+from ...state.design_summary import DesignSummary, summarise
+
+
+def encode_file(path: str, config, progress=None, cancel=None):
+    """Codes (rows, k) of the perturbed columns of a whole file, as the release would encode them."""
+    ctl = TaskControl(progress, cancel)
+    source = open_source(path, ReaderOptions.from_dict(config.input))
+    codec = Codec(config, decimal=source.options.decimal or ".")
+    parts, rows = [], 0
+    for table in source.tables(codec.attributes):
+        ctl.check()
+        codes, _kept, _excluded = codec.encode_table(table, rows)
+        parts.append(codes.astype(np.int64))
+        rows += table.num_rows
+        ctl.report(min(0.9, source.fraction_done()), f"encoded {rows:,} rows")
+    return np.concatenate(parts) if parts else np.zeros((0, len(codec.attributes)), dtype=np.int64)
+
+
+def clusters_design(path: str, config, epsilons, n_rows, tv: float, td: float, progress=None, cancel=None):
+    """RR-Clusters (Domingo-Ferrer & Soria-Comas, Algorithm 1) on this file, for comparison in the mechanism
+    panel: clusters of dependent columns (Cramer's V on the raw data) get joint GRR with eps_C = sum eps_i."""
+    t0 = time.perf_counter()
+    try:
+        codes = encode_file(path, config, progress, cancel)
+        if len(codes) == 0:
+            return DesignSummary(method="clusters", ok=False, error="the file has no rows to measure dependence on")
+        sizes = [len(spec.labels) for spec in Codec(config).specs]
+        plan = plan_rr_clusters(codes, sizes, list(epsilons), tv, td)
+    except Cancelled:
+        raise
+    except OptRRError as exc:
+        return DesignSummary(method="clusters", ok=False, error=str(exc), seconds=time.perf_counter() - t0)
+    design = Design("clusters", plan.mechanism, np.asarray(epsilons, dtype=float))
+    summary = summarise(design, n_rows or len(codes), time.perf_counter() - t0)
+    groups = [c for c in plan.clusters if len(c) > 1]
+    summary.releasable = False
+    summary.note = (
+        f"{len(groups)} cluster(s) of dependent columns (Tv = {tv:g} value combinations, Td = {td:g}); chosen from "
+        "the raw data, which is outside the ε guarantee. For comparison only: not offered for release."
+    )
+    summary.clusters = plan.clusters
+    return summary

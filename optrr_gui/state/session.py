@@ -197,7 +197,7 @@ class SessionState:
 
     # -- engine configuration ----------------------------------------------------------------
     def to_release_config(self, method: str | None = None):
-        """The engine's ``ReleaseConfig`` for this session (raises ImportError until that module exists)."""
+        """The engine's ``ReleaseConfig`` for this session."""
         from optrr_engine.release.config import ColumnConfig, ReleaseConfig
 
         cols = []

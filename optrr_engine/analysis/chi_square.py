@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..numerics.special import chi2_sf
+
+
+def _chi2_sf(stat: float, dof: int) -> float:
+    """P(X >= stat) for X ~ chi2(dof) (scipy.stats, imported here to keep the CLI's start-up light)."""
+    from scipy.stats import chi2
+
+    return float(chi2.sf(stat, dof))
 
 
 @dataclass
@@ -64,7 +70,7 @@ def pearson_chi2(table, test: str = "pearson", assumes: str = "the table holds o
     rows = int(np.count_nonzero(t.sum(axis=1) > 0))
     cols = int(np.count_nonzero(t.sum(axis=0) > 0))
     dof = max((rows - 1) * (cols - 1), 1)
-    return Chi2Result(stat, dof, chi2_sf(stat, dof), test, assumes)
+    return Chi2Result(stat, dof, _chi2_sf(stat, dof), test, assumes)
 
 
 def wald_independence(estimate: np.ndarray, covariance: np.ndarray) -> Chi2Result:
@@ -96,4 +102,4 @@ def wald_independence(estimate: np.ndarray, covariance: np.ndarray) -> Chi2Resul
         "normal; uses the covariance of the unbiased estimate, so the randomization noise is accounted for; "
         "H0: the two attributes are independent in the true data"
     )
-    return Chi2Result(max(stat, 0.0), dof, chi2_sf(max(stat, 0.0), dof), "wald_on_unbiased_estimate", assumes)
+    return Chi2Result(max(stat, 0.0), dof, _chi2_sf(max(stat, 0.0), dof), "wald_on_unbiased_estimate", assumes)

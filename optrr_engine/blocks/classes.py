@@ -18,7 +18,6 @@ import numpy as np
 
 from ..errors import InputError, TooLargeError
 from ..logmath import logsumexp
-from ..numerics.special import log_binomial_row
 from .base import Block, decode_logs, encode_logs
 from .pattern_table import PatternBlock
 from .patterns import require_pattern_k
@@ -28,7 +27,16 @@ MAX_GRID_CELLS = 40_000_000
 _CHUNK = 2_000_000
 
 
+def log_binomial_row(n: int) -> np.ndarray:
+    """ln C(n, c) for c = 0..n (scipy.special.gammaln; imported here to keep the CLI's start-up light)."""
+    from scipy.special import gammaln
+
+    c = np.arange(n + 1, dtype=float)
+    return gammaln(n + 1.0) - gammaln(c + 1.0) - gammaln(n - c + 1.0)
+
+
 def log_binomial_pmf(n: int, p: float) -> np.ndarray:
+    """ln P(C = c) for C ~ Binomial(n, p), c = 0..n."""
     c = np.arange(n + 1, dtype=float)
     out = log_binomial_row(n)
     with np.errstate(divide="ignore"):

@@ -26,7 +26,6 @@ from ..blocks.classes import MAX_GRID_CELLS, ClassBlock, log_binomial_pmf
 from ..errors import InputError, OptRRError, TooLargeError
 from ..logmath import logsumexp
 from ..mechanism import Mechanism
-from ..numerics.minimize import nelder_mead
 
 MAX_CLASSES = 3
 
@@ -129,13 +128,18 @@ class ClassProblem:
         base, basis = self.hyperplane()
         if self.m == 1:
             return base
+        from scipy.optimize import minimize
+
         span = 20.0 * float(np.max(np.abs(base)))
         dim = self.m - 1
         simplex = np.vstack([np.zeros(dim), np.eye(dim) * 0.1 * span])
-        theta = nelder_mead(
-            lambda th: self.log_g(base + basis @ th), simplex, xatol=1e-10 * span, fatol=1e-13, maxfev=4000
+        res = minimize(
+            lambda th: self.log_g(base + basis @ th),
+            np.zeros(dim),
+            method="Nelder-Mead",
+            options={"xatol": 1e-10 * span, "fatol": 1e-13, "initial_simplex": simplex, "maxfev": 4000},
         )
-        return base + basis @ theta
+        return base + basis @ res.x
 
 
 def _one_class(prob: ClassProblem):

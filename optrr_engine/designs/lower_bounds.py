@@ -17,8 +17,6 @@ import time
 
 import numpy as np
 
-from ..numerics.minimize import golden_section
-
 
 def classes_rounding_bound(sizes, epsilons, deadline: float) -> tuple[float, str]:
     """Best bound from subsets with at most 3 (a, eps') classes, eps' = eps rounded down within each a."""
@@ -117,8 +115,12 @@ def chernoff_dual_bound(sizes, epsilons) -> tuple[float, str]:
         terms = np.logaddexp(np.log1p(-p) + lam * sig, np.log(p) - lam * sig * r)
         return -1.0 + float(terms.sum()) - np.log(lw)
 
-    t = golden_section(lambda t: phi(lam_of(hi * np.exp(t))), -60.0, -1e-12, xatol=1e-10)
-    val = phi(lam_of(hi * np.exp(t)))
+    from scipy.optimize import minimize_scalar
+
+    res = minimize_scalar(
+        lambda t: phi(lam_of(hi * np.exp(t))), bounds=(-60.0, -1e-12), method="bounded", options={"xatol": 1e-10}
+    )
+    val = phi(lam_of(hi * np.exp(res.x)))
     if not np.isfinite(val):
         return 0.0, "Chernoff dual bound (not available)"
     return float(np.logaddexp(0.0, -val)), "Chernoff dual bound of the exact LP"

@@ -23,6 +23,7 @@ COMPONENTS = (
     ("pyarrow", "Apache-2.0"),
     ("openpyxl", "MIT"),
     ("pyreadstat", "Apache-2.0"),
+    ("scipy", "BSD-3-Clause"),
     ("matplotlib", "PSF-based (matplotlib licence)"),
 )
 

@@ -41,15 +41,25 @@ def add_parser(sub):
     q.add_argument("--tv", type=float, default=50, help="RR-Clusters: max value combinations per cluster (50)")
     q.add_argument("--td", type=float, default=0.1, help="RR-Clusters: min dependence to merge (0.1)")
     q.add_argument("--optimized", default="auto", help="optimized design for our method (default auto)")
-    q = add("avd", "AVD of 2- to 5-way marginals at one whole-record epsilon, for every design")
+    q = add("avd", "AVD and R-squared of 2- to 5-way marginals: designs and Bloom-filter schemes (LOPUB, LOCOP, BRR)")
     q.add_argument("--data", required=True, help="CSV data set (columns become categorical attributes)")
-    q.add_argument("--target", type=float, help="whole-record epsilon")
+    q.add_argument("--target", type=float, help="one whole-record epsilon")
     q.add_argument("--per-attribute", type=float, help="whole-record epsilon = this times the number of attributes")
-    q.add_argument("--methods", help="designs (default: every design method)")
+    q.add_argument("--epsilons", help="several epsilons on the axes of --axis, e.g. 0.1,0.4,0.7,1")
+    q.add_argument(
+        "--axis",
+        default="both",
+        help="with --epsilons: per-attribute (the LOPUB/LOCOP/BRR paper's axis), whole-record (OptRR's) or both",
+    )
+    q.add_argument(
+        "--methods",
+        help="designs (default: every design method), rr_clusters, rr_clusters_optimized, and the Bloom-filter "
+        "schemes lasso, lopub, locop, brr",
+    )
     q.add_argument("--ways", default="2,3,4,5", help="marginal sizes (default 2,3,4,5)")
     q.add_argument("--subsets", type=int, default=100, help="random attribute subsets per size (default 100)")
     q.add_argument("--repetitions", type=int, default=1, help="perturbations per design (default 1)")
-    q.add_argument("--estimator", default="clip", help="clip (default) or ibu")
+    q.add_argument("--estimator", default="clip", help="designs' estimator: clip (default) or ibu")
     return p
 
 
@@ -159,37 +169,77 @@ def _run(args) -> int:
                 )
         print(summary.pivot_table(index=["p", "sigma"], columns="method", values="median_relative_error").round(4))
     elif args.kind == "avd":
-        from ..compare import avd_table, load_dataset
-
-        data = load_dataset(args.data)
-        if (args.target is None) == (args.per_attribute is None):
-            raise InputError("give exactly one of --target (whole-record epsilon) or --per-attribute")
-        target = args.target if args.target is not None else args.per_attribute * len(data.sizes)
-        if args.estimator not in ("clip", "ibu"):
-            raise InputError("estimator must be clip or ibu")
-        rows, designs = avd_table(
-            data,
-            target,
-            _names(args.methods) if args.methods else None,
-            _ints(args.ways, "way"),
-            _positive(args.subsets, "--subsets"),
-            _positive(args.repetitions, "--repetitions"),
-            estimator=args.estimator,
-            seed=args.seed,
-        )
-        if want_csv:
-            written.append(output.write_csv(rows, out(f"avd_{data.name}.csv")))
-        if want_png:
-            written.append(output.plot_avd(rows, out(f"avd_{data.name}.png")))
-        for d in designs:
-            if "error" in d:
-                print(f"{d['method']}: not run ({d['error']})")
-            elif "note" in d:
-                print(f"{d['method']}: {d['note']}")
-        print(rows.pivot_table(index="method", columns="way", values="mean_avd").round(4))
+        _run_avd(args, want_csv, want_png, out, written)
     else:
         raise InputError(f"unknown comparison {args.kind!r}")
     print(seed_note)
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+AXIS_NAMES = {"per-attribute": ("per_attribute",), "whole-record": ("whole_record",)}
+AXIS_NAMES["both"] = AXIS_NAMES["per-attribute"] + AXIS_NAMES["whole-record"]
+
+
+def _avd_methods(text):
+    from ..compare.avd_marginals import BLOOM_METHODS, CLUSTER_METHODS
+    from ..designs import METHODS
+
+    if not text:
+        return None
+    names = _names(text)
+    known = tuple(METHODS) + tuple(CLUSTER_METHODS) + BLOOM_METHODS
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise InputError(f"unknown method {unknown[0]!r}; choose from {', '.join(known)}")
+    return names
+
+
+def _run_avd(args, want_csv, want_png, out, written):
+    from ..compare import avd_sweep, avd_table, load_dataset, output
+
+    data = load_dataset(args.data)
+    given = [v is not None for v in (args.target, args.per_attribute, args.epsilons)]
+    if sum(given) != 1:
+        raise InputError("give exactly one of --target (whole-record epsilon), --per-attribute or --epsilons")
+    if args.estimator not in ("clip", "ibu"):
+        raise InputError("estimator must be clip or ibu")
+    methods = _avd_methods(args.methods)
+    ways = _ints(args.ways, "way")
+    subsets, reps = _positive(args.subsets, "--subsets"), _positive(args.repetitions, "--repetitions")
+    if args.epsilons is None:
+        target = args.target if args.target is not None else args.per_attribute * len(data.sizes)
+        rows, designs = avd_table(data, target, methods, ways, subsets, reps, estimator=args.estimator, seed=args.seed)
+        axes = ("whole_record",)
+    else:
+        if args.axis not in AXIS_NAMES:
+            raise InputError(f"--axis must be one of {', '.join(AXIS_NAMES)}")
+        epsilons = _floats(args.epsilons, "epsilon")
+        if any(not e > 0 for e in epsilons):
+            raise InputError("every epsilon must be positive")
+        axes = AXIS_NAMES[args.axis]
+        rows, designs = avd_sweep(
+            data, epsilons, axes, methods, ways, subsets, reps, estimator=args.estimator, seed=args.seed
+        )
+    if want_csv:
+        written.append(output.write_csv(rows, out(f"avd_{data.name}.csv")))
+    if want_png:
+        if args.epsilons is None:
+            written.append(output.plot_avd(rows, out(f"avd_{data.name}.png")))
+        else:
+            for axis in axes:
+                part = rows[rows.epsilon_axis == axis]
+                written.append(output.plot_avd_sweep(part, out(f"avd_{data.name}_{axis}.png"), "mean_avd"))
+                written.append(output.plot_avd_sweep(part, out(f"r2_{data.name}_{axis}.png"), "mean_r2"))
+    seen = set()
+    for d in designs:
+        key = (d["method"], d.get("error", ""), d.get("note", ""))
+        if key in seen:
+            continue
+        seen.add(key)
+        if "error" in d:
+            print(f"{d['method']}: not run ({d['error']})")
+        elif "note" in d:
+            print(f"{d['method']}: {d['note']}")
+    print(rows.pivot_table(index=["epsilon_axis", "epsilon", "method"], columns="way", values="mean_avd").round(4))

@@ -3,10 +3,11 @@
 (a) :func:`ratio_curves` - Yamamoto & Shibuya Figs. 1-4;
 (b) :func:`snp_chi2_curve` - their Fig. 5 (chi-square error vs number of SNPs, raw and unbiased);
 (c) :func:`count_query_errors` - Domingo-Ferrer & Soria-Comas Fig. 3 (relative error vs coverage);
-(d) :func:`avd_table` - AVD of 2- to 5-way marginals at one whole-record epsilon, for every design.
+(d) :func:`avd_table` - AVD and R-squared of 2- to 5-way marginals at one epsilon, for every design and the
+    Bloom-filter schemes (LOPUB, LOCOP, BRR); :func:`avd_sweep` - the same over epsilons on both privacy axes.
 """
 
-from .avd_marginals import avd_table
+from .avd_marginals import avd_sweep, avd_table
 from .count_queries import count_query_errors
 from .datasets import CategoricalData, load_dataset, prepare_frame, rules_text
 from .ratios import ratio_curves
@@ -15,6 +16,7 @@ from .snp_chi2 import summarize as summarize_snp
 
 __all__ = [
     "CategoricalData",
+    "avd_sweep",
     "avd_table",
     "count_query_errors",
     "load_dataset",

@@ -160,11 +160,62 @@ def avd_figure(rows) -> FigureSpec:
                 )
             )
     ways = sorted({int(w) for w in rows["way"].unique() if not math.isnan(w)})
-    title = f"{rows['dataset'].iloc[0]}, whole-record epsilon {rows['target_epsilon'].iloc[0]:g}"
+    axis = rows["epsilon_axis"].iloc[0] if "epsilon_axis" in rows else "whole_record"
+    label = "whole-record epsilon" if axis == "whole_record" else "epsilon per attribute"
+    title = f"{rows['dataset'].iloc[0]}, {label} {rows['target_epsilon'].iloc[0]:g}"
     panel = PanelSpec(
         series, title=title, xlabel="attributes in the marginal", ylabel="AVD (true vs estimated)", xticks=ways
     )
     return FigureSpec([panel], width_px=770, height_px=495)
+
+
+def avd_sweep_figure(rows, value: str = "mean_avd") -> FigureSpec:
+    """The LOPUB/LOCOP/BRR paper's Figs. 3 and 5: ``value`` (mean_avd or mean_r2) against epsilon on one axis,
+    one panel per way, one line per method (bars: +- one sd)."""
+    from .avd_marginals import AXIS_LABELS
+
+    sd_col = "sd_avd" if value == "mean_avd" else "sd_r2"
+    axis = str(rows["epsilon_axis"].iloc[0])
+    colors = colors_for(sorted(rows["method"].unique()))
+    ways = sorted(int(w) for w in rows["way"].unique())
+    panels = []
+    for i, way in enumerate(ways):
+        series = []
+        for m, part in rows[rows["way"] == way].groupby("method"):
+            part = part.sort_values("epsilon")
+            if not part[value].notna().any():
+                continue
+            sd = _column(part, sd_col)
+            series.append(
+                SeriesSpec(
+                    _column(part, "epsilon"),
+                    _column(part, value),
+                    label=m,
+                    color=colors[m],
+                    dash=STYLE.get(m, (None, "solid"))[1],
+                    width=2.0,
+                    marker="o",
+                    marker_size=6.0,
+                    err_low=sd,
+                    err_high=sd,
+                )
+            )
+        panels.append(
+            PanelSpec(
+                series,
+                title=f"{rows['dataset'].iloc[0]}, k = {way}",
+                xlabel=AXIS_LABELS[axis],
+                ylabel=("AVD (true vs estimated)" if value == "mean_avd" else "R-squared (true vs estimated)")
+                if i == 0
+                else "",
+                legend=None,
+            )
+        )
+    return FigureSpec(panels, columns=len(ways), width_px=330 * len(ways) + 150, height_px=380, legend="right")
+
+
+def plot_avd_sweep(rows, path: str, value: str = "mean_avd") -> str:
+    return render_png(avd_sweep_figure(rows, value), path)
 
 
 def plot_ratios(frame, path: str, y: str = "ratio_to_sum") -> str:

@@ -87,3 +87,20 @@ def test_cancel_a_comparison(qtbot, compare):
     page.cancel()
     assert not page.is_running()
     assert page.status.text() == "Cancelled."
+
+
+def test_avd_page_with_the_bloom_schemes_per_attribute(qtbot, compare, tmp_path):
+    _window, view = compare
+    page = view.pages[1]
+    page.subsets.setValue(2)
+    page.target.setValue(1.0)
+    page.axis.setCurrentIndex(page.axis.findData("per_attribute"))
+    page.bloom.setChecked(True)
+    assert page.run()
+    qtbot.waitUntil(lambda: page.frame is not None and not page.is_running(), timeout=WAIT_MS)
+    frame = exported(page, tmp_path, "avd")
+    assert {"lopub", "locop", "brr", "kronecker"} <= set(frame["method"])
+    assert (frame["epsilon_axis"] == "per_attribute").all()
+    bloom = frame[frame["method"].isin(["lopub", "locop", "brr"])]
+    assert bloom["mean_avd"].between(0, 1).all()
+    assert (bloom["mean_attribute_epsilon"] <= 1.0 * (1 + 1e-9)).all()

@@ -12,6 +12,7 @@ import time
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
@@ -38,6 +39,9 @@ COLORS = {
     "family": (0, 150, 110),
     "auto": (150, 60, 170),
     "classes": (230, 140, 0),
+    "lopub": (120, 120, 120),
+    "locop": (140, 86, 75),
+    "brr": (23, 190, 207),
 }
 
 
@@ -328,18 +332,34 @@ class AvdPage(DataPageBase):
         self.estimator = QComboBox()
         self.estimator.addItem("clipped unbiased", "clip")
         self.estimator.addItem("EM (IBU)", "ibu")
+        self.axis = QComboBox()
+        self.axis.addItem("whole record", "whole_record")
+        self.axis.addItem("per attribute", "per_attribute")
+        self.axis.setToolTip(
+            "Whole record: every method gets this ε for the whole record (OptRR's axis). Per attribute: every "
+            "attribute gets this ε (the LOPUB/LOCOP/BRR paper's axis)."
+        )
+        self.bloom = QCheckBox("LOPUB, LOCOP, BRR")
+        self.bloom.setToolTip("Also run the Bloom-filter schemes of the healthcare LDP comparison paper")
+        self.controls.addWidget(QLabel("ε axis"))
+        self.controls.addWidget(self.axis)
         self.controls.addWidget(QLabel("subsets"))
         self.controls.addWidget(self.subsets)
         self.controls.addWidget(QLabel("estimator"))
         self.controls.addWidget(self.estimator)
+        self.controls.addWidget(self.bloom)
 
     def job(self):
+        methods = compare_jobs.AVD_METHODS + (compare_jobs.BLOOM_METHODS if self.bloom.isChecked() else ())
         return compare_jobs.avd_on_file, (
             *self.data_args(),
             float(self.target.value()),
             (2, 3, 4, 5),
             self.subsets.value(),
             self.estimator.currentData(),
+            None,
+            methods,
+            self.axis.currentData(),
         )
 
     def draw(self, result) -> None:
@@ -350,7 +370,7 @@ class AvdPage(DataPageBase):
         self.graphics.clear()
         plot = new_plot(
             self.graphics,
-            title=f"{result['name']}: AVD of estimated marginals, whole-record ε {self.target.value():g}",
+            title=f"{result['name']}: AVD of estimated marginals, {self.axis.currentText()} ε {self.target.value():g}",
         )
         plot.setLabel("bottom", "attributes in the marginal")
         plot.setLabel("left", "AVD (true vs estimated; lower = better)")

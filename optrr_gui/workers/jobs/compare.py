@@ -14,6 +14,7 @@ import pandas as pd
 
 from optrr_engine import compare as harness
 from optrr_engine.compare.budgets import budgeted_design
+from optrr_engine.designs import METHODS
 from optrr_engine.errors import InputError
 from optrr_engine.estimation import estimate_from_counts
 from optrr_engine.estimation.counts import count_codes
@@ -50,11 +51,29 @@ def load_data(path: str, options: dict, columns: list[str] | None, progress=None
     return harness.prepare_frame(frame, name)
 
 
-def avd(data, target: float, ways, subsets: int, estimator: str, seed=None, progress=None, cancel=None):
-    """(rows, design summaries) of ``optrr_engine.compare.avd_table``."""
+#: The AVD page's designs (the harness's default) and the Bloom-filter schemes it can add.
+AVD_METHODS = (*METHODS, "rr_clusters")
+BLOOM_METHODS = ("lopub", "locop", "brr")
+
+
+def avd(
+    data,
+    target: float,
+    ways,
+    subsets: int,
+    estimator: str,
+    seed=None,
+    methods=None,
+    axis: str = "whole_record",
+    progress=None,
+    cancel=None,
+):
+    """(rows, design summaries) of ``optrr_engine.compare.avd_table`` (``target`` on ``axis``)."""
     return harness.avd_table(
         data,
         target,
+        methods=methods,
+        axis=axis,
         ways=tuple(ways),
         subsets=int(subsets),
         estimator=estimator,
@@ -95,17 +114,31 @@ def marginal_comparison(data, target: float, method: str, attribute: int, seed=N
     )
 
 
-def avd_on_file(path, options, columns, target, ways, subsets, estimator, seed=None, progress=None, cancel=None):
+def avd_on_file(
+    path,
+    options,
+    columns,
+    target,
+    ways,
+    subsets,
+    estimator,
+    seed=None,
+    methods=None,
+    axis: str = "whole_record",
+    progress=None,
+    cancel=None,
+):
     """Read and prepare the file, then :func:`avd` (one job, so that it can run in a worker process)."""
     ctl = TaskControl(progress, cancel)
     data = load_data(path, options, columns, ctl.sub(0.0, 0.2).progress, cancel)
-    rows, designs = avd(data, target, ways, subsets, estimator, seed, ctl.sub(0.2, 1.0).progress, cancel)
+    rows, designs = avd(data, target, ways, subsets, estimator, seed, methods, axis, ctl.sub(0.2, 1.0).progress, cancel)
     return {"rows": rows, "designs": designs, "name": data.name, "columns": list(data.columns)}
 
 
 def marginal_on_file(path, options, columns, target, method, attribute: str, seed=None, progress=None, cancel=None):
     """Read and prepare the file, then :func:`marginal_comparison` for the named column."""
     from optrr_engine.errors import InputError
+
     ctl = TaskControl(progress, cancel)
     data = load_data(path, options, columns, ctl.sub(0.0, 0.3).progress, cancel)
     names = list(data.columns)

@@ -87,21 +87,27 @@ class StallMeter:
 
         self.interval = interval_ms / 1000
         self.gaps: list[float] = []
+        #: CPU seconds the UI thread itself used within each gap: the stall on an idle machine (the wall-clock
+        #: gaps also count the time other processes hold the shared cores).
+        self.cpu_gaps: list[float] = []
         self.last = None
+        self.last_cpu = 0.0
         self.timer = QTimer()
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(self.tick)
 
     def tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         if self.last is not None:
             self.gaps.append(now - self.last)
-        self.last = now
+            self.cpu_gaps.append(cpu - self.last_cpu)
+        self.last, self.last_cpu = now, cpu
 
     def start(self, app=None) -> None:
         """Start ticking; with ``app``, return after the first tick (so a synchronous call right after is
         measured as one gap)."""
         self.gaps.clear()
+        self.cpu_gaps.clear()
         self.last = None
         self.timer.start()
         while app is not None and self.last is None:
@@ -110,7 +116,8 @@ class StallMeter:
     def stop(self) -> dict:
         self.timer.stop()
         g = sorted(self.gaps) or [0.0]
-        return {"max": g[-1], "p99": g[int(0.99 * (len(g) - 1))], "ticks": len(g)}
+        cpu = max(self.cpu_gaps, default=0.0)
+        return {"max": g[-1], "p99": g[int(0.99 * (len(g) - 1))], "ticks": len(g), "cpu_max": cpu}
 
 
 def make_big_csv(rows: int, folder: str) -> str:
@@ -214,16 +221,29 @@ def make_wide_csv(folder: str, columns: int = 77, rows: int = 10_000, seed: int 
     return path
 
 
-def wait_for_designs(app, window, methods, t0: float, timeout: float = 60.0) -> float:
-    """Seconds from ``t0`` until every method in ``methods`` has a fresh summary shown in the panel."""
-    c = window.controller
-    deadline = time.perf_counter() + timeout
-    while time.perf_counter() < deadline:
-        app.processEvents()
-        if all(m in c.summaries and not c.is_stale(m) for m in methods):
-            return time.perf_counter() - t0
-        time.sleep(0.0005)
-    return float("nan")
+def wait_for_designs(app, window, methods, t0: float, before, timeout: float = 60.0) -> float:
+    """Seconds from ``t0`` until every method in ``methods`` has a fresh summary of a request other than
+    ``before`` (the controller's key before the edit) drawn in the panel. Waits in an
+    event loop (the UI thread sleeps between events, so its CPU time is the work of the edit alone)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    c, loop, result = window.controller, QEventLoop(), [float("nan")]
+
+    def check() -> None:
+        fresh = c.key != before and all(m in c.summaries and not c.is_stale(m) for m in methods)
+        if fresh and not window.mechanism.redraw_pending():
+            result[0] = time.perf_counter() - t0
+            loop.quit()
+        elif time.perf_counter() - t0 > timeout:
+            loop.quit()
+
+    timer = QTimer()
+    timer.setInterval(1)
+    timer.timeout.connect(check)
+    timer.start()
+    loop.exec()
+    timer.stop()
+    return result[0]
 
 
 def wide_file(app, folder: str, edits: int = 10) -> None:
@@ -249,21 +269,27 @@ def wide_file(app, folder: str, edits: int = 10) -> None:
         window.wait_until_ready(300)
         m = meter.stop()
         print(
-            f"  bulk role change of {n} columns -> {role:<8} the edit itself {1000 * call:7.1f} ms; longest UI stall "
-            f"until every design is back {1000 * m['max']:7.1f} ms (target <= 100 ms)"
+            f"  bulk role change of {n} columns -> {role:<8} the edit itself {1000 * call:6.1f} ms; longest UI stall "
+            f"until every design is back {1000 * m['max']:6.1f} ms wall, {1000 * m['cpu_max']:6.1f} ms UI-thread CPU "
+            "(target <= 100 ms)"
         )
     cheap = [m for m in ("kronecker", "heuristic", "family") if m in window.controller.methods]
-    times = []
+    times, cpus = [], []
     for i in range(edits):
-        t0 = time.perf_counter()
+        before = window.controller.key
+        t0, c0 = time.perf_counter(), time.thread_time()
         window.stack.push(SetColumnValue(window.state, i % n, "epsilon", 0.5 + 0.05 * i))
-        times.append(wait_for_designs(app, window, cheap, t0))
+        times.append(wait_for_designs(app, window, cheap, t0, before))
+        cpus.append(time.thread_time() - c0)
         window.wait_until_ready(300)
     times.sort()
+    cpus.sort()
     print(
         f"  one epsilon edit -> design table updated ({', '.join(cheap)}), {edits} edits: median "
-        f"{1000 * times[edits // 2]:.1f} ms, max {1000 * times[-1]:.1f} ms (target <= 50 ms)"
+        f"{1000 * times[edits // 2]:.1f} ms, max {1000 * times[-1]:.1f} ms wall (target <= 50 ms); UI-thread CPU "
+        f"median {1000 * cpus[edits // 2]:.1f} ms"
     )
+    print(f"  (load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     window.close()
 
 

@@ -575,7 +575,12 @@ class MainWindow(QMainWindow):
     def is_ready(self) -> bool:
         """Columns known, rows read, every design computed and no background work left (the screenshot
         waits for this)."""
-        return not self.loading and self.controller.is_idle() and not self.runner.busy_channels()
+        return (
+            not self.loading
+            and self.controller.is_idle()
+            and not self.runner.busy_channels()
+            and not self.attributes.editors_pending()
+        )
 
     def wait_until_ready(self, timeout: float = 120.0) -> bool:
         from PySide6.QtWidgets import QApplication

@@ -81,6 +81,23 @@ class SetSessionValue(QUndoCommand):
         return True
 
 
+class SetColumnValues(QUndoCommand):
+    """Set one field of several columns to one value: one undo step, one state change (one redraw)."""
+
+    def __init__(self, state: SessionState, indices, name: str, value, text: str | None = None):
+        self.indices = list(indices)
+        super().__init__(text or f"{name} of {len(self.indices)} columns → {_describe(value)}")
+        self.state, self.name = state, name
+        self.old = [state.column_value(i, name) for i in self.indices]
+        self.new = value
+
+    def redo(self) -> None:
+        self.state.set_column_values(self.indices, self.name, [self.new] * len(self.indices))
+
+    def undo(self) -> None:
+        self.state.set_column_values(self.indices, self.name, self.old)
+
+
 def set_many(stack, state: SessionState, indices, name: str, value, text: str | None = None) -> None:
     """One undo step that sets the same field on several columns (e.g. role of a selection)."""
     indices = [i for i in indices if state.column_value(i, name) != value]
@@ -89,7 +106,4 @@ def set_many(stack, state: SessionState, indices, name: str, value, text: str | 
     if len(indices) == 1:
         stack.push(SetColumnValue(state, indices[0], name, value))
         return
-    stack.beginMacro(text or f"{name} of {len(indices)} columns → {_describe(value)}")
-    for i in indices:
-        stack.push(SetColumnValue(state, i, name, value))
-    stack.endMacro()
+    stack.push(SetColumnValues(state, indices, name, value, text))

@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+import time
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,13 +26,16 @@ from PySide6.QtWidgets import (
 
 from ..common.commands import SetColumnValue, SetSessionValue, set_many
 from ..design.epsilon_editor import EpsilonEditor
-from ..state.config_bridge import column_counts, column_warnings
-from ..state.session import ROLES, TYPES, SessionState
+from ..state.config_bridge import category_counts
+from ..state.session import COUNT_FIELDS, ROLES, TYPES, SessionState
 
 COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT, COL_EPS, COL_WARN = range(6)
 HEADERS = ("Column", "Role", "Type", "Categories", "ε (lower = more private)", "Warnings")
 #: Above this many columns the epsilon editors open on demand instead of staying open on every row.
 PERSISTENT_EDITOR_LIMIT = 300
+#: Editors are opened in batches of at most this many seconds per turn of the event loop (a bulk role change
+#: on a wide file opens dozens of them; the window stays responsive meanwhile).
+EDITOR_BATCH_SECONDS = 0.02
 
 ROLE_HELP = {
     "perturb": "perturb: randomized before release (private)",
@@ -55,19 +60,25 @@ class AttributeModel(QAbstractTableModel):
 
     # -- state changes -----------------------------------------------------------------------
     def _recount(self) -> None:
-        self.counts = column_counts(self.state)
-        self.warnings = [column_warnings(c, n) for c, n in zip(self.state.columns, self.counts, strict=True)]
+        """The shared counts of this version of the columns (computed once per data change)."""
+        counts = category_counts(self.state)
+        self.counts, self.warnings = counts.counts, counts.warnings
 
     def _on_state(self, kind, index, name) -> None:
         if kind == "reset":
             self.beginResetModel()
             self._recount()
             self.endResetModel()
+        elif kind == "columns":  # a bulk edit: one refresh of every row
+            self._recount()
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(HEADERS) - 1))
+        elif kind == "column" and name in ("epsilon", "weight"):
+            # only that cell: a row-wide change would re-measure the columns sized to their contents
+            self.dataChanged.emit(self.index(index, COL_EPS), self.index(index, COL_EPS))
         elif kind == "column":
             self._recount()
-            for col in range(len(HEADERS)):
-                self.dataChanged.emit(self.index(index, col), self.index(index, col))
-            if name in ("role", "type", "categories", "bins", "missing"):
+            self.dataChanged.emit(self.index(index, 0), self.index(index, len(HEADERS) - 1))
+            if name in COUNT_FIELDS:
                 n = self.rowCount() - 1
                 self.dataChanged.emit(self.index(0, COL_COUNT), self.index(n, COL_WARN))
         elif kind == "session" and name == "budget_mode":
@@ -282,6 +293,11 @@ class AttributePanel(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(bar)
         lay.addWidget(self.view, 1)
+        self._editor_queue: list[int] = []
+        self._editor_timer = QTimer(self)
+        self._editor_timer.setSingleShot(True)
+        self._editor_timer.setInterval(0)
+        self._editor_timer.timeout.connect(self._open_queued_editors)
         self.per_column.toggled.connect(self._mode_toggled)
         self.target.valueChanged.connect(self._target_changed)
         state.subscribe(self._on_state)
@@ -307,9 +323,11 @@ class AttributePanel(QWidget):
     def _on_state(self, kind, index, name) -> None:
         if kind == "reset" or (kind == "session" and name in ("budget_mode", "target_total")):
             self._sync_controls()
-        if kind == "reset" or (kind == "column" and name == "role") or (kind == "session" and name == "budget_mode"):
+        if kind == "reset" or (kind == "session" and name == "budget_mode"):
             self._open_editors()
-        if kind in ("reset", "column"):
+        elif kind in ("column", "columns") and name == "role":
+            self._open_editors(None if index is None else [index], rebuild=False)
+        if kind in ("reset", "column", "columns"):
             self._update_count()
 
     def _sync_controls(self) -> None:
@@ -328,13 +346,38 @@ class AttributePanel(QWidget):
         p = len(self.state.perturbed_indices())
         self.count_label.setText(f"{n} in the file, {p} perturbed")
 
-    def _open_editors(self) -> None:
-        """Keep a spin box + slider open on every perturbed row (closed on the others)."""
+    def _open_editors(self, rows=None, rebuild: bool = True) -> None:
+        """Keep a spin box + slider open on every perturbed row (closed on the others), on ``rows`` (default:
+        all). ``rebuild``: replace open editors too (a new file, or epsilon <-> weight); a role change only
+        opens and closes the editors of rows whose role changed."""
         many = self.model.rowCount() > PERSISTENT_EDITOR_LIMIT
-        for row in range(self.model.rowCount()):
+        if rows is None:
+            rows = range(self.model.rowCount())
+            self._editor_queue.clear()
+        for row in rows:
             idx = self.model.index(row, COL_EPS)
             want = not many and self.state.columns[row].role == "perturb"
-            if self.view.isPersistentEditorOpen(idx):
+            is_open = self.view.isPersistentEditorOpen(idx)
+            if is_open and (rebuild or not want):
                 self.view.closePersistentEditor(idx)
-            if want:
-                self.view.openPersistentEditor(idx)
+                is_open = False
+            if want and not is_open:
+                self._editor_queue.append(row)
+        self._open_queued_editors()
+
+    def editors_pending(self) -> bool:
+        """Whether epsilon editors are still waiting to be opened."""
+        return bool(self._editor_queue)
+
+    def _open_queued_editors(self) -> None:
+        deadline = time.perf_counter() + EDITOR_BATCH_SECONDS
+        while self._editor_queue:
+            row = self._editor_queue.pop(0)
+            if row < self.model.rowCount() and self.state.columns[row].role == "perturb":
+                idx = self.model.index(row, COL_EPS)
+                if not self.view.isPersistentEditorOpen(idx):
+                    self.view.openPersistentEditor(idx)
+            if time.perf_counter() > deadline:
+                break
+        if self._editor_queue:
+            self._editor_timer.start()

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from ..common.commands import SetColumnValue
 from ..design.attribute_table import ROLE_HELP, TYPE_HELP
 from ..design.epsilon_editor import EpsilonEditor
-from ..state.config_bridge import column_counts, column_warnings
+from ..state.config_bridge import category_counts
 from ..state.session import MISSING, ROLES, TYPES, SessionState
 
 MISSING_TEXT = {"category": "are a category of their own", "exclude": "are left out (stay missing)"}
@@ -226,8 +226,20 @@ class ColumnPanel(QWidget):
     def _on_state(self, kind, index, name) -> None:
         if kind == "reset":
             self.show_column(None if not self.state.columns else min(self.row or 0, len(self.state.columns) - 1))
-        elif kind in ("column", "session") and self.row is not None:
+        elif self.row is None:
+            return
+        elif kind == "column" and name in ("epsilon", "weight"):
+            if index == self.row:
+                self._show_values(self.state.columns[self.row])
+        elif kind in ("column", "columns", "session"):
             self.show_column(self.row)
+
+    def _show_values(self, col) -> None:
+        """The column's epsilon and weight in their editors (not while the user is editing them)."""
+        if not self.epsilon.spin.hasFocus() and not self.epsilon.slider.isSliderDown():
+            self.epsilon.setValue(col.epsilon)
+        if not self.weight.spin.hasFocus() and not self.weight.slider.isSliderDown():
+            self.weight.setValue(col.weight)
 
     def show_column(self, row: int | None) -> None:
         self.row = row if row is not None and 0 <= row < len(self.state.columns) else None
@@ -240,8 +252,8 @@ class ColumnPanel(QWidget):
             self.warnings.setText("")
             return
         col = self.state.columns[self.row]
-        counts = column_counts(self.state)
-        n = counts[self.row]
+        counts = category_counts(self.state)
+        n = counts.counts[self.row]
         self.title.setText(f"{col.name} — {n if n is not None else '?'} categories")
         for box, value in ((self.role, col.role), (self.type, col.type)):
             box.blockSignals(True)
@@ -254,11 +266,8 @@ class ColumnPanel(QWidget):
         self._form.setRowVisible(self.weight, budget)
         self.epsilon.setEnabled(perturb)
         self.weight.setEnabled(perturb)
-        if not self.epsilon.spin.hasFocus() and not self.epsilon.slider.isSliderDown():
-            self.epsilon.setValue(col.epsilon)
-        if not self.weight.spin.hasFocus() and not self.weight.slider.isSliderDown():
-            self.weight.setValue(col.weight)
-        self.warnings.setText("\n".join(f"⚠ {w}" for w in column_warnings(col, n)))
+        self._show_values(col)
+        self.warnings.setText("\n".join(f"⚠ {w}" for w in counts.warnings[self.row]))
         numeric = col.type == "numeric"
         self.up.setVisible(not numeric)
         self.down.setVisible(not numeric)

@@ -52,6 +52,7 @@ class DesignController(QObject):
         self.sizes: list[int] = []
         self.request: dict = {}
         self.message = ""
+        self._clusters_config: tuple | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -128,7 +129,11 @@ class DesignController(QObject):
             return
         from ..workers.jobs.clusters import clusters_design  # lazily: pulls in the analysis package
 
-        config = self.state.to_release_config()
+        # The job reads only the columns' coding from the configuration (its epsilons come with the request):
+        # build it once per version of the columns, not on every epsilon edit.
+        if self._clusters_config is None or self._clusters_config[0] != self.state.data_version:
+            self._clusters_config = (self.state.data_version, self.state.to_release_config())
+        config = self._clusters_config[1]
         self.runner.submit(
             channel_of("clusters"),
             clusters_design,

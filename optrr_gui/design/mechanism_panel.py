@@ -236,8 +236,14 @@ class MechanismPanel(QWidget):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(0)
         self._refresh_timer.timeout.connect(self.refresh)
+        self._details_key: tuple | None = None
+        self._details_summary: DesignSummary | None = None
         controller.changed.connect(self._refresh_timer.start)
         self.refresh()
+
+    def redraw_pending(self) -> bool:
+        """Whether new results wait for the next redraw."""
+        return self._refresh_timer.isActive()
 
     def flush(self) -> None:
         """Redraw now if a redraw is pending (tests, screenshots)."""
@@ -352,6 +358,11 @@ class MechanismPanel(QWidget):
         method = self.shown_method
         s: DesignSummary | None = c.summaries.get(method) if method else None
         names = c.request.get("names", [])
+        # The chart and the column table change only with the shown summary (a new result), not when the
+        # results merely become stale after an edit: keep the summary itself so that its id stays unique.
+        key = (method, id(s), tuple(names), tuple(c.sizes))
+        same = key == self._details_key
+        self._details_key, self._details_summary = key, s
         if s is None or not s.ok or len(s.achieved) != len(names):
             self.shown_label.setText(METHOD_LABELS.get(method, "") if method else "")
             self.chart.set_data([], [], [])
@@ -369,9 +380,11 @@ class MechanismPanel(QWidget):
             f"<span style='color:rgb{HIGHER_COLOR}'>■</span> higher than asked "
             f"<span style='color:rgb{LOWER_COLOR}'>■</span> lower"
         )
-        self.chart.set_data(names, s.requested, s.achieved)
         if s.note:
             self.shown_label.setText(self.shown_label.text() + f"<br><i>{s.note}</i>")
+        if same:
+            return
+        self.chart.set_data(names, s.requested, s.achieved)
         if s.changes:
             parts = []
             for ch in s.changes:
@@ -394,10 +407,14 @@ class MechanismPanel(QWidget):
             se = s.standard_errors[i] if i < len(s.standard_errors) else math.nan
             cells = [name, str(c.sizes[i]), fmt_eps(s.requested[i]), fmt_eps(s.achieved[i]), fmt_pp(se)]
             for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if col == 3 and i in s.changed_attributes:
-                    item.setForeground(QBrush(QColor(204, 0, 0)))
-                    item.setToolTip("This design changed the ε of this column.")
-                if col > 0:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.attributes.setItem(i, col, item)
+                item = self.attributes.item(i, col)  # reused: only the texts change from one result to the next
+                if item is None:
+                    item = QTableWidgetItem()
+                    if col > 0:
+                        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    self.attributes.setItem(i, col, item)
+                item.setText(text)
+                if col == 3:
+                    changed = i in s.changed_attributes
+                    item.setData(Qt.ItemDataRole.ForegroundRole, QBrush(QColor(*HIGHER_COLOR)) if changed else None)
+                    item.setToolTip("This design changed the ε of this column." if changed else "")

@@ -1,25 +1,26 @@
 """Between the session and the engine's release configuration: category counts and warnings.
 
-The number of categories of a perturbed column is what the engine's ``Codec`` will encode (its ``sizes``);
-until that module exists it is the length of the column's category list (or number of bins).
+The number of categories of a perturbed column is what the engine's codec will encode (``ColumnCodec.size``).
+:func:`category_counts` computes the counts of every column once per ``SessionState.data_version`` (a new file
+or an edit of roles, types, categories, bins or missing values; never an epsilon edit) and returns the SAME
+object until then, so the attribute table, the column panel and the design controller share one computation.
+Each column's codec size is also kept per column specification, so a bulk role change rebuilds nothing.
 """
 
 from __future__ import annotations
 
-from ..state.session import ColumnState, SessionState
+import json
+import weakref
+from dataclasses import dataclass
+
+from optrr_engine.errors import OptRRError
+from optrr_engine.release.codec import ColumnCodec
+from optrr_engine.release.config import ColumnConfig
+
+from .session import COUNT_FIELDS, ColumnState, SessionState
 
 #: A column with more categories than this gets a warning (estimates need many rows per category).
 MANY_CATEGORIES = 50
-
-
-def codec_available() -> bool:
-    try:
-        import optrr_engine.release.codec  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def bin_edges(bins) -> list | None:
     """The edges of a bins specification (dict form or a plain list), or None when not computed yet."""
     if bins is None:
@@ -42,28 +43,88 @@ def listed_count(col: ColumnState) -> int | None:
     return extra if col.categories is not None else None
 
 
-def perturbed_sizes(state: SessionState) -> list[int]:
-    """a_i of every perturbed column, in order; from the engine's Codec when it is available."""
-    if not state.perturbed_indices():
-        return []
-    if codec_available():
-        from optrr_engine.release.codec import Codec
+@dataclass(frozen=True)
+class CategoryCounts:
+    """Counts derived from one version of the session's columns."""
 
-        return [int(a) for a in Codec(state.to_release_config()).sizes]
-    counts = [listed_count(c) for c in state.perturbed_columns()]
-    return [int(c) if c is not None else 0 for c in counts]
+    #: Categories of every column, for display (the codec's count; the listed count where the codec refuses).
+    counts: tuple
+    #: a_i of the perturbed columns, in order (what the designs are computed for).
+    sizes: tuple
+    #: Why ``sizes`` is unknown (a perturbed column the codec refuses), else None.
+    error: str | None
+    #: The warnings of every column (schema warnings plus the ones that depend on the user's choices).
+    warnings: tuple
+
+
+def _spec_key(col: ColumnState) -> str:
+    return json.dumps([col.name] + [getattr(col, f) for f in sorted(COUNT_FIELDS - {"role"})], default=str)
+
+
+def codec_size(col: ColumnState) -> int:
+    """The number of categories the engine's codec encodes for the column if it is perturbed (raises
+    ``OptRRError`` when the column cannot be perturbed as configured)."""
+    d = col.to_dict()
+    d.update(role="perturb", epsilon=1.0, weight=1.0)  # the count never depends on the privacy level
+    cfg = ColumnConfig(**d)
+    cfg.validate()
+    return ColumnCodec(cfg).size
+
+
+class _Cache:
+    def __init__(self):
+        self.version: int | None = None
+        self.counts: CategoryCounts | None = None
+        self.sizes: dict[str, int | OptRRError] = {}
+
+
+_CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def category_counts(state: SessionState) -> CategoryCounts:
+    """The counts of the session's current columns; the same object until ``state.data_version`` changes."""
+    cache = _CACHES.get(state)
+    if cache is None:
+        cache = _CACHES[state] = _Cache()
+    if cache.counts is not None and cache.version == state.data_version:
+        return cache.counts
+    known: dict[str, int | OptRRError] = {}
+    counts, sizes, error = [], [], None
+    for col in state.columns:
+        key = _spec_key(col)
+        if key not in known:
+            size = cache.sizes.get(key)
+            if size is None:
+                try:
+                    size = codec_size(col)
+                except OptRRError as exc:
+                    size = exc
+            known[key] = size
+        size = known[key]
+        counts.append(listed_count(col) if isinstance(size, OptRRError) else size)
+        if col.role == "perturb":
+            if isinstance(size, OptRRError):
+                error = error or str(size)
+            else:
+                sizes.append(int(size))
+    cache.sizes = known  # only the specifications in use are kept
+    warnings = tuple(tuple(column_warnings(c, n)) for c, n in zip(state.columns, counts, strict=True))
+    cache.counts = CategoryCounts(tuple(counts), tuple(sizes), error, warnings)
+    cache.version = state.data_version
+    return cache.counts
+
+
+def perturbed_sizes(state: SessionState) -> list[int]:
+    """a_i of every perturbed column, in order (raises ``ValueError`` when the codec refuses one)."""
+    counts = category_counts(state)
+    if counts.error is not None:
+        raise ValueError(counts.error)
+    return list(counts.sizes)
 
 
 def column_counts(state: SessionState) -> list[int | None]:
     """Number of categories of every column (perturbed or not), for display."""
-    out: list[int | None] = [listed_count(c) for c in state.columns]
-    try:
-        sizes = perturbed_sizes(state)
-    except Exception:
-        return out
-    for i, a in zip(state.perturbed_indices(), sizes, strict=True):
-        out[i] = a
-    return out
+    return list(category_counts(state).counts)
 
 
 def column_warnings(col: ColumnState, count: int | None) -> list[str]:

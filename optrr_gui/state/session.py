@@ -1,7 +1,9 @@
 """The session, Qt-free: which file, its columns with role, type, categories and epsilon (or weight), the
 design method and the budget mode. It serialises to the ``.optrr`` project JSON and converts to the engine's
-``ReleaseConfig``. Views never edit it directly: every edit goes through an undo command (``commands.py``),
-which calls the setters below; the setters notify listeners with ``(kind, index, field)``.
+``ReleaseConfig``. Views never edit it directly: every edit goes through an undo command
+(``optrr_gui.common.commands``), which calls the setters below; each setter notifies listeners ONCE with
+``(kind, index, field)``: kind ``"column"`` (one column), ``"columns"`` (several columns at once, index None),
+``"session"``, ``"reset"`` or ``"rows"``.
 
 Epsilon convention shown everywhere: lower = more private.
 """
@@ -29,6 +31,11 @@ PROJECT_FORMAT = "optrr-project"
 PROJECT_VERSION = 1
 
 Listener = Callable[[str, "int | None", "str | None"], None]
+#: Column fields whose edit can change a column's categories, their count or its warnings (an edit of the
+#: others, epsilon and weight, keeps every count: see ``data_version``).
+COUNT_FIELDS = frozenset(
+    {"role", "type", "categories", "bins", "missing", "missing_label", "missing_values", "warnings"}
+)
 
 
 @dataclass
@@ -114,6 +121,10 @@ class SessionState:
         self.budget_mode: bool = False
         self.target_total: float = DEFAULT_TARGET_TOTAL
         self.accept_changed_epsilons: bool = False
+        #: Increases whenever the columns' categories or roles may have changed (a new file, a project, an edit
+        #: of a field in COUNT_FIELDS), never on epsilon or weight edits: derived data (category counts) is
+        #: computed once per version and shared.
+        self.data_version = 0
         self._listeners: list[Listener] = []
 
     # -- listeners -----------------------------------------------------------------------
@@ -133,6 +144,22 @@ class SessionState:
         return copy.deepcopy(getattr(self.columns[index], name))
 
     def set_column_value(self, index: int, name: str, value) -> None:
+        self._set_field(index, name, value)
+        self._notify("column", index, name)
+
+    def set_column_values(self, indices, name: str, values) -> None:
+        """Set one field of several columns (``values[j]`` for ``indices[j]``): one change, one notification.
+        Every value is checked before any is set."""
+        indices, values = list(indices), list(values)
+        if len(indices) != len(values):
+            raise ValueError("one value per column")
+        for i, v in zip(indices, values, strict=True):
+            self._checked(i, name, v)
+        for i, v in zip(indices, values, strict=True):
+            self._set_field(i, name, v)
+        self._notify("columns", None, name)
+
+    def _checked(self, index: int, name: str, value):
         col = self.columns[index]
         if not hasattr(col, name):
             raise AttributeError(f"columns have no field {name!r}")
@@ -144,8 +171,12 @@ class SessionState:
             raise ValueError(f"type must be one of {', '.join(TYPES)}")
         if name == "missing" and value not in MISSING:
             raise ValueError(f"missing must be one of {', '.join(MISSING)}")
-        setattr(col, name, copy.deepcopy(value))
-        self._notify("column", index, name)
+        return value
+
+    def _set_field(self, index: int, name: str, value) -> None:
+        setattr(self.columns[index], name, copy.deepcopy(self._checked(index, name, value)))
+        if name in COUNT_FIELDS:
+            self.data_version += 1
 
     def session_value(self, name: str):
         return copy.deepcopy(getattr(self, name))
@@ -166,6 +197,7 @@ class SessionState:
         self.reader_options = dict(reader_options or {})
         self.columns = [copy.deepcopy(c) for c in columns]
         self.n_rows = n_rows
+        self.data_version += 1
         self._notify("reset")
 
     def set_n_rows(self, n_rows: int | None) -> None:

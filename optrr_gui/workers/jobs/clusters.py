@@ -1,7 +1,15 @@
-"""Job of the mechanism panel's RR-Clusters row: the data pass over the file and the cluster plan."""
+"""Job of the mechanism panel's RR-Clusters row: the data pass over the file and the cluster plan.
+
+The data pass (read and encode every row) depends only on the file and the perturbed columns' coding, not on
+the epsilons: its result is kept per (file, its size and modification time, reader options, column coding) in
+the process that ran it, so an epsilon edit re-plans the clusters without reading the file again.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import threading
 import time
 
 import numpy as np
@@ -14,6 +22,36 @@ from optrr_engine.release.codec import Codec
 from optrr_engine.tasks import TaskControl
 
 from ...state.design_summary import DesignSummary, summarise
+
+_CACHE_LOCK = threading.Lock()
+_CACHE: dict = {}  # at most one entry: {key: codes}
+
+
+def data_key(path: str, config) -> str:
+    """What the data pass depends on: the file (path, size, modification time), the reader options and the
+    coding of the perturbed columns (never their epsilons)."""
+    st = os.stat(path)
+    columns = []
+    for c in config.perturbed():
+        d = c.to_dict()
+        for privacy in ("epsilon", "weight"):
+            d.pop(privacy, None)
+        columns.append(d)
+    return json.dumps([os.path.abspath(path), st.st_size, st.st_mtime_ns, config.input, columns], default=str)
+
+
+def encoded_codes(path: str, config, progress=None, cancel=None):
+    """:func:`encode_file`, reused while :func:`data_key` is unchanged (the same array object)."""
+    key = data_key(path, config)
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+    codes = encode_file(path, config, progress, cancel)
+    codes.setflags(write=False)  # shared between calls
+    with _CACHE_LOCK:
+        _CACHE.clear()
+        _CACHE[key] = codes
+    return codes
 
 
 def encode_file(path: str, config, progress=None, cancel=None):
@@ -36,7 +74,7 @@ def clusters_design(path: str, config, epsilons, n_rows, tv: float, td: float, p
     panel: clusters of dependent columns (Cramer's V on the raw data) get joint GRR with eps_C = sum eps_i."""
     t0 = time.perf_counter()
     try:
-        codes = encode_file(path, config, progress, cancel)
+        codes = encoded_codes(path, config, progress, cancel)
         if len(codes) == 0:
             return DesignSummary(method="clusters", ok=False, error="the file has no rows to measure dependence on")
         sizes = [len(spec.labels) for spec in Codec(config).specs]

@@ -16,13 +16,13 @@ MAX_MARGINALS = 20_000
 
 
 def parse_marginals(text, names=None) -> dict:
-    """"1,2" -> orders 1 and 2; "a,b;c" -> the sets {a, b} and {c}. Attributes are names (when ``names`` is
+    """ "1,2" -> orders 1 and 2; "a,b;c" -> the sets {a, b} and {c}. Attributes are names (when ``names`` is
     given) or 1-based indices. A list of lists (configuration files) is read as sets."""
     if isinstance(text, (list, tuple)):
         return {"sets": [_resolve_set(s, names) for s in text]}
     text = str(text).strip()
     if not text:
-        raise InputError("the marginals list is empty: use e.g. 1,2 (all 1- and 2-way) or \"a,b;c\"")
+        raise InputError('the marginals list is empty: use e.g. 1,2 (all 1- and 2-way) or "a,b;c"')
     if ";" not in text and all(t.strip().isdigit() and 1 <= int(t) <= 3 for t in text.split(",")):
         return {"orders": sorted({int(t) for t in text.split(",")})}
     return {"sets": [_resolve_set([t.strip() for t in part.split(",")], names) for part in text.split(";")]}

@@ -1,0 +1,148 @@
+"""The utility objective in terms of the eigenvalues (MATH.md 6) and its symmetric reduction.
+
+For a needed marginal A (N_A = prod_{i in A} a_i cells) the unbiased estimate from n rows has
+
+    E||pi_hat_A - pi_A||^2 = (1/n) (sum_{T subset A} d_T / (N_A lambda_T^2) - ||pi_A||^2),
+
+with d_T = prod_{i in T}(a_i - 1),
+
+because the column sums of (M^{-1})^{o2} are all trace(M^{-2}) / N_A and sum_y lambda_y = 1. Only the first term
+depends on the design (not on the prior), so the mean over the needed marginals is, up to a constant,
+
+    f(lambda) = sum_T w_T lambda_T^{-2},   w_T = d_T sum_{A needed, A contains T} 1 / (N_A * #needed),
+
+convex for lambda_T > 0. With a pattern distribution over S, lambda_T = E[prod_{i in S n T} (-1/(a_i - 1))].
+
+Symmetric reduction: attributes with equal a_i and equal caps, and a needed set made of whole orders, are
+interchangeable, so an optimum exists in which X_S depends only on the count vector c of differing attributes per
+class (average any optimum over the permutations within classes: feasible, objective no larger by convexity).
+Then lambda_T depends only on the class composition tau of T, lambda_tau = sum_c P(c) h_tau(c) with
+h_tau(c) = prod_j E[(-1/(a_j - 1))^L_j], L_j ~ Hypergeometric(n_j attributes, tau_j in T, c_j differing).
+Every attribute its own class (n_j = 1) is the general problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from math import comb
+
+import numpy as np
+from scipy.stats import binom, hypergeom
+
+from ..errors import InputError
+
+
+@dataclass
+class ClassStructure:
+    class_sizes: np.ndarray  # a_j
+    class_counts: np.ndarray  # n_j
+    class_caps: np.ndarray  # eps cap of class j (inf = none)
+    member: np.ndarray  # class of each attribute
+
+    @property
+    def singletons(self) -> bool:
+        return bool(np.all(self.class_counts == 1))
+
+    @property
+    def grid(self) -> np.ndarray:
+        """All count vectors c (rows), class 0 varying fastest (for one class per attribute: row = bitmask S)."""
+        shape = tuple(int(n) + 1 for n in self.class_counts[::-1])
+        cells = np.indices(shape, dtype=np.int64).reshape(len(shape), -1).T
+        return np.ascontiguousarray(cells[:, ::-1])
+
+    def grid_probabilities(self, grid: np.ndarray) -> np.ndarray:
+        """u_c: the share of all outputs whose pattern has counts c (product of binomial pmfs)."""
+        u = np.ones(grid.shape[0])
+        for j, (a, n) in enumerate(zip(self.class_sizes, self.class_counts, strict=True)):
+            u *= binom.pmf(grid[:, j], int(n), (a - 1.0) / a)
+        return u
+
+    def eigen_rows(self, types: np.ndarray, grid: np.ndarray) -> np.ndarray:
+        """h_tau(c) for every type (rows) and grid cell (columns)."""
+        out = np.ones((types.shape[0], grid.shape[0]))
+        for j, (a, n) in enumerate(zip(self.class_sizes, self.class_counts, strict=True)):
+            factor = {}
+            for tj in np.unique(types[:, j]):
+                ell = np.arange(int(tj) + 1)
+                pmf = hypergeom.pmf(ell[None, :], int(n), int(tj), grid[:, j][:, None])
+                factor[int(tj)] = pmf @ (-1.0 / (a - 1.0)) ** ell
+            for r, tj in enumerate(types[:, j]):
+                out[r] *= factor[int(tj)]
+        return out
+
+
+def detect_structure(sizes, caps, symmetric: bool) -> ClassStructure:
+    """Classes of identical (a_i, cap_i) when the needed marginals are whole orders, else one class each."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    caps = np.asarray(caps, dtype=float)
+    if symmetric:
+        keys: dict = {}
+        member = np.array([keys.setdefault((int(a), float(c)), len(keys)) for a, c in zip(sizes, caps, strict=True)])
+        class_sizes = np.array([k[0] for k in keys], dtype=np.int64)
+        class_caps = np.array([k[1] for k in keys], dtype=float)
+    else:
+        member = np.arange(sizes.size)
+        class_sizes, class_caps = sizes.copy(), caps.copy()
+    counts = np.bincount(member, minlength=class_sizes.size)
+    return ClassStructure(class_sizes, counts, class_caps, member)
+
+
+def order_weights(cs: ClassStructure, orders) -> tuple[np.ndarray, np.ndarray]:
+    """Types tau (1 <= |tau| <= max order) and w_tau for 'all marginals of these orders' (summed over the
+    C(n, tau) sets T of each type and the needed A containing T; divided by the number of marginals)."""
+    a, n = cs.class_sizes.astype(float), cs.class_counts
+    k = int(n.sum())
+    n_marginals = sum(comb(k, o) for o in orders)
+    types, weights = [], []
+    for tau in product(*[range(min(int(nj), max(orders)) + 1) for nj in n]):
+        tau = np.array(tau)
+        t = int(tau.sum())
+        if t == 0 or t > max(orders):
+            continue
+        per_set = 0.0
+        for o in orders:
+            if o < t:
+                continue
+            # compositions rho >= tau with |rho| = o
+            for extra in product(*[range(int(nj - tj) + 1) for nj, tj in zip(n, tau, strict=True)]):
+                if sum(extra) != o - t:
+                    continue
+                ways = np.prod([comb(int(nj - tj), int(e)) for nj, tj, e in zip(n, tau, extra, strict=True)])
+                per_set += ways / np.prod(a ** (tau + np.array(extra)))
+        count = np.prod([comb(int(nj), int(tj)) for nj, tj in zip(n, tau, strict=True)])
+        d = np.prod((a - 1.0) ** tau)
+        types.append(tau)
+        weights.append(count * d * per_set / n_marginals)
+    return np.array(types, dtype=np.int64), np.array(weights)
+
+
+def set_weights(cs: ClassStructure, sets) -> tuple[np.ndarray, np.ndarray]:
+    """Types (0/1 vectors over singleton classes = subsets T) and weights for a list of needed sets."""
+    if np.any(cs.class_counts != 1):
+        raise InputError("named marginals need one class per attribute")
+    k = cs.class_sizes.size
+    a = cs.class_sizes.astype(float)
+    acc: dict = {}
+    for A in sets:
+        n_a = float(np.prod(a[list(A)]))
+        for bits in range(1, 1 << len(A)):
+            T = tuple(A[j] for j in range(len(A)) if (bits >> j) & 1)
+            acc[T] = acc.get(T, 0.0) + float(np.prod(a[list(T)] - 1.0)) / n_a / len(sets)
+    types = np.zeros((len(acc), k), dtype=np.int64)
+    for r, T in enumerate(acc):
+        types[r, list(T)] = 1
+    return types, np.array(list(acc.values()))
+
+
+def contrast_scores(g_full: np.ndarray, sizes) -> np.ndarray:
+    """r_S = sum_T g_T prod_{i in S n T} (-1/(a_i - 1)) for every bitmask S, from g over all masks T, in
+    O(k 2^k) by per-axis 2x2 transforms [[1, 1], [1, -1/(a_i - 1)]] (rows S_i, columns T_i)."""
+    out = np.array(g_full, dtype=float, copy=True)
+    for i, a in enumerate(np.asarray(sizes, dtype=float)):
+        v = out.reshape(-1, 2, 1 << i)
+        lo = v[:, 0, :].copy()
+        hi = v[:, 1, :].copy()
+        v[:, 0, :] = lo + hi
+        v[:, 1, :] = lo - hi / (a - 1.0)
+    return out

@@ -10,8 +10,9 @@ def add_parser(sub):
     p.add_argument(
         "--method",
         default="auto",
-        help="auto (default: exact eps_i, best design found, certified bound), kronecker, optimal, heuristic, "
-        "family or classes",
+        help="auto (default: exact eps_i, best design found, certified bound; with --target-total: the design "
+        "with the smallest predicted error), kronecker, optimal, heuristic, family, classes or utility "
+        "(least predicted error of --marginals at --target-total)",
     )
     p.add_argument("--budget", type=float, default=None, help="time budget in seconds for --method auto (default 5)")
     p.add_argument("--sizes", help="category counts a_i, comma-separated (e.g. 3,4,2)")
@@ -21,6 +22,9 @@ def add_parser(sub):
     p.add_argument("--weights", help="relative weights of the attributes in budget mode")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--patterns", action="store_true", help="include pattern_probabilities even for k > 16 (k <= 22)")
+    from . import design_utility
+
+    design_utility.add_arguments(p)
     return p
 
 
@@ -68,14 +72,28 @@ def run(args) -> int:
 
     from ..designs import METHODS, run_design
     from ..validation import check_epsilons, check_sizes
+    from . import design_utility
     from .common import print_json
 
-    if args.method not in METHODS:
-        raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
+    if args.method not in METHODS and args.method != "utility":
+        raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS + ('utility',))}")
     sizes, epsilons, weights, target = gather(args)
     sizes = check_sizes(sizes)
     budget = None
-    if target is not None:
+    if target is not None and args.method == "auto":
+        out = design_utility.recommend_output(args, sizes, weights, target)
+        if args.json:
+            print_json(out)
+        else:
+            if "overall_epsilon" in out and "requested_epsilons" in out:
+                print_table(out)
+            design_utility.print_recommendation(out)
+            design_utility.print_predicted(out)
+        return 0
+    if args.method == "utility":
+        design = design_utility.utility_result(args, sizes, target)
+        budget = {"target_total": float(target)}
+    elif target is not None:
         from ..budget import distribute_budget
 
         result = distribute_budget(args.method, sizes, weights, target)
@@ -88,6 +106,7 @@ def run(args) -> int:
     out = design.to_json_dict(include_patterns=True if args.patterns else None)
     if budget:
         out["budget"] = budget
+    out["predicted_error"] = design_utility.predicted_json(design.mechanism, args)
     if design.exceeds_request():
         print(
             "optrr: warning: the design raised some attribute epsilons above the request (weaker privacy); "
@@ -98,6 +117,7 @@ def run(args) -> int:
         print_json(out)
     else:
         print_table(out)
+        design_utility.print_predicted(out)
     return 0
 
 

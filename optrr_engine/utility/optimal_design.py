@@ -330,7 +330,6 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     info = {
         "design": "utility",
         "target_total": target,
-        "marginals": spec,
         "classes": int(cs.class_sizes.size),
         "grid_cells": int(res["grid"].shape[0]),
         "eigenvalue_terms": int(types.shape[0]),

@@ -1,0 +1,165 @@
+"""``optrr design`` and utility: --marginals / --rows / --caps, the predicted error of every design, the
+utility-optimal design (--method utility) and the recommendation by predicted error (auto with a target)."""
+
+from __future__ import annotations
+
+import sys
+from math import comb
+
+from ..errors import InputError
+
+#: With no --marginals, all 1- and 2-way marginals are predicted when there are at most this many of them.
+DEFAULT_PAIR_LIMIT = 2000
+
+
+def add_arguments(p) -> None:
+    p.add_argument(
+        "--marginals",
+        help="marginals the analysis needs: orders (1,2 = all 1- and 2-way) or attribute sets by 1-based index "
+        '("1,2;3"); default 1,2 (only 1 when k(k+1)/2 > 2000)',
+    )
+    p.add_argument(
+        "--rows", type=int, default=None, help="number of rows the predicted error is computed for (default 10000)"
+    )
+    p.add_argument("--caps", help="--method utility: per-attribute epsilon caps, comma-separated (0 = no cap)")
+
+
+def marginal_spec(args, k: int) -> tuple[dict, str, bool]:
+    """(spec, text, explicit): the needed marginals from --marginals or the default."""
+    from ..utility import parse_marginals
+
+    if args.marginals:
+        return parse_marginals(args.marginals), args.marginals, True
+    text = "1,2" if comb(k, 2) + k <= DEFAULT_PAIR_LIMIT else "1"
+    return parse_marginals(text), text, False
+
+
+def rows(args) -> int:
+    from ..utility.recommend import DEFAULT_ROWS
+
+    n = DEFAULT_ROWS if args.rows is None else int(args.rows)
+    if n < 1:
+        raise InputError(f"--rows must be a positive whole number; got {args.rows}")
+    return n
+
+
+def caps(args, k: int):
+    if not args.caps:
+        return None
+    from .common import parse_list
+
+    values = parse_list(args.caps, float, "cap")
+    if len(values) != k:
+        raise InputError(f"{len(values)} caps for {k} attributes")
+    if any(v < 0 for v in values):
+        raise InputError("caps must be positive (0 = no cap)")
+    return [None if v == 0 else v for v in values]
+
+
+def utility_result(args, sizes, target):
+    """The utility-optimal design as a :class:`~optrr_engine.designs.Design`."""
+    import time
+
+    from ..designs import Design
+    from ..utility.optimal_design import utility_design
+
+    if target is None:
+        raise InputError("--method utility needs --target-total (the whole-record epsilon)")
+    spec, _, _ = marginal_spec(args, len(sizes))
+    t0 = time.perf_counter()
+    mech, info = utility_design(sizes, target, spec, caps(args, len(sizes)))
+    return Design("utility", mech, mech.attribute_epsilons(), time.perf_counter() - t0, info)
+
+
+def predicted_json(mechanism, args) -> dict:
+    """The predicted error of a mechanism design for the JSON output (per marginal only for small lists)."""
+    from ..errors import TooLargeError
+    from ..utility import predicted_error
+
+    spec, text, _ = marginal_spec(args, mechanism.k)
+    n = rows(args)
+    try:
+        pe = predicted_error(mechanism, n, spec)
+    except TooLargeError as exc:
+        return {"rows": n, "marginals": text, "skipped": str(exc)}
+    out = pe.to_json()
+    out["marginals_requested"] = text
+    if len(out["marginals"]) > 100:
+        del out["marginals"]
+    warn_non_identifiable(out)
+    return out
+
+
+def warn_non_identifiable(pe_json: dict) -> None:
+    from ..utility.identifiability import way_out
+
+    bad = pe_json.get("non_identifiable") or []
+    if bad:
+        shown = "; ".join(",".join(str(a) for a in m) for m in bad[:10]) + (" ..." if len(bad) > 10 else "")
+        print(
+            f"optrr: warning: {len(bad)} needed marginal(s) cannot be estimated from this release "
+            f"(attributes {shown}); " + way_out(),
+            file=sys.stderr,
+        )
+
+
+def recommend_output(args, sizes, weights, target) -> dict:
+    """auto with a whole-record target: every design kind ranked by predicted error; the best one's JSON."""
+    from ..designs import Design
+    from ..utility.recommend import recommend
+
+    spec, text, _ = marginal_spec(args, len(sizes))
+    n = rows(args)
+    rec = recommend(sizes, target, weights, n, spec, caps=caps(args, len(sizes)))
+    best = rec.best
+    cand = best.candidate
+    design = (cand.info or {}).get("budget_design")
+    if design is None and hasattr(cand, "mechanism"):
+        design = Design(cand.name, cand.mechanism, cand.mechanism.attribute_epsilons(), best.seconds, cand.info)
+    if design is not None:
+        out = design.to_json_dict(include_patterns=True if args.patterns else None)
+    else:  # a sampling design
+        out = {
+            "method": cand.name,
+            "sizes": [int(a) for a in sizes],
+            "attribute_epsilons": [float(e) for e in cand.attribute_epsilons()],
+            "overall_epsilon": cand.whole_record_epsilon(),
+            "design_seconds": best.seconds,
+            **{k: v for k, v in (cand.info or {}).items() if isinstance(v, (str, int, float))},
+        }
+    out["recommended"] = cand.name
+    out["budget"] = {"target_total": float(target), "weights": [float(w) for w in weights]}
+    out["recommendation"] = rec.to_json(n, text)
+    pe = best.error.to_json()
+    pe["marginals_requested"] = text
+    if len(pe["marginals"]) > 100:
+        del pe["marginals"]
+    out["predicted_error"] = pe
+    warn_non_identifiable(pe)
+    return out
+
+
+def print_predicted(out: dict) -> None:
+    pe = out.get("predicted_error")
+    if not pe or "by_order" not in pe:
+        return
+    print(f"predicted error at {pe['rows']} rows (unbiased estimator, uniform prior):")
+    for order, v in pe["by_order"].items():
+        avd = (
+            "not identifiable" if v["mean_expected_avd"] is None else f"mean expected AVD {v['mean_expected_avd']:.4g}"
+        )
+        print(f"  {order}-way ({v['marginals']} marginals): {avd}; non-identifiable: {v['non_identifiable']}")
+
+
+def print_recommendation(out: dict) -> None:
+    rec = out.get("recommendation")
+    if not rec:
+        return
+    print(f"recommended: {rec['chosen']}   (by predicted error of {rec['marginals']} marginals at {rec['rows']} rows)")
+    print(f"{'design':>12} {'whole-record eps':>17} {'mean exp. AVD':>14} {'non-identifiable':>17}")
+    for c in rec["candidates"]:
+        if "result" in c:
+            print(f"{c['design']:>12} {c['result']}")
+            continue
+        avd = "-" if c["mean_expected_avd"] is None else f"{c['mean_expected_avd']:.4g}"
+        print(f"{c['design']:>12} {c['whole_record_epsilon']:>17.6f} {avd:>14} {len(c['non_identifiable']):>17}")

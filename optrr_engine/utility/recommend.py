@@ -1,0 +1,144 @@
+"""Recommend by predicted error: at a whole-record epsilon target, rank every design kind by the mean expected
+AVD of the needed marginals (non-identifiable needed marginals rank last) and return the runners-up too.
+
+Candidates: Kronecker and ``auto`` in budget mode (the target split by the weights), the utility-optimal
+design, and the sampling designs when their module is present (any object implementing
+:class:`~optrr_engine.utility.candidate.DesignCandidate` can be added through ``extra``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import OptRRError
+from .candidate import MechanismCandidate
+from .predicted import PredictedError
+
+#: Default number of rows the error is predicted for when the user does not say.
+DEFAULT_ROWS = 10_000
+
+
+@dataclass
+class Ranked:
+    candidate: object
+    error: PredictedError | None
+    seconds: float
+    failure: str = ""
+
+    @property
+    def score(self) -> float:
+        return self.error.score() if self.error is not None else float("inf")
+
+    def to_json(self, names=None, per_marginal: bool = False) -> dict:
+        out = {"design": self.candidate.name if self.candidate is not None else None, "seconds": self.seconds}
+        if self.failure:
+            out["result"] = f"not available: {self.failure}"
+            return out
+        pe = self.error.to_json(names)
+        out.update(
+            {
+                "whole_record_epsilon": self.candidate.whole_record_epsilon(),
+                "attribute_epsilons": [float(e) for e in self.candidate.attribute_epsilons()],
+                "mean_expected_avd": pe["mean_expected_avd"],
+                "by_order": pe["by_order"],
+                "non_identifiable": pe["non_identifiable"],
+            }
+        )
+        info = getattr(self.candidate, "info", {}) or {}
+        if "suppression" in info:
+            out["suppression"] = info["suppression"]
+        if per_marginal:
+            out["marginals"] = pe["marginals"]
+        return out
+
+
+@dataclass
+class Recommendation:
+    ranked: list[Ranked] = field(default_factory=list)
+
+    @property
+    def best(self) -> Ranked:
+        return self.ranked[0]
+
+    def to_json(self, rows: int, marginals_text: str, names=None) -> dict:
+        return {
+            "rows": rows,
+            "marginals": marginals_text,
+            "chosen": self.best.candidate.name,
+            "ranking": "mean expected AVD of the needed marginals (unbiased estimator), lowest first",
+            "candidates": [r.to_json(names) for r in self.ranked],
+        }
+
+
+def _budget(method: str, sizes, weights, target):
+    from ..budget import distribute_budget
+
+    d = distribute_budget(method, sizes, weights, target).design
+    return MechanismCandidate(method, d.mechanism, {"budget_design": d})
+
+
+def _utility(sizes, target, marginals, caps):
+    from .optimal_design import utility_design
+
+    mech, info = utility_design(sizes, target, marginals, caps)
+    return MechanismCandidate("utility", mech, info)
+
+
+def _sampling(sizes, target) -> list:
+    try:
+        from .sampling import sampling_candidates  # the sampling designs, when that module is present
+    except ImportError:
+        return []
+    return list(sampling_candidates(sizes, target))
+
+
+def recommend(
+    sizes,
+    target: float,
+    weights=None,
+    rows: int = DEFAULT_ROWS,
+    marginals=None,
+    prior=None,
+    caps=None,
+    include_sampling: bool = True,
+    extra=(),
+    ctl=None,
+) -> Recommendation:
+    """Every candidate at whole-record epsilon <= target, ranked by predicted error (best first)."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    weights = [1.0] * sizes.size if weights is None else list(weights)
+    builders = [
+        ("kronecker", lambda: [_budget("kronecker", sizes, weights, target)]),
+        ("auto", lambda: [_budget("auto", sizes, weights, target)]),
+        ("utility", lambda: [_utility(sizes, target, marginals, caps)]),
+    ]
+    if include_sampling:
+        builders.append(("sampling", lambda: _sampling(sizes, target)))
+    ranked: list[Ranked] = []
+    for step, (name, build) in enumerate(builders):
+        if ctl is not None:
+            ctl.check()
+            ctl.report(step / (len(builders) + 1), f"designing and predicting: {name}")
+        t0 = time.perf_counter()
+        try:
+            cands = build()
+        except OptRRError as exc:
+            ranked.append(Ranked(_Named(name), None, time.perf_counter() - t0, str(exc)))
+            continue
+        for cand in cands:
+            ranked.append(Ranked(cand, cand.predicted_error(rows, marginals, prior), time.perf_counter() - t0))
+    for cand in extra:
+        t0 = time.perf_counter()
+        ranked.append(Ranked(cand, cand.predicted_error(rows, marginals, prior), time.perf_counter() - t0))
+    ranked.sort(key=lambda r: (r.score, r.failure != ""))
+    if not ranked or ranked[0].error is None:
+        raise OptRRError("no design could be built at this whole-record epsilon")
+    return Recommendation(ranked)
+
+
+@dataclass
+class _Named:
+    name: str

@@ -1,0 +1,77 @@
+"""`optrr design`: predicted error in the JSON, --method utility, and auto's recommendation by predicted error."""
+
+import json
+
+import numpy as np
+
+from tests.test_cli_design import run
+
+
+def test_predicted_error_in_json_and_warning_for_non_identifiable():
+    code, out, err = run("design", "--method", "optimal", "--sizes", "2,2,2", "--target-total", "1.5", "--json")
+    assert code == 0, err
+    pe = json.loads(out)["predicted_error"]
+    assert pe["rows"] == 10000 and pe["marginals_requested"] == "1,2"
+    assert pe["by_order"]["2"]["non_identifiable"] == 3
+    assert sorted(pe["non_identifiable"]) == [[1, 2], [1, 3], [2, 3]]
+    assert "cannot be estimated" in err and "higher whole-record epsilon" in err
+
+
+def test_named_marginals_and_rows():
+    code, out, err = run(
+        "design",
+        "--method",
+        "kronecker",
+        "--sizes",
+        "3,4,2",
+        "--epsilons",
+        "1,1,1",
+        "--marginals",
+        "1,3;2",
+        "--rows",
+        "500",
+        "--json",
+    )
+    assert code == 0, err
+    pe = json.loads(out)["predicted_error"]
+    assert pe["rows"] == 500 and [m["attributes"] for m in pe["marginals"]] == [[1, 3], [2]]
+    assert err == ""
+
+
+def test_utility_method_meets_target_and_beats_kronecker():
+    code, out, err = run("design", "--method", "utility", "--sizes", "2,3,4,3", "--target-total", "2", "--json")
+    assert code == 0, err
+    obj = json.loads(out)
+    assert obj["method"] == "utility" and obj["overall_epsilon"] <= 2.0
+    assert obj["relative_gap"] < 1e-3
+    x = np.asarray(obj["pattern_probabilities"])
+    assert abs(np.log(x.max() / x.min()) - obj["overall_epsilon"]) < 1e-9
+    code, out2, _ = run("design", "--method", "kronecker", "--sizes", "2,3,4,3", "--target-total", "2", "--json")
+    kron = json.loads(out2)["predicted_error"]["by_order"]["2"]["mean_expected_squared_error"]
+    assert obj["predicted_error"]["by_order"]["2"]["mean_expected_squared_error"] < kron
+
+
+def test_auto_with_target_recommends_by_predicted_error():
+    code, out, err = run("design", "--sizes", "2,2,2", "--target-total", "1.5", "--json")
+    assert code == 0, err
+    obj = json.loads(out)
+    cands = obj["recommendation"]["candidates"]
+    names = [c["design"] for c in cands]
+    assert {"kronecker", "auto", "utility"} <= set(names)
+    assert obj["recommended"] == names[0]
+    scores = [np.inf if c.get("mean_expected_avd") is None else c["mean_expected_avd"] for c in cands]
+    assert scores == sorted(scores)
+    assert all(c["whole_record_epsilon"] <= 1.5 * (1 + 1e-9) for c in cands if "whole_record_epsilon" in c)
+    auto = next(c for c in cands if c["design"] == "auto")
+    assert len(auto["non_identifiable"]) == 3  # the lowest-eps design erases the pairs here
+    assert obj["predicted_error"]["non_identifiable"] == []
+
+
+def test_bad_input_one_line():
+    for args, fragment in [
+        (["--method", "utility", "--sizes", "2,3", "--epsilons", "1,1"], "needs --target-total"),
+        (["--sizes", "2,3", "--epsilons", "1,1", "--rows", "0"], "--rows"),
+        (["--sizes", "2,3", "--epsilons", "1,1", "--marginals", "1,7;2"], "invalid marginal"),
+    ]:
+        code, out, err = run("design", *args)
+        assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, (args, err)

@@ -52,7 +52,8 @@ def test_matches_independent_formulation_and_dense_accounting(sizes, target):
     assert np.allclose(eps, mech.attribute_epsilons(), rtol=1e-9)
     # the objective is n * the mean predicted squared error (uniform prior: no constant)
     pe = predicted_error(mech, 1000, {"sets": sets})
-    assert np.mean([m.expected_squared_error for m in pe.marginals]) * 1000 == pytest.approx(info["objective"], rel=1e-6)
+    mean_sq = np.mean([m.expected_squared_error for m in pe.marginals])
+    assert mean_sq * 1000 == pytest.approx(info["objective"], rel=1e-6)
 
 
 def test_symmetric_reduction_equals_general_problem():

@@ -12,8 +12,18 @@ import math
 from ..io.atomic import write_atomic
 from .figures import FigureSpec, PanelSpec, SeriesSpec, render_png
 
-#: The papers' colours and line styles for their three designs.
-STYLE = {"kronecker": ("#000000", "solid"), "optimal": ("#d62728", "dashdot"), "heuristic": ("#1f77b4", "dash")}
+#: The papers' colours and line styles for their three designs, and fixed ones for the Bloom-filter schemes.
+STYLE = {
+    "kronecker": ("#000000", "solid"),
+    "optimal": ("#d62728", "dashdot"),
+    "heuristic": ("#1f77b4", "dash"),
+    "auto": ("#9467bd", "solid"),
+    # the Bloom-filter schemes, the same colour in every figure (LASSO and LOPUB dotted: LOPUB starts from LASSO)
+    "lasso": ("#17becf", "dot"),
+    "lopub": ("#3949ab", "dash"),
+    "locop": ("#2e7d32", "dashdot"),
+    "brr": ("#e6550d", "solid"),
+}
 #: Colours of the other designs (matplotlib's tab: green, purple, orange, brown, pink, olive, cyan, grey).
 PALETTE = ("#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#7f7f7f")
 #: matplotlib's default colour cycle ("tab10"), for curves that are not designs.

@@ -65,6 +65,11 @@ def add_parser(sub):
     p.add_argument("--no-shuffle", action="store_true", help="keep the input's record order")
     p.add_argument("--format", choices=["csv", "parquet", "xlsx", "sav", "dta"], help="output format")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    p.add_argument(
+        "--allow-unidentifiable",
+        action="store_true",
+        help="release even when a marginal listed in needed_marginals cannot be estimated from the design",
+    )
     add_reader_arguments(p)
     return p
 
@@ -72,6 +77,7 @@ def add_parser(sub):
 def run(args) -> int:
     from ..release.manifest import manifest_path, report_path
     from ..release.perturb import perturb_file
+    from ..utility.release_check import check_release
 
     bar = ProgressBar(enabled=not args.quiet)
     try:
@@ -85,6 +91,9 @@ def run(args) -> int:
             keep_seed_in_manifest=args.keep_seed,
             progress=bar,
             reader_options=reader_options(args),
+            design_check=lambda mech, names, cfg: check_release(
+                mech, names, cfg.needed_marginals, args.allow_unidentifiable or cfg.allow_unidentifiable
+            ),
         )
     finally:
         bar.close()

@@ -39,7 +39,18 @@ _COLUMN_KEYS = (
     "missing_values",
     "warnings",
 )
-_TOP_KEYS = ("format", "version", "method", "columns", "target_total", "accept_changed_epsilons", "input", "source")
+_TOP_KEYS = (
+    "format",
+    "version",
+    "method",
+    "columns",
+    "target_total",
+    "accept_changed_epsilons",
+    "input",
+    "source",
+    "needed_marginals",
+    "allow_unidentifiable",
+)
 METHOD_ALIASES = {"recommended": "auto"}
 
 
@@ -186,6 +197,8 @@ class ReleaseConfig:
     accept_changed_epsilons: bool = False
     input: dict = field(default_factory=dict)
     source: dict | None = None
+    needed_marginals: list | None = None
+    allow_unidentifiable: bool = False
 
     @property
     def budget_mode(self) -> bool:
@@ -222,6 +235,14 @@ class ReleaseConfig:
             self.target_total = t
         if not isinstance(self.accept_changed_epsilons, bool):
             raise InputError("accept_changed_epsilons must be true or false")
+        if not isinstance(self.allow_unidentifiable, bool):
+            raise InputError("allow_unidentifiable must be true or false")
+        if self.needed_marginals is not None:
+            m = self.needed_marginals
+            if not isinstance(m, list) or not all(
+                isinstance(s, list) and s and all(isinstance(n, str) for n in s) for s in m
+            ):
+                raise InputError('needed_marginals must be a list of lists of column names, e.g. [["age", "sex"]]')
         if not isinstance(self.input, dict):
             raise InputError("'input' must be an object with reader options (delimiter, encoding, decimal, sheet)")
         self.columns = [c if isinstance(c, ColumnConfig) else ColumnConfig.from_dict(c) for c in self.columns]
@@ -245,6 +266,10 @@ class ReleaseConfig:
             "target_total": self.target_total,
             "accept_changed_epsilons": bool(self.accept_changed_epsilons),
         }
+        if self.needed_marginals:
+            d["needed_marginals"] = [list(s) for s in self.needed_marginals]
+        if self.allow_unidentifiable:
+            d["allow_unidentifiable"] = True
         if self.input:
             d["input"] = dict(self.input)
         if self.source:
@@ -274,6 +299,8 @@ class ReleaseConfig:
             accept_changed_epsilons=d.get("accept_changed_epsilons", False),
             input=d.get("input") or {},
             source=d.get("source"),
+            needed_marginals=d.get("needed_marginals"),
+            allow_unidentifiable=d.get("allow_unidentifiable", False),
         )
         return cfg.validate()
 

@@ -85,9 +85,12 @@ def perturb_file(
     progress=None,
     cancel=None,
     reader_options=None,
+    design_check=None,
 ) -> dict:
     """Write the release OUTPUT, OUTPUT.manifest.json and OUTPUT.report.html; return the manifest.
 
+    ``design_check(mechanism, attribute_names, config)``, when given, runs after the design and before any file is
+    written: it raises InputError to refuse the release or returns notes for the manifest and report.
     ``config``: a ReleaseConfig, its dict, or the path of its JSON. ``reader_options`` (ReaderOptions)
     override the configuration's ``input`` options.
     """
@@ -129,6 +132,8 @@ def perturb_file(
     codec = Codec(cfg, decimal=source.options.decimal or ".")
     release_design = make_design(cfg, codec.sizes, codec.attributes, ctl.sub(0.05, 0.1).progress, cancel)
     mechanism = release_design.mechanism
+    if design_check is not None:
+        release_design.notes.extend(design_check(mechanism, codec.attributes, cfg) or [])
     ctl.check()
 
     sample_seq, shuffle_seq = np.random.SeedSequence(seed).spawn(2)

@@ -3,7 +3,9 @@ the largest c such that the design's eps_total(c * w) <= target, found by bisect
 
 For Kronecker eps_total = c * sum(w) exactly. For the others eps_total(c w) is increasing in c for the
 exact designs; the heuristic's need not be monotone, so the bisection result is re-checked and the
-returned design always satisfies eps_total <= target.
+returned design always satisfies eps_total <= target (up to the relative tolerance of optrr_engine.tolerance).
+With w scaled to max(w) = 1, eps_total(c w) >= max_i c w_i = c, so c never exceeds the target. A design that
+fails numerically (an exact LP beyond e^35) counts as not fitting: its eps_total is far above any target below 35.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .designs import Design, run_design
-from .errors import InfeasibleError, InputError
+from .errors import Cancelled, InfeasibleError, InputError, OptRRError
 from .tasks import TaskControl
+from .tolerance import eps_within
 from .validation import MAX_EPSILON, check_sizes, check_target, check_weights
 
 
@@ -50,16 +53,18 @@ def distribute_budget(
         ctl.check()
         try:
             return run_design(method, sizes, c * w)
-        except InfeasibleError:
+        except (InputError, Cancelled):
+            raise
+        except OptRRError:  # infeasible, or beyond what the solver resolves: does not fit
             return None
 
     def fits(d) -> bool:
-        return d is not None and d.overall_epsilon <= target
+        return d is not None and bool(eps_within(d.overall_epsilon, target))
 
     if method == "kronecker":
         c = min(target / float(w.sum()), c_max)
         return BudgetResult(c, run_design(method, sizes, c * w), 1)
-    hi = min(target / float(w.min()), c_max)  # eps_total >= max eps_i >= c * min(w)
+    hi = min(target, c_max)  # eps_total >= max eps_i = c (max w = 1)
     d_hi = attempt(hi)
     if fits(d_hi):
         return BudgetResult(hi, d_hi, evaluations)

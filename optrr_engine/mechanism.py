@@ -16,7 +16,7 @@ from .blocks import Block, block_from_dict
 from .blocks.patterns import require_pattern_k, restrict_masks
 from .errors import InputError
 
-#: Tolerance of the self-check on mass and epsilons.
+#: Tolerance of the self-check: absolute on the mass, relative on epsilons (optrr_engine.tolerance).
 CHECK_TOL = 1e-9
 
 

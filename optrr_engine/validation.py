@@ -12,6 +12,10 @@ from .errors import InputError
 #: Largest per-attribute epsilon accepted. e^50 ~ 5e21: beyond this RR hardly perturbs at all and
 #: closed forms lose precision, so a larger request is almost certainly a typing error.
 MAX_EPSILON = 50.0
+#: Smallest per-attribute epsilon accepted. An epsilon is a difference of log-probabilities, which float64 gives
+#: to about 1e-15; at 1e-10 that is still 1e-5 of the value, below it the designs cannot meet the request
+#: reliably. e^(1e-10) - 1 = 1e-10: the answers are already pure noise, so no real need is refused.
+MIN_EPSILON = 1e-10
 #: Largest number of categories of one attribute.
 MAX_CATEGORIES = 1_000_000
 
@@ -50,6 +54,11 @@ def check_epsilons(epsilons: Sequence[float], k: int | None = None, name: str = 
             raise InputError(f"{name} of attribute {i + 1} is {ef}; it must be a finite positive number")
         if ef <= 0:
             raise InputError(f"{name} of attribute {i + 1} is {ef}; it must be greater than 0")
+        if ef < MIN_EPSILON:
+            raise InputError(
+                f"{name} of attribute {i + 1} is {ef:g}; the smallest accepted is {MIN_EPSILON:g} (below it "
+                "floating-point arithmetic cannot resolve the probabilities; the answers would be pure noise anyway)"
+            )
         if ef > MAX_EPSILON:
             raise InputError(
                 f"{name} of attribute {i + 1} is {ef}; at most {MAX_EPSILON:g} is accepted "
@@ -75,6 +84,17 @@ def check_weights(weights: Sequence[float], k: int) -> np.ndarray:
         out.append(wf)
     w = np.asarray(out, dtype=float)
     return w / w.max()
+
+
+def check_seconds(seconds: float, name: str = "time budget") -> float:
+    """A finite positive number of seconds."""
+    try:
+        s = float(seconds)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} is not a number: {seconds!r}") from None
+    if not math.isfinite(s) or s <= 0:
+        raise InputError(f"{name} is {s}; it must be a finite positive number of seconds")
+    return s
 
 
 def check_target(target: float) -> float:

@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from ..tolerance import eps_relative_error
 from . import table_math
 from .patterns import MAX_PATTERN_K
 
@@ -59,16 +60,16 @@ class Block(ABC):
         return float(hi - lo)
 
     def verify_against_table(self, tol: float = 1e-9) -> dict:
-        """For k <= MAX_PATTERN_K: recompute mass and epsilons from the pattern table."""
+        """For k <= MAX_PATTERN_K: recompute mass and epsilons from the pattern table (errors: see tolerance)."""
         if self.k > MAX_PATTERN_K:
             return {}
         lx = self.log_pattern_probs()
         eps_table = table_math.attribute_epsilons(self.sizes, lx)
         hi, lo = table_math.log_max_min(lx)
-        return {
+        return {  # epsilon errors relative (optrr_engine.tolerance), mass error absolute
             "table_mass_error": abs(np.expm1(table_math.log_mass(self.sizes, lx))),
-            "table_attribute_error": float(np.max(np.abs(eps_table - self.attribute_epsilons()))),
-            "table_overall_error": abs((hi - lo) - self.overall_epsilon()),
+            "table_attribute_error": eps_relative_error(eps_table, self.attribute_epsilons()),
+            "table_overall_error": eps_relative_error(hi - lo, self.overall_epsilon()),
         }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import InputError
+from ..tolerance import eps_equal
 
 
 def add_parser(sub):
@@ -14,7 +15,12 @@ def add_parser(sub):
         "with the smallest predicted error), kronecker, optimal, heuristic, family, classes or utility "
         "(least predicted error of --marginals at --target-total)",
     )
-    p.add_argument("--budget", type=float, default=None, help="time budget in seconds for --method auto (default 5)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="work budget of --method auto in seconds of this reference machine; deterministic (default 5)",
+    )
     p.add_argument("--sizes", help="category counts a_i, comma-separated (e.g. 3,4,2)")
     p.add_argument("--epsilons", help="per-attribute epsilons, comma-separated (lower = more private)")
     p.add_argument("--spec", help="JSON file with 'sizes' and 'epsilons' (or 'weights' and 'target_total')")
@@ -71,7 +77,7 @@ def run(args) -> int:
     import sys
 
     from ..designs import METHODS, run_design
-    from ..validation import check_epsilons, check_sizes
+    from ..validation import check_epsilons, check_seconds, check_sizes
     from . import design_utility
     from .common import print_json
 
@@ -79,6 +85,8 @@ def run(args) -> int:
         raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS + ('utility',))}")
     sizes, epsilons, weights, target = gather(args)
     sizes = check_sizes(sizes)
+    if args.budget is not None:
+        check_seconds(args.budget, "--budget")
     budget = None
     if target is not None and args.method == "auto":
         out = design_utility.recommend_output(args, sizes, weights, target)
@@ -101,7 +109,7 @@ def run(args) -> int:
         budget = {"target_total": float(target), "weights": [float(w) for w in weights], "scale": result.scale}
     else:
         check_epsilons(epsilons, len(sizes))
-        options = {"budget": args.budget} if (args.method == "auto" and args.budget) else {}
+        options = {"budget": args.budget} if (args.method == "auto" and args.budget is not None) else {}
         design = run_design(args.method, sizes, epsilons, **options)
     out = design.to_json_dict(include_patterns=True if args.patterns else None)
     if budget:
@@ -140,7 +148,7 @@ def print_table(out: dict) -> None:
             print(f"{'...':>6}")
         last = i
         req, ach = out["requested_epsilons"][i], out["attribute_epsilons"][i]
-        flag = "" if abs(req - ach) <= 1e-9 * max(1, req) else ("  RAISED" if ach > req else "  lowered")
+        flag = "" if eps_equal(ach, req) else ("  RAISED" if ach > req else "  lowered")
         print(f"{i + 1:>6} {out['sizes'][i]:>6} {req:>12.6f} {ach:>12.6f}{flag}")
     if out.get("epsilon_changes"):
         print(f"{len(out['epsilon_changes'])} attribute epsilon(s) differ from the request (lower = more private).")

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from ..tasks import TaskControl
 from ..validation import check_epsilons, check_sizes
 from .result import Design
 
 METHODS = ("auto", "kronecker", "optimal", "heuristic", "family", "classes")
+#: Methods that keep every eps_i by construction (the heuristic may change some, and says so).
+EXACT_EPSILON_METHODS = ("auto", "kronecker", "optimal", "family", "classes")
 
 
 def _function(method: str):
@@ -41,6 +45,20 @@ def _function(method: str):
     return fn
 
 
+def _require_exact(method: str, achieved, requested) -> None:
+    """An exact method that missed an eps_i (e.g. ~1e-9, below an LP solver's tolerances) says so in one line."""
+    from ..errors import OptRRError
+    from ..tolerance import eps_equal
+
+    missed = np.flatnonzero(~eps_equal(achieved, requested))
+    if missed.size:
+        i = int(missed[0])
+        raise OptRRError(
+            f"method {method} cannot resolve the epsilon {requested[i]:.3g} of attribute {i + 1} numerically "
+            f"(it reached {achieved[i]:.3g}); use --method auto or larger epsilons"
+        )
+
+
 def run_design(method: str, sizes, epsilons, progress=None, cancel=None, **options) -> Design:
     """Validate the request, run the design, and time the design computation alone.
 
@@ -52,9 +70,11 @@ def run_design(method: str, sizes, epsilons, progress=None, cancel=None, **optio
     t0 = time.perf_counter()
     mechanism, info = fn(sizes, eps, ctl, **options)
     seconds = time.perf_counter() - t0
+    if method in EXACT_EPSILON_METHODS:
+        _require_exact(method, mechanism.attribute_epsilons(), eps)
     info.setdefault("design", method)
     ctl.report(1.0, "done")
     return Design(method, mechanism, eps, seconds, info)
 
 
-__all__ = ["METHODS", "Design", "run_design"]
+__all__ = ["EXACT_EPSILON_METHODS", "METHODS", "Design", "run_design"]

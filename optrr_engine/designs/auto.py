@@ -1,51 +1,110 @@
 """``auto``: a design meeting every requested eps_i exactly, with the lowest whole-record epsilon found
-within a time budget, and a certified lower bound on the optimum (so the gap is known).
+within a work budget, and a certified lower bound on the optimum (so the gap is known).
 
 Candidates (each meets eps_i exactly by construction and is checked after the fact):
-- the exact LP (k <= 16 by default; up to 20 when the budget allows);
+- the exact LP (while its predicted cost fits the budget: k <= 17 at the default 5 s, up to 20);
 - the exact classes optimum (at most 3 groups of identical (a_i, eps_i));
 - the exact optimum of the heuristic's family (any k, when feasible);
 - products of exact blocks: groups of identical attributes solved as classes, and contiguous groups of
-  attributes (sorted by eps_i - ln a_i) solved by the exact LP, for several group sizes while time remains;
+  attributes (sorted by eps_i - ln a_i) solved exactly, for the largest group sizes the budget affords;
 - the heuristic itself when it happens to keep every eps_i.
-To be never above the request, every candidate is designed for eps_i - 1e-10 (well within 1e-9).
+
+Deterministic: the budget is in predicted seconds (:mod:`.work`), never measured on the clock, so identical
+requests give identical mechanisms. Every candidate is designed for eps_i (1 - MARGIN) and accepted when its
+epsilons equal that within the relative tolerance of :mod:`optrr_engine.tolerance` and none is above the
+request; candidates within that tolerance of the best count as tied and an exact optimum wins the tie.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
 from ..errors import InfeasibleError, OptRRError
 from ..mechanism import Mechanism
+from ..tolerance import REL_TOL, eps_equal, eps_within
+from ..validation import check_seconds
+from . import work as cost
+from .work import WorkBudget
 
-#: Safety margin subtracted from every request so that rounding can never push an epsilon above it.
-MARGIN = 1e-10
-#: Default time budget of auto, in seconds.
+#: Relative safety margin taken off every request, so that rounding never pushes an epsilon above it.
+MARGIN = 1e-11
+#: Default budget of auto, in predicted seconds (see :mod:`.work`).
 DEFAULT_BUDGET = 5.0
+#: Share of the budget kept for the certified lower bound.
+BOUND_SHARE = 0.2
+#: Group sizes of the block products, largest first; at most MAX_BLOCK_CANDIDATES of them are tried.
+GROUP_SIZES = (16, 14, 13, 12, 10, 8, 6, 4, 2)
+MAX_BLOCK_CANDIDATES = 3
+#: Largest k for the exact LP inside auto (its 2^k x k matrix is 160 MB at k = 20).
+MAX_AUTO_LP_K = 20
+#: Designs that return a certified optimum.
+EXACT = ("optimal", "classes")
 
 
-def _meets(mech: Mechanism, eps: np.ndarray) -> bool:
+def _meets(mech: Mechanism, target: np.ndarray, requested: np.ndarray) -> bool:
     ach = mech.attribute_epsilons()
-    return bool(np.all(np.abs(ach - eps) <= 1e-9) and np.all(ach <= eps + 1e-12))
+    return bool(np.all(eps_equal(ach, target)) and np.all(eps_within(ach, requested)))
 
 
-def _block_product(sizes, eps, groups, deadline) -> Mechanism | None:
+def _solve_group(sizes: np.ndarray, eps: np.ndarray) -> Mechanism:
+    """Exact optimum of one group: classes for one class, closed form for pairs, else the LP."""
     from .classes import classes_design
+    from .heuristic import heuristic
     from .optimal_lp import optimal
+
+    if len(set(zip(sizes.tolist(), eps.tolist(), strict=True))) == 1 and (sizes.size > 12 or sizes.size == 1):
+        return classes_design(sizes, eps)[0]
+    if sizes.size == 2:
+        return heuristic(sizes, eps)[0]  # the paper's base case: the exact two-attribute optimum
+    return optimal(sizes, eps)[0]
+
+
+def _block_product(sizes, eps, groups, ctl) -> tuple[Mechanism, dict]:
     from .product import product_of
 
     mechs = []
     for g in groups:
-        if time.perf_counter() > deadline:
-            return None
-        gs, ge = sizes[g], eps[g]
-        if len(set(zip(gs.tolist(), ge.tolist(), strict=True))) <= 3 and (len(g) > 12 or len(g) == 1):
-            mechs.append(classes_design(gs, ge)[0])
-        else:
-            mechs.append(optimal(gs, ge)[0])
-    return product_of(sizes, groups, mechs)
+        if ctl is not None:
+            ctl.check()
+        mechs.append(_solve_group(sizes[g], eps[g]))
+    return product_of(sizes, groups, mechs), {}
+
+
+def _group_cost(group) -> float:
+    n = len(group)
+    return cost.classes_seconds(1.0) if (n > 12 or n == 1) else cost.block_seconds(n)
+
+
+def _block_plans(eps, sizes, member, n_classes, work: WorkBudget) -> list[tuple[str, list, float]]:
+    """(name, groups, predicted seconds) of the block products to try, within ``work``."""
+    k = sizes.size
+    plans = []
+    if n_classes < k:
+        groups = [np.flatnonzero(member == c).tolist() for c in range(n_classes)]
+        seconds = float(sum(_group_cost(g) for g in groups))
+        if work.affords(seconds):
+            plans.append(("blocks: classes", groups, seconds))
+    # contiguous groups along eps_i - ln a_i (measured ~1% better than eps_i alone, ~10% better than random)
+    order = np.argsort(-(eps - np.log(sizes)), kind="stable")
+    left = work.left - sum(p[2] for p in plans)
+    chosen = 0
+    for g in GROUP_SIZES:
+        if g >= k or chosen == MAX_BLOCK_CANDIDATES:
+            continue
+        chunks = [order[i : i + g].tolist() for i in range(0, k, g)]
+        seconds = cost.blocks_seconds(len(c) for c in chunks)
+        if seconds <= left:
+            plans.append((f"blocks of {g} (by eps - ln a)", chunks, seconds))
+            left -= seconds
+            chosen += 1
+    return plans
+
+
+def _best(candidates):
+    """Lowest whole-record epsilon; within the relative tolerance of it an exact optimum wins the tie."""
+    lowest = min(c[0] for c in candidates)
+    tied = [c for c in candidates if c[0] <= lowest * (1.0 + REL_TOL)]
+    return next((c for c in tied if c[1] in EXACT), min(tied, key=lambda c: c[0]))
 
 
 def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mechanism, dict]:
@@ -55,68 +114,61 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
     from .lower_bounds import best_lower_bound
     from .optimal_lp import optimal
 
+    budget = check_seconds(budget, "the budget of auto")
     sizes = np.asarray(sizes, dtype=np.int64)
     requested = np.asarray(epsilons, dtype=float)
-    eps = requested - MARGIN
+    eps = requested * (1.0 - MARGIN)
     k = sizes.size
-    start = time.perf_counter()
-    deadline = start + budget
+    work = WorkBudget(budget * (1.0 - BOUND_SHARE) - cost.PER_ATTRIBUTE * k)
     candidates: list[tuple[float, str, Mechanism, dict]] = []
     tried = []
 
-    def consider(name, fn):
+    def consider(name, fn, seconds: float = 0.0):
         if ctl is not None:
             ctl.check()
-        t0 = time.perf_counter()
+        work.spend(seconds)
         try:
             mech, info = fn()
         except (InfeasibleError, OptRRError) as exc:
             tried.append({"design": name, "result": f"not available: {exc}"})
             return
-        ok = _meets(mech, eps)
+        ok = _meets(mech, eps, requested)
         total = mech.overall_epsilon()
-        tried.append({"design": name, "overall_epsilon": total, "seconds": time.perf_counter() - t0, "exact_eps": ok})
+        tried.append({"design": name, "overall_epsilon": total, "predicted_seconds": seconds, "exact_eps": ok})
         if ok:
             candidates.append((total, name, mech, info))
 
     class_sizes, _, member = detect_classes(sizes, eps)
     n_classes = class_sizes.size
-    if k <= 16 or (k <= 20 and budget >= 60):
-        consider("optimal", lambda: optimal(sizes, eps, ctl))
+    if k <= MAX_AUTO_LP_K and work.affords(cost.lp_seconds(k)):
+        consider("optimal", lambda: optimal(sizes, eps, ctl), cost.lp_seconds(k))
     have_exact = any(c[1] == "optimal" for c in candidates)  # the exact LP already gives the optimum
-    if not have_exact and n_classes <= MAX_CLASSES and grid_size(np.bincount(member)) <= MAX_GRID_CELLS:
-        consider("classes", lambda: classes_design(sizes, eps, ctl))
+    counts = np.bincount(member)
+    if not have_exact and n_classes <= MAX_CLASSES and grid_size(counts) <= MAX_GRID_CELLS:
+        seconds = cost.classes_seconds(grid_size(counts) / (counts.max() + 1))
+        if work.affords(seconds):
+            consider("classes", lambda: classes_design(sizes, eps, ctl), seconds)
     consider("family", lambda: family(sizes, eps))
     h_mech, h_info = heuristic(sizes, eps)
-    if _meets(h_mech, eps):
+    if _meets(h_mech, eps, requested):
         consider("heuristic", lambda: (h_mech, h_info))
-    if k > 1 and not any(c[1] in ("optimal", "classes") for c in candidates):
-        groups = [np.flatnonzero(member == c).tolist() for c in range(n_classes)]
-        if len(groups) < k:
-            consider("blocks: classes", lambda: (_block_product(sizes, eps, groups, deadline) or _raise(), {}))
-        # contiguous groups along eps_i - ln a_i (measured ~1% better than eps_i alone, ~10% better than random)
-        order = np.argsort(-(eps - np.log(sizes)), kind="stable")
-        for g in (2, 4, 8, 12, 16):
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0 or g >= k or (g == 16 and remaining < 1.5 * k / 16):
-                break
-            chunks = [order[i : i + g].tolist() for i in range(0, k, g)]
-            consider(
-                f"blocks of {g} (by eps - ln a)",
-                lambda chunks=chunks: (_block_product(sizes, eps, chunks, deadline) or _raise(), {}),
-            )
+    if k > 1 and not any(c[1] in EXACT for c in candidates):
+        for name, groups, seconds in _block_plans(eps, sizes, member, n_classes, work):
+            consider(name, lambda groups=groups: _block_product(sizes, eps, groups, ctl), seconds)
     if not candidates:
         from .kronecker import kronecker
 
         consider("kronecker", lambda: kronecker(sizes, eps))
-    total, name, mech, info = min(candidates, key=lambda c: c[0])
+    if not candidates:
+        raise OptRRError("no design meets these epsilons to floating-point precision; use larger epsilons")
+    total, name, mech, info = _best(candidates)
     if ctl is not None:
         ctl.report(0.8, "certifying a lower bound")
-    exact = [(c[1], c[3]) for c in candidates if c[1] in ("optimal", "classes") and "lower_bound" in c[3]]
+    exact = [(c[1], c[3]) for c in candidates if c[1] in EXACT and "lower_bound" in c[3]]
     if exact:  # an exact optimum was computed: its dual bound holds whichever candidate won the tie
         lower, how = max((float(i["lower_bound"]), f"dual bound of the exact {n} optimum") for n, i in exact)
     else:
-        lower, how = best_lower_bound(sizes, eps, max(deadline, time.perf_counter() + 1.0))
+        lower, how = best_lower_bound(sizes, eps, WorkBudget(budget * BOUND_SHARE + work.left))
     return mech, {
         "design": name,
         "lower_bound": lower,
@@ -126,7 +178,3 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
         "margin": MARGIN,
         "budget_seconds": budget,
     }
-
-
-def _raise():
-    raise OptRRError("time budget exhausted")

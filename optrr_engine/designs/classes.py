@@ -26,6 +26,7 @@ from ..blocks.classes import MAX_GRID_CELLS, ClassBlock, log_binomial_pmf
 from ..errors import InputError, OptRRError, TooLargeError
 from ..logmath import logsumexp
 from ..mechanism import Mechanism
+from ..tolerance import eps_tolerance
 
 MAX_CLASSES = 3
 
@@ -122,9 +123,10 @@ class ClassProblem:
         q, _ = np.linalg.qr(np.column_stack([d, np.eye(self.m)]))
         return base, q[:, 1 : self.m]
 
-    def minimise(self):
-        """lam* minimising G on lam.delta = 1 (Nelder-Mead over the hyperplane; the band LP that follows
-        makes the result exact and certifies it, so this only needs to land near the optimum)."""
+    def minimise(self, max_evaluations: int = 4000):
+        """lam* minimising G on lam.delta = 1 (Nelder-Mead over the hyperplane, at most ``max_evaluations`` of G;
+        the band LP that follows makes the result exact and certifies it, so this only needs to land near the
+        optimum)."""
         base, basis = self.hyperplane()
         if self.m == 1:
             return base
@@ -137,7 +139,7 @@ class ClassProblem:
             lambda th: self.log_g(base + basis @ th),
             np.zeros(dim),
             method="Nelder-Mead",
-            options={"xatol": 1e-10 * span, "fatol": 1e-13, "initial_simplex": simplex, "maxfev": 4000},
+            options={"xatol": 1e-10 * span, "fatol": 1e-13, "initial_simplex": simplex, "maxfev": max_evaluations},
         )
         return base + basis @ res.x
 
@@ -316,7 +318,7 @@ def classes_design(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
                 for cand in (result["row_dual"] / prob.n, -result["row_dual"] / prob.n):
                     lower = max(lower, prob.lower_bound(cand))
                 gap = result["log_T"] - lower
-            if gap <= 1e-9 * max(1.0, result["log_T"]):
+            if gap <= eps_tolerance(result["log_T"]):
                 break
         width *= 4.0
         if ctl is not None:

@@ -9,18 +9,27 @@ Two facts make any smaller problem a lower bound:
 So rounding eps_i DOWN to a few levels within groups of equal a_i gives a classes problem whose exact
 dual bound (designs.classes) is a certified bound, and any <= 16-attribute subset's exact LP optimum is one.
 3. Weak duality of the full LP with a Chernoff bound on its objective (chernoff_dual_bound): any k, instant.
+The costly searches take a :class:`~.work.WorkBudget` (predicted seconds), so the bound is deterministic.
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from .work import G_EVAL_PER_CELL, WorkBudget
 
-def classes_rounding_bound(sizes, epsilons, deadline: float) -> tuple[float, str]:
-    """Best bound from subsets with at most 3 (a, eps') classes, eps' = eps rounded down within each a."""
+#: Fewest evaluations of G worth a combined-classes search (below this it is skipped).
+MIN_G_EVALUATIONS = 60
+#: Most evaluations of G in one combined-classes search (Nelder-Mead's own limit).
+MAX_G_EVALUATIONS = 4000
+
+
+def classes_rounding_bound(sizes, epsilons, work: WorkBudget | None = None) -> tuple[float, str]:
+    """Best bound from subsets with at most 3 (a, eps') classes, eps' = eps rounded down within each a.
+    The combined searches run only as far as ``work`` (default: unlimited) allows."""
     from .classes import ClassProblem
+
+    work = work if work is not None else WorkBudget(float("inf"))
 
     sizes = np.asarray(sizes, dtype=np.int64)
     eps = np.asarray(epsilons, dtype=float)
@@ -39,19 +48,19 @@ def classes_rounding_bound(sizes, epsilons, deadline: float) -> tuple[float, str
             if b > best:
                 best, how = b, f"{n} attributes with a = {a} at eps = {level:.6g}"
         per_size[int(a)] = sorted(scored, reverse=True)[:3]
-        if time.perf_counter() > deadline:
-            return best, how
     # combine the strongest groups of up to three sizes
     keys = sorted(per_size, key=lambda a: per_size[a][0][0], reverse=True)[:3]
     if len(keys) >= 2:
         for pick in range(min(3, min(len(per_size[a]) for a in keys))):
-            if time.perf_counter() > deadline:
-                break
             groups = [per_size[a][min(pick, len(per_size[a]) - 1)] for a in keys]
-            prob = ClassProblem(keys, [g[2] for g in groups], [g[1] for g in groups])
-            if np.prod(np.asarray(prob.n, dtype=float) + 1) / (prob.n[prob.inner] + 1) > 2e6:
+            counts = np.asarray([g[1] for g in groups], dtype=float)
+            outer_cells = float(np.prod(counts + 1) / (counts.max() + 1))
+            evaluations = int(min(MAX_G_EVALUATIONS, work.left / (outer_cells * G_EVAL_PER_CELL)))
+            if outer_cells > 2e6 or evaluations < MIN_G_EVALUATIONS:
                 continue
-            lam = prob.minimise()
+            work.spend(evaluations * outer_cells * G_EVAL_PER_CELL)
+            prob = ClassProblem(keys, [g[2] for g in groups], [g[1] for g in groups])
+            lam = prob.minimise(max_evaluations=evaluations)
             b = prob.lower_bound(lam)
             if b > best:
                 best = b
@@ -72,14 +81,19 @@ def subset_lp_bound(sizes, epsilons, max_attrs: int = 12) -> tuple[float, str]:
     return float(info.get("lower_bound", mech.overall_epsilon())), f"exact LP on {len(order)} attributes"
 
 
-def best_lower_bound(sizes, epsilons, deadline: float) -> tuple[float, str]:
+def best_lower_bound(sizes, epsilons, work: WorkBudget) -> tuple[float, str]:
+    """The best of the bounds above; the subset LP and the classes searches are charged to ``work``."""
+    from .work import lp_seconds
+
     bounds = [(float(np.max(epsilons)), "largest single eps_i"), chernoff_dual_bound(sizes, epsilons)]
-    try:
-        bounds.append(subset_lp_bound(sizes, epsilons, 12 if len(sizes) > 12 else len(sizes)))
-    except Exception:
-        pass
-    if time.perf_counter() < deadline:
-        bounds.append(classes_rounding_bound(sizes, epsilons, deadline))
+    subset = min(12, len(sizes))
+    if work.affords(lp_seconds(subset)):
+        work.spend(lp_seconds(subset))
+        try:
+            bounds.append(subset_lp_bound(sizes, epsilons, subset))
+        except Exception:  # a bound that cannot be computed is simply not used
+            pass
+    bounds.append(classes_rounding_bound(sizes, epsilons, work))
     return max(bounds)
 
 

@@ -22,6 +22,7 @@ from ..blocks import IndependentBlock, PatternBlock
 from ..blocks.patterns import bit_matrix, log_multiplicities
 from ..errors import InfeasibleError, OptRRError, TooLargeError
 from ..mechanism import Mechanism
+from ..tolerance import eps_tolerance
 
 #: Largest k for the dense-column LP (2^k columns).
 MAX_LP_K = 20
@@ -181,7 +182,7 @@ def optimal(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
             lower = max(lower, problem.dual_lower_bound(res.row_dual))
         eps_total = float(np.log1p(1.0 / s))
         best = (v, s, raw_residual, polished, lower, res)
-        if eps_total - lower <= 1e-9 * max(1.0, eps_total):
+        if eps_total - lower <= eps_tolerance(eps_total):
             break  # certified optimal
         scale = s  # not certified: solve again with the scale of the value found
     solve_seconds = time.perf_counter() - t0

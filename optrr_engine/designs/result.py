@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..mechanism import Mechanism
+from ..tolerance import REL_TOL, eps_equal
 
-#: Achieved epsilons within this of the request count as equal.
-EPS_MATCH_TOL = 1e-9
+#: Achieved epsilons within this relative tolerance of the request count as equal (see optrr_engine.tolerance).
+EPS_MATCH_TOL = REL_TOL
 
 
 @dataclass
@@ -38,7 +39,7 @@ class Design:
         achieved = self.attribute_epsilons
         out = []
         for i, (req, ach) in enumerate(zip(self.requested_epsilons, achieved, strict=True)):
-            if abs(ach - req) > tol * max(1.0, abs(req)):
+            if not eps_equal(ach, req, tol):
                 out.append(
                     {
                         "attribute": i,

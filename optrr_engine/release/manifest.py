@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..mechanism import Mechanism
+from ..tolerance import eps_equal
 
 FORMAT_VERSION = 1
 MANIFEST_SUFFIX = ".manifest.json"
@@ -209,7 +210,7 @@ def validate_manifest(manifest, path="manifest") -> dict:
 def _close(stated, actual: float) -> bool:
     if isinstance(stated, bool) or not isinstance(stated, (int, float)):
         return False
-    return abs(float(stated) - actual) <= EPSILON_TOLERANCE * max(1.0, abs(actual))
+    return bool(eps_equal(float(stated), actual, EPSILON_TOLERANCE))
 
 
 def mechanism_from_manifest(manifest: dict, path="manifest") -> Mechanism:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 
+from ..tolerance import eps_equal
+
 _STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:60em;padding:0 1em;
 color:#1d1d1f;line-height:1.45}
@@ -35,7 +37,7 @@ def render_report(manifest: dict) -> str:
     for a in m["attributes"]:
         req, ach = a["requested_epsilon"], a["achieved_epsilon"]
         flag = ""
-        if isinstance(req, (int, float)) and isinstance(ach, (int, float)) and abs(ach - req) > 1e-9 * max(1, req):
+        if isinstance(req, (int, float)) and isinstance(ach, (int, float)) and not eps_equal(ach, req):
             flag = " (raised: weaker privacy)" if ach > req else " (lowered: more privacy)"
         rows.append(
             f"<tr><td>{_e(a['name'])}</td><td>{_e(a.get('type', ''))}</td><td class=num>{len(a['categories'])}</td>"

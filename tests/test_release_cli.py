@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from optrr_engine.cli.main import main
-from tests.conftest import ROOT, SHARED_DATA
+from tests.conftest import ROOT, TEST_DATA
 
 
 def digest(path) -> str:
@@ -36,7 +36,7 @@ def config_file(folder, columns, method="kronecker", name="release.json", **extr
 
 
 def test_schema_then_perturb(tmp_path, capsys):
-    src = SHARED_DATA / "breast_cancer.csv"
+    src = TEST_DATA / "breast_cancer.csv"
     cfg = tmp_path / "release.json"
     assert main(["schema", str(src), "-o", str(cfg)]) == 0
     out = capsys.readouterr()

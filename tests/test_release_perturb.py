@@ -18,7 +18,7 @@ from optrr_engine.release.config import ColumnConfig, ReleaseConfig, save_config
 from optrr_engine.release.manifest import load_manifest, mechanism_from_manifest
 from optrr_engine.release.perturb import perturb_file
 from optrr_engine.release.schema import infer_schema
-from tests.conftest import SHARED_DATA
+from tests.conftest import TEST_DATA
 
 
 def digest(path) -> str:
@@ -61,7 +61,7 @@ def assert_nothing_written(folder, before: set):
 
 @pytest.mark.parametrize("name", ["breast_cancer.csv", "heart_cleveland.csv", "nursery.csv"])
 def test_real_files_schema_perturb_manifest(tmp_path, name):
-    src = SHARED_DATA / name
+    src = TEST_DATA / name
     before = digest(src)
     cfg = infer_schema(src)
     save_config(cfg, tmp_path / "release.json")
@@ -89,7 +89,7 @@ def test_real_files_schema_perturb_manifest(tmp_path, name):
 def test_receivers_can_estimate_from_a_release(tmp_path):
     from optrr_engine.estimation import estimate_release
 
-    src = SHARED_DATA / "nursery.csv"
+    src = TEST_DATA / "nursery.csv"
     cfg = infer_schema(src)
     out = tmp_path / "nursery_release.csv"
     perturb_file(src, cfg, out, seed=5)

@@ -10,7 +10,7 @@ from optrr_engine.errors import Cancelled, InputError
 from optrr_engine.io.readers import ReaderOptions
 from optrr_engine.release.config import ReleaseConfig
 from optrr_engine.release.schema import infer_schema
-from tests.conftest import SHARED_DATA
+from tests.conftest import TEST_DATA
 
 
 def by_name(cfg):
@@ -18,7 +18,7 @@ def by_name(cfg):
 
 
 def test_heart_cleveland_numeric_columns_get_open_rounded_bins():
-    cfg = infer_schema(SHARED_DATA / "heart_cleveland.csv")
+    cfg = infer_schema(TEST_DATA / "heart_cleveland.csv")
     cols = by_name(cfg)
     for name in ("age", "trestbps", "chol", "thalach", "oldpeak"):
         c = cols[name]
@@ -37,7 +37,7 @@ def test_heart_cleveland_numeric_columns_get_open_rounded_bins():
 
 
 def test_cirrhosis_identifier_dropped_and_na_text_kept():
-    cols = by_name(infer_schema(SHARED_DATA / "cirrhosis.csv"))
+    cols = by_name(infer_schema(TEST_DATA / "cirrhosis.csv"))
     assert cols["ID"].role == "drop" and cols["ID"].categories is None  # identifiers are not listed
     assert cols["Drug"].categories == ["D-penicillamine", "NA", "Placebo"]
     assert cols["Cholesterol"].type == "numeric" and cols["Cholesterol"].categories == ["NA"]

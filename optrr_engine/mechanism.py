@@ -35,7 +35,9 @@ class Mechanism:
         self.parts: list[tuple[np.ndarray, Block]] = []
         seen = np.zeros(self.k, dtype=bool)
         for positions, block in parts:
-            pos = np.asarray(positions, dtype=np.int64)
+            pos = np.asarray(positions, dtype=np.int64).ravel()
+            if np.any((pos < 0) | (pos >= self.k)):
+                raise InputError(f"a block's positions must lie in 0..{self.k - 1}")
             if pos.size != block.k:
                 raise InputError("a block's positions do not match its number of attributes")
             if np.any(seen[pos]):
@@ -132,8 +134,20 @@ class Mechanism:
 
     @classmethod
     def from_dict(cls, d: dict) -> Mechanism:
+        """Rebuild from :meth:`to_dict`; anything edited or malformed is a one-line InputError."""
+        from .validation import check_sizes
+
         try:
-            parts = [(bd["positions"], block_from_dict(bd)) for bd in d["blocks"]]
-            return cls(d["sizes"], parts)
-        except (KeyError, TypeError) as exc:
-            raise InputError(f"mechanism description is incomplete or malformed: {exc}") from None
+            sizes = check_sizes(d["sizes"])
+            parts = [(_whole_numbers(bd["positions"]), block_from_dict(bd)) for bd in d["blocks"]]
+            return cls(sizes, parts)
+        except InputError as exc:
+            raise InputError(f"mechanism description is invalid: {exc}") from None
+        except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+            raise InputError(f"mechanism description is incomplete or malformed: {exc!r}") from None
+
+
+def _whole_numbers(values) -> list[int]:
+    if not isinstance(values, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+        raise InputError(f"block positions must be a list of whole numbers; got {values!r}")
+    return values

@@ -105,3 +105,13 @@ def check_target(target: float) -> float:
     if not math.isfinite(t) or t <= 0:
         raise InputError(f"target total epsilon is {t}; it must be a finite positive number")
     return t
+
+
+def first_duplicate(values):
+    """The first value that occurs a second time in ``values`` (None if all differ); linear time."""
+    seen = set()
+    for v in values:
+        if v in seen:
+            return v
+        seen.add(v)
+    return None

@@ -82,6 +82,29 @@ def _names(text):
     return items
 
 
+def _methods(text, extra=()):
+    """Design names, each one of optrr_engine.designs.METHODS (or ``extra``)."""
+    from ..designs import METHODS
+
+    known = tuple(METHODS) + tuple(extra)
+    names = _names(text)
+    bad = [m for m in names if m not in known]
+    if bad:
+        raise InputError(f"unknown method {bad[0]!r}; choose from {', '.join(known)}")
+    return names
+
+
+def _target(value, what):
+    from ..validation import check_target
+
+    if value is None:
+        return None
+    try:
+        return check_target(value)
+    except InputError:
+        raise InputError(f"{what} is {value}; it must be a finite positive number") from None
+
+
 def _positive(value, what):
     if value is None or value < 1:
         raise InputError(f"{what} must be at least 1")
@@ -132,8 +155,8 @@ def _run(args) -> int:
             _ints(args.ks, "k"),
             _positive(args.runs, "--runs"),
             _positive(args.people, "--people"),
-            _names(args.methods),
-            args.target,
+            _methods(args.methods),
+            _target(args.target, "--target"),
             seed=args.seed,
         )
         summary = summarize_snp(frame)
@@ -146,6 +169,7 @@ def _run(args) -> int:
     elif args.kind == "count-queries":
         from ..compare import count_query_errors, load_dataset
 
+        _methods(args.optimized)
         data = load_dataset(args.data)
         queries, summary, info = count_query_errors(
             data,
@@ -184,30 +208,28 @@ AXIS_NAMES["both"] = AXIS_NAMES["per-attribute"] + AXIS_NAMES["whole-record"]
 
 def _avd_methods(text):
     from ..compare.avd_marginals import BLOOM_METHODS, CLUSTER_METHODS
-    from ..designs import METHODS
 
-    if not text:
-        return None
-    names = _names(text)
-    known = tuple(METHODS) + tuple(CLUSTER_METHODS) + BLOOM_METHODS
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise InputError(f"unknown method {unknown[0]!r}; choose from {', '.join(known)}")
-    return names
+    return _methods(text, tuple(CLUSTER_METHODS) + tuple(BLOOM_METHODS)) if text else None
 
 
 def _run_avd(args, want_csv, want_png, out, written):
     from ..compare import avd_sweep, avd_table, load_dataset, output
 
-    data = load_dataset(args.data)
     given = [v is not None for v in (args.target, args.per_attribute, args.epsilons)]
     if sum(given) != 1:
         raise InputError("give exactly one of --target (whole-record epsilon), --per-attribute or --epsilons")
+    _target(args.target, "--target")
+    _target(args.per_attribute, "--per-attribute")
     if args.estimator not in ("clip", "ibu"):
         raise InputError("estimator must be clip or ibu")
     methods = _avd_methods(args.methods)
     ways = _ints(args.ways, "way")
     subsets, reps = _positive(args.subsets, "--subsets"), _positive(args.repetitions, "--repetitions")
+    data = load_dataset(args.data)
+    k = len(data.sizes)
+    bad = [w for w in ways if not 2 <= w <= k]
+    if bad:
+        raise InputError(f"--ways {bad[0]}: marginals of 2 to {k} attributes exist ({data.name} has {k} usable)")
     if args.epsilons is None:
         target = args.target if args.target is not None else args.per_attribute * len(data.sizes)
         rows, designs = avd_table(data, target, methods, ways, subsets, reps, estimator=args.estimator, seed=args.seed)

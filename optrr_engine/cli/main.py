@@ -1,12 +1,14 @@
 """Entry point of ``optrr``: subcommands are registered lazily so start-up stays fast.
 
-Exit codes: 0 success, 2 bad input (one line on stderr saying what to fix), 130 cancelled.
+Exit codes: 0 success, 2 bad input (one line on stderr saying what to fix), 130 cancelled, 1 when the reader of
+the output went away (``optrr estimate ... | head -1``: quietly, as Python's documentation on SIGPIPE advises).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 #: subcommand name -> module in optrr_engine.cli with ``add_parser(subparsers)`` and ``run(args)``.
@@ -44,7 +46,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here at the latest
+        return code
+    except BrokenPipeError:
+        # https://docs.python.org/3/library/signal.html#note-on-sigpipe: point stdout at devnull so the
+        # interpreter's final flush does not fail again, and exit quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except Cancelled:
         print("optrr: cancelled", file=sys.stderr)
         return 130

@@ -101,13 +101,21 @@ def prepare_frame(frame, name: str = "data", max_categories: int = 12, bins: int
     return CategoricalData(name, np.stack(codes, axis=1).astype(np.int64), cols, cats, notes)
 
 
-def load_dataset(path: str, max_categories: int = 12, bins: int = 4) -> CategoricalData:
+def load_dataset(path: str, max_categories: int = 12, bins: int = 4, options=None) -> CategoricalData:
+    """Read any file ``schema``/``perturb`` read, through the same readers (optrr_engine.io.readers: format,
+    encoding, delimiter and every bad-input check alike); empty cells become "" (a missing marker)."""
     import pandas as pd
 
-    if not os.path.exists(path):
-        raise InputError(f"dataset {path} does not exist")
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
-    name = os.path.splitext(os.path.basename(path))[0]
+    from ..io.readers import iter_chunks, open_source
+
+    frames = list(iter_chunks(path, options))
+    base = os.path.basename(str(path))
+    if not frames:
+        if not open_source(path, options).names:
+            raise InputError(f"{base} has no columns")
+        raise InputError(f"{base} has a header but no data rows")
+    frame = pd.concat(frames, ignore_index=True).fillna("")
+    name = os.path.splitext(base)[0]
     return prepare_frame(frame, name, max_categories, bins)
 
 

@@ -46,8 +46,10 @@ def same_file(a, b) -> bool:
 
 
 def check_output_path(output, inputs=(), what: str = "output") -> str:
-    """One-line errors for an output that is an input, a folder, or in a missing folder."""
-    output = os.fspath(output)
+    """One-line errors for an output that is an input, a folder, in a missing folder, or not UTF-8 named."""
+    from .formats import text_path
+
+    output = text_path(output, what)
     if not output or output.endswith(("/", os.sep)):
         raise InputError(f"{what} path {output!r} names no file")
     for src in inputs:

@@ -12,6 +12,7 @@ import csv
 import io
 import os
 import re
+from dataclasses import dataclass
 
 from ..errors import InputError
 from . import sniff
@@ -34,6 +35,19 @@ def check_encoding(name: str) -> str:
 def arrow_encoding(encoding: str) -> str:
     """pyarrow decodes UTF-8 natively (and skips a UTF-8 byte-order mark); others go through Python codecs."""
     return "utf8" if encoding.lower().replace("_", "-") in _NATIVE_UTF8 else encoding
+
+
+@dataclass
+class BadRow:
+    """Where a delimited file goes wrong: data row (1 = first after the header), physical line, what."""
+
+    data_row: int
+    line: int
+    kind: str  # "fields", "encoding" or "syntax"
+    fields: int
+
+    def where(self) -> str:
+        return f"at data row {self.data_row:,} (line {self.line:,} of the file)"
 
 
 class CsvSource(Source):
@@ -110,16 +124,57 @@ class CsvSource(Source):
             if self._stream is not None:
                 self._stream.close()
 
+    def locate_bad_row(self) -> BadRow | None:
+        """The first row the fast reader rejects, found by a slow pass with Python's csv module (only after an
+        error: pyarrow reads ahead in parallel blocks and cannot say which row failed). None for UTF-16/32."""
+        if self.encoding.startswith(("utf-16", "utf-32", "utf_16", "utf_32")):
+            return None
+        width = len(self.names)
+        first_bad_line = 0
+
+        def lines(fh):
+            nonlocal first_bad_line
+            for number, raw in enumerate(fh, 1):
+                try:
+                    yield raw.decode(self.encoding)
+                except UnicodeDecodeError:
+                    first_bad_line = first_bad_line or number
+                    yield raw.decode(self.encoding, errors="replace")
+
+        with open(self.path, "rb") as fh:
+            reader = csv.reader(lines(fh), delimiter=self.options.delimiter or ",")
+            next(reader, None)  # the header
+            data_row = 0
+            try:
+                for row in reader:
+                    if first_bad_line:
+                        return BadRow(data_row + 1, first_bad_line, "encoding", 0)
+                    if not row:
+                        continue  # blank lines are skipped, as the fast reader does
+                    data_row += 1
+                    if len(row) != width:
+                        return BadRow(data_row, reader.line_num, "fields", len(row))
+            except csv.Error:
+                return BadRow(data_row + 1, reader.line_num, "syntax", 0)
+        return None
+
     def _error(self, exc: Exception, rows: int) -> InputError:
         msg = str(exc)
-        where = f"at or after data row {rows + 1}"
         m = _FIELDS.search(msg)
+        decoding = isinstance(exc, UnicodeDecodeError) or "UTF8" in msg or "decode" in msg.lower()
+        bad = self.locate_bad_row() if (m or decoding) else None
+        where = bad.where() if bad is not None else f"at or after data row {rows + 1}"
+        if bad is not None and bad.kind == "fields":
+            return InputError(
+                f"{self.base}: the row {where} has {bad.fields} fields but the header has {len(self.names)} "
+                "(ragged rows); fix that row, or give the right --delimiter"
+            )
         if m:
             return InputError(
                 f"{self.base}: a row {where} has {m.group(2)} fields but the header has {m.group(1)} "
                 "(ragged rows); fix that row, or give the right --delimiter"
             )
-        if isinstance(exc, UnicodeDecodeError) or "UTF8" in msg or "decode" in msg.lower():
+        if decoding:
             return InputError(
                 f"{self.base}: bytes {where} are not valid {self.encoding} text; "
                 "give the file's encoding with --encoding (for example cp1252 or latin-1)"

@@ -39,3 +39,16 @@ def format_of(path) -> str:
         known = " ".join(sorted(EXTENSIONS))
         raise InputError(f"{os.path.basename(str(path))}: unsupported file type {ext}; use one of {known}")
     return fmt
+
+
+def text_path(path, what: str = "file") -> str:
+    """The path as text; a one-line error when its name is not valid UTF-8 (bytes on Linux), which the file
+    libraries OptRR uses (pyarrow, openpyxl, pyreadstat) cannot open."""
+    path = os.fsdecode(os.fspath(path))
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"the {what} name {os.fsencode(path)!r} is not valid UTF-8 text; rename the file (or its folder)"
+        ) from None
+    return path

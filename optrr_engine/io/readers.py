@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields, replace
 
 from ..errors import InputError
-from .formats import format_of
+from .formats import format_of, text_path
 
 #: Rows per chunk by default.
 CHUNK_ROWS = 100_000
@@ -61,7 +61,7 @@ def _validate(options: ReaderOptions) -> ReaderOptions:
 
 
 def _check_input(path) -> str:
-    path = os.fspath(path)
+    path = text_path(path, "input file")
     if not os.path.exists(path):
         raise InputError(f"input file {path} does not exist")
     if os.path.isdir(path):
@@ -81,7 +81,17 @@ def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
     if format_of(path) != "csv" or os.path.getsize(path) == 0:
         return options
     head, windows = sniff.read_samples(path)
+    base = os.path.basename(path)
+    if options.encoding is None and sniff.looks_binary(head):
+        raise InputError(f"{base} is not a text file (it contains NUL bytes); choose a data file")
     encoding = options.encoding or sniff.guess_encoding(head, windows)
+    if options.encoding is None and encoding != "utf-8":
+        line = sniff.mixed_utf8_line(head)
+        if line is not None:
+            raise InputError(
+                f"{base}: line {line:,} is not valid UTF-8 but other lines are (mixed encodings); fix that line, "
+                "or give --encoding to read the whole file in one encoding"
+            )
     lines = sniff.sample_lines(head, encoding)
     default = "\t" if path.lower().endswith(".tsv") else ","
     delimiter = options.delimiter or sniff.guess_delimiter(lines, default)

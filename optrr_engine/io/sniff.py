@@ -4,9 +4,10 @@ Encoding: a byte-order mark decides (UTF-8 with BOM, UTF-16); otherwise UTF-8 if
 decodes strictly, else Windows-1252 if it decodes, else Latin-1 (which decodes any byte). Samples: the
 first SAMPLE_BYTES plus WINDOWS windows spread over the rest of the file (the last one ending at the end),
 so a non-UTF-8 byte far from the start is usually noticed; one that is missed gives a clear read error
-later. Delimiter: the candidate that splits the sampled lines into the same number (> 1) of fields most
-consistently. Decimal mark: "," when the delimiter is not "," and numbers written like 1,5 outnumber
-numbers written like 1.5.
+later. A UTF-8 head with one line in another encoding is refused with that line (mixed_utf8_line); NUL bytes
+without a byte-order mark mean a binary file. Delimiter: the candidate that splits the sampled lines into the
+same number (> 1) of fields most consistently. Decimal mark: "," when the delimiter is not "," and numbers
+written like 1,5 outnumber numbers written like 1.5.
 """
 
 from __future__ import annotations
@@ -78,6 +79,31 @@ def guess_encoding(head: bytes, windows: list[bytes]) -> str:
         if _decodes(head, enc, False) and all(_decodes(w, enc, True) for w in windows):
             return enc
     return "latin-1"
+
+
+def mixed_utf8_line(head: bytes) -> int | None:
+    """Line number (1-based) of the first line of ``head`` that is not valid UTF-8 when another line holds valid
+    non-ASCII UTF-8: a UTF-8 file with a line in another encoding, which no single encoding reads correctly."""
+    lines = head.split(b"\n")
+    if len(head) >= SAMPLE_BYTES and len(lines) > 1:
+        lines = lines[:-1]  # possibly cut
+    first_bad, utf8_text = None, False
+    for number, raw in enumerate(lines, 1):
+        if raw.isascii():
+            continue
+        try:
+            raw.decode("utf-8")
+            utf8_text = True
+        except UnicodeDecodeError:
+            first_bad = first_bad or number
+        if first_bad and utf8_text:
+            return first_bad
+    return None
+
+
+def looks_binary(head: bytes) -> bool:
+    """NUL bytes without a UTF-16/32 byte-order mark: not a text file."""
+    return b"\x00" in head and bom_encoding(head) is None
 
 
 def sample_lines(head: bytes, encoding: str, max_lines: int = 200) -> list[str]:

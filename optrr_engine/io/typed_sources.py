@@ -102,7 +102,10 @@ class ExcelSource(Source):
             self._sheet = self._book[sheets[int(sheet)]]
         else:
             raise InputError(f"{base} has no sheet {sheet!r}; its sheets are: {', '.join(sheets)}")
-        header = next(self._sheet.iter_rows(max_row=1, values_only=True), None)
+        try:
+            header = next(self._sheet.iter_rows(max_row=1, values_only=True), None)
+        except Exception as exc:  # a damaged sheet inside a valid zip: XML, zlib or zip errors
+            raise _open_error(path, exc, "an Excel .xlsx workbook") from None
         if header is None:
             raise InputError(f"{base}: the sheet is empty; choose a sheet with a header row and data rows")
         header = list(header)
@@ -116,6 +119,16 @@ class ExcelSource(Source):
         return super().fraction_done() if self.row_count else 0.0
 
     def _tables(self, columns):
+        try:
+            yield from self._sheet_tables(columns)
+        except InputError:
+            raise
+        except Exception as exc:  # a damaged sheet inside a valid zip: XML, zlib or zip errors
+            raise _open_error(self.path, exc, "an Excel .xlsx workbook") from None
+        finally:
+            self._book.close()
+
+    def _sheet_tables(self, columns):
         import pyarrow as pa
 
         width = len(self.names)
@@ -141,7 +154,6 @@ class ExcelSource(Source):
                 filled = 0
         if filled:
             yield pa.table([pa.array(c, type=pa.string()) for c in block], names=names)
-        self._book.close()
 
 
 class StatSource(Source):

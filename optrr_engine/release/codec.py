@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..validation import MAX_CATEGORIES
+from ..validation import MAX_CATEGORIES, first_duplicate
 from .bins import assign, bin_labels, bins_to_json, format_edge
 from .column_stats import numeric_values
 from .config import ReleaseConfig
@@ -56,8 +56,8 @@ class ColumnCodec:
             self.bins = None
             self.extras = list(cfg.categories or [])
             self.labels = list(self.extras)
-        if len(set(self.labels)) != len(self.labels):
-            dup = next(v for v in self.labels if self.labels.count(v) > 1)
+        dup = first_duplicate(self.labels)
+        if dup is not None:
             raise InputError(f"column {cfg.name!r}: the category {dup!r} is listed twice (bins and categories)")
         if len(self.labels) < 2:
             only = repr(self.labels[0]) if self.labels else "none"

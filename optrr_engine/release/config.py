@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import InputError
+from ..validation import first_duplicate
 from .bins import bins_to_json, normalize_bins
 
 ROLES = ("perturb", "keep", "drop")
@@ -50,8 +51,22 @@ _TOP_KEYS = (
     "source",
     "needed_marginals",
     "allow_unidentifiable",
+    "mechanism",
 )
 METHOD_ALIASES = {"recommended": "auto"}
+#: Keys of the nested sections (unknown keys are refused, as at the top level and in columns).
+_INPUT_KEYS = ("delimiter", "encoding", "decimal", "sheet")
+_SOURCE_KEYS = ("file", "format", "rows")
+
+
+def _check_section(value, name: str, known: tuple) -> None:
+    if not isinstance(value, dict):
+        raise InputError(f"'{name}' must be an object with the keys {', '.join(known)}")
+    unknown = [k for k in value if k not in known]
+    if unknown:
+        raise InputError(
+            f"unknown key {unknown[0]!r} in '{name}' of the release configuration (known: {', '.join(known)})"
+        )
 
 
 def _number(value, what: str) -> float:
@@ -65,13 +80,18 @@ def _number(value, what: str) -> float:
 
 
 def check_column_epsilon(value, column: str) -> float:
-    from ..validation import MAX_EPSILON
+    from ..validation import MAX_EPSILON, MIN_EPSILON
 
     eps = _number(value, f"column {column!r}: epsilon")
     if math.isnan(eps):
         raise InputError(f"column {column!r}: epsilon is NaN; give a number greater than 0")
     if eps <= 0:
         raise InputError(f"column {column!r}: epsilon is {eps:g}; it must be greater than 0 (lower = more private)")
+    if eps < MIN_EPSILON:
+        raise InputError(
+            f"column {column!r}: epsilon {eps:g} is below the smallest accepted, {MIN_EPSILON:g} (floating-point "
+            "arithmetic cannot resolve smaller ones; the answers would be pure noise anyway)"
+        )
     if eps > MAX_EPSILON:
         raise InputError(
             f"column {column!r}: epsilon {eps:g} is above {MAX_EPSILON:g}, which leaves essentially no privacy; "
@@ -136,9 +156,9 @@ class ColumnConfig:
             if bad:
                 hint = f"write {json.dumps(str(bad[0]))}, not {bad[0]!r}"
                 raise InputError(f"column {col!r}: {what} must be texts; {hint}")
-            dup = sorted({v for v in values if values.count(v) > 1})
-            if dup:
-                raise InputError(f"column {col!r}: {what} lists {dup[0]!r} twice")
+            dup = first_duplicate(values)
+            if dup is not None:
+                raise InputError(f"column {col!r}: {what} lists {dup!r} twice")
         self.bins = normalize_bins(self.bins, col)
         if self.role != "perturb":
             return
@@ -189,7 +209,9 @@ class ReleaseConfig:
     """``method``: a design method of optrr_engine.designs.METHODS ("auto" by default). ``target_total``:
     total-budget mode (columns' ``weight`` shares a whole-record epsilon) instead of per-column ``epsilon``.
     ``accept_changed_epsilons``: allow a design (e.g. the heuristic) to return an attribute epsilon above
-    the request. ``input``: reader options (delimiter, encoding, decimal, sheet) used by schema."""
+    the request. ``input``: reader options (delimiter, encoding, decimal, sheet) used by schema. ``mechanism``:
+    a designed mechanism (``Mechanism.to_dict()``) to release exactly as it is, never recomputed (the GUI
+    stores the one it shows); None designs anew with ``method``."""
 
     method: str = "auto"
     columns: list = field(default_factory=list)
@@ -199,6 +221,7 @@ class ReleaseConfig:
     source: dict | None = None
     needed_marginals: list | None = None
     allow_unidentifiable: bool = False
+    mechanism: dict | None = None
 
     @property
     def budget_mode(self) -> bool:
@@ -243,8 +266,11 @@ class ReleaseConfig:
                 isinstance(s, list) and s and all(isinstance(n, str) for n in s) for s in m
             ):
                 raise InputError('needed_marginals must be a list of lists of column names, e.g. [["age", "sex"]]')
-        if not isinstance(self.input, dict):
-            raise InputError("'input' must be an object with reader options (delimiter, encoding, decimal, sheet)")
+        _check_section(self.input, "input", _INPUT_KEYS)
+        if self.source is not None:
+            _check_section(self.source, "source", _SOURCE_KEYS)
+        if self.mechanism is not None:
+            self.given_mechanism()  # a one-line error now rather than after a pass over the data
         self.columns = [c if isinstance(c, ColumnConfig) else ColumnConfig.from_dict(c) for c in self.columns]
         seen = set()
         for c in self.columns:
@@ -253,6 +279,19 @@ class ReleaseConfig:
             seen.add(c.name)
             c.validate(self.budget_mode)
         return self
+
+    def given_mechanism(self):
+        """The configuration's own mechanism (rebuilt exactly), or None."""
+        from ..mechanism import Mechanism
+
+        if self.mechanism is None:
+            return None
+        if not isinstance(self.mechanism, dict):
+            raise InputError("'mechanism' must be an object as written by OptRR (sizes and blocks)")
+        try:
+            return Mechanism.from_dict(self.mechanism)
+        except InputError as exc:
+            raise InputError(f"the configuration's mechanism is invalid: {exc}") from None
 
     def check_releasable(self) -> None:
         if not self.perturbed():
@@ -274,6 +313,8 @@ class ReleaseConfig:
             d["input"] = dict(self.input)
         if self.source:
             d["source"] = dict(self.source)
+        if self.mechanism is not None:
+            d["mechanism"] = self.mechanism
         d["columns"] = [c.to_dict() for c in self.columns]
         return d
 
@@ -287,8 +328,10 @@ class ReleaseConfig:
         if "format" in d and d["format"] != CONFIG_FORMAT:
             raise InputError(f"this is not an OptRR release configuration (format {d['format']!r})")
         version = d.get("version", CONFIG_VERSION)
-        if not isinstance(version, int) or version > CONFIG_VERSION:
-            raise InputError(f"release configuration version {version!r} is newer than this OptRR reads; update OptRR")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise InputError(f"release configuration version must be a whole number such as 1; got {version!r}")
+        if version > CONFIG_VERSION:
+            raise InputError(f"release configuration version {version} is newer than this OptRR reads; update OptRR")
         columns = d.get("columns")
         if not isinstance(columns, list):
             raise InputError("the release configuration needs a 'columns' list")
@@ -301,6 +344,7 @@ class ReleaseConfig:
             source=d.get("source"),
             needed_marginals=d.get("needed_marginals"),
             allow_unidentifiable=d.get("allow_unidentifiable", False),
+            mechanism=d.get("mechanism"),
         )
         return cfg.validate()
 

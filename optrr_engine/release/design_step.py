@@ -3,7 +3,9 @@
 Honesty rule: a design never silently returns an attribute epsilon above what was asked. If the chosen
 method raises any eps_i (the paper's heuristic can), the release stops with a one-line error naming the
 column, unless the configuration sets ``accept_changed_epsilons``; the manifest then lists every change.
-If "auto" is configured but this build of the engine has no "auto" method, an exact design is used instead
+A configuration that carries a ``mechanism`` (the one the GUI showed) is released exactly as it is: it is
+checked against the columns' category counts and requested epsilons (or the whole-record target), never
+recomputed. If "auto" is configured but this build of the engine has no "auto" method, an exact design is used instead
 (optimal LP for k <= AUTO_FALLBACK_OPTIMAL_K, else the family optimum, else Kronecker), and the manifest
 says so.
 """
@@ -51,6 +53,26 @@ def _run(method: str, sizes, eps, weights, target, ctl: TaskControl):
     return run_design(method, sizes, eps, progress=ctl.progress, cancel=ctl.cancel), None
 
 
+def _given(config, mech, sizes, eps, target):
+    """A Design around the configuration's mechanism, after checking it fits the columns and the request."""
+    from ..designs import Design
+    from ..tolerance import eps_within
+
+    if not np.array_equal(mech.sizes, sizes):
+        raise InputError(
+            f"the configuration's mechanism is for category counts {mech.sizes.tolist()} but the perturbed columns "
+            f"have {sizes.tolist()}; remove 'mechanism' to design anew"
+        )
+    if target is not None:
+        if not eps_within(mech.overall_epsilon(), target):
+            raise InputError(
+                f"the configuration's mechanism has whole-record epsilon {mech.overall_epsilon():.6g}, above "
+                f"target_total {target:g}"
+            )
+        eps = mech.attribute_epsilons()
+    return Design(config.method, mech, np.asarray(eps, dtype=float), 0.0, {"mechanism_source": "configuration"})
+
+
 def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> ReleaseDesign:
     from ..designs import METHODS
 
@@ -62,7 +84,14 @@ def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> 
     weights = [float(c.weight if c.weight is not None else 1.0) for c in cols] if target is not None else None
     method = config.method
     notes: list[str] = []
-    if method in METHODS:
+    given = config.given_mechanism()
+    if given is not None:
+        design, budget = _given(config, given, sizes, eps, target), None
+        if target is not None:  # the scale c of eps_i = c w_i / max(w): the epsilon of a largest-weight column
+            scale = float(design.mechanism.attribute_epsilons()[int(np.argmax(weights))])
+            budget = {"target_total": float(target), "weights": [float(w) for w in weights], "scale": scale}
+        notes.append("the mechanism given in the configuration, released as it is (not recomputed)")
+    elif method in METHODS:
         design, budget = _run(method, sizes, eps, weights, target, ctl)
     elif method == "auto":
         design = budget = None

@@ -78,7 +78,17 @@ class ExternalShuffle:
 
     # -- phase 2 ------------------------------------------------------------------------------
     def tables(self, max_rows: int, ctl=None):
-        """The records in uniformly random order, as tables of at most ``max_rows`` rows."""
+        """The records in uniformly random order, as tables of at most ``max_rows`` rows. A failing disk (full,
+        removed) is a one-line InputError; :meth:`cleanup` then removes every temporary file."""
+        from ..errors import InputError
+        from ..io.atomic import describe_os_error
+
+        try:
+            yield from self._tables(max_rows, ctl)
+        except OSError as exc:
+            raise InputError(describe_os_error(exc, os.path.dirname(self.dir))) from None
+
+    def _tables(self, max_rows: int, ctl=None):
         self._close_writers()
         done = 0
         for b in range(self.buckets):

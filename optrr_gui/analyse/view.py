@@ -154,9 +154,22 @@ class AnalyseView(QWidget):
         if path and self.release_path:
             self.open_release(self.release_path, path)
 
+    def clear_results(self) -> None:
+        """Forget the estimate on screen (tables, tests, exports): it belongs to a release no longer open."""
+        self.result = None
+        self.table.clear()
+        self.table.setRowCount(0)
+        self.table.setColumnCount(0)
+        self.tests.clear()
+        self.tests.hide()
+        self.result_label.setText("")
+        for b in (self.export_csv, self.export_json):
+            b.setEnabled(False)
+
     def open_release(self, path: str, manifest_path: str | None = None) -> None:
         self.release_path, self.manifest_path = str(path), manifest_path
         self.opened = None
+        self.clear_results()
         self.attributes.clear()
         self.estimate_button.setEnabled(False)
         self.info.setText(f"Opening {Path(path).name} and checking it against its manifest…")
@@ -194,9 +207,16 @@ class AnalyseView(QWidget):
         self.estimate_button.setEnabled(True)
 
     def _failed(self, exc: BaseException) -> None:
+        """Opening or estimating failed: no table of an earlier release or estimate stays on screen."""
         self.spinner.stop()
         self.cancel_button.setEnabled(False)
-        self.info.setText(f"<span style='color:#cc0000'>{exc}</span>")
+        self.clear_results()
+        message = f"<span style='color:#cc0000'>{exc}</span>"
+        if self.opened is None:  # the open failed: nothing can be estimated
+            self.attributes.clear()
+            self.estimate_button.setEnabled(False)
+            self.info.setText(message)
+        self.result_label.setText(message)
 
     # -- estimating -------------------------------------------------------------------------------
     def selected_names(self) -> list[str]:

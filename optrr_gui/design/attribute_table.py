@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from optrr_engine.tolerance import eps_equal
+
 from ..common.commands import SetColumnValue, SetSessionValue, set_many
 from ..design.epsilon_editor import EpsilonEditor
 from ..state.config_bridge import category_counts
@@ -310,7 +312,7 @@ class AttributePanel(QWidget):
         self.stack.push(SetSessionValue(self.state, "budget_mode", not per_column))
 
     def _target_changed(self, value: float) -> None:
-        if abs(value - self.state.target_total) > 1e-12:
+        if not eps_equal(value, self.state.target_total):
             self.stack.push(SetSessionValue(self.state, "target_total", float(value), mergeable=True))
 
     def set_roles(self, rows, role: str) -> None:

@@ -60,6 +60,7 @@ class ColumnPanel(QWidget):
         super().__init__(parent)
         self.state, self.stack = state, stack
         self.row: int | None = None
+        self._shown: tuple | None = None  # (row, column name) whose categories the list shows
 
         self.title = QLabel("Select a column")
         self.title.setStyleSheet("font-weight: bold;")
@@ -169,10 +170,10 @@ class ColumnPanel(QWidget):
 
     def _move(self, step: int) -> None:
         cats = self.current_categories()
-        rows = sorted({self.categories.row(i) for i in self.categories.selectedItems()})
-        if len(rows) != 1:
+        picked = self.selected_categories()
+        if len(picked) != 1:
             return
-        i = rows[0]
+        i = cats.index(picked[0])
         j = i + step
         if not 0 <= j < len(cats):
             return
@@ -180,15 +181,20 @@ class ColumnPanel(QWidget):
         self._set("categories", cats)
         self.categories.setCurrentRow(j)
 
+    def selected_categories(self) -> list:
+        """The current column's categories selected in the list (by value, so never another column's)."""
+        if self.row is None or self._shown != (self.row, self.state.columns[self.row].name):
+            return []
+        picked = {i.text() for i in self.categories.selectedItems()}
+        return [c for c in self.current_categories() if str(c) in picked]
+
     def _treat_as_missing(self) -> None:
         """Move the selected categories into the column's missing-value codes (one undo step)."""
-        rows = {self.categories.row(i) for i in self.categories.selectedItems()}
-        if not rows or self.row is None:
+        moved = self.selected_categories()
+        if not moved:
             return
         col = self.state.columns[self.row]
-        cats = self.current_categories()
-        moved = [c for i, c in enumerate(cats) if i in rows]
-        kept = [c for i, c in enumerate(cats) if i not in rows]
+        kept = [c for c in self.current_categories() if c not in moved]
         if col.missing == "category" and col.missing_label not in kept:
             kept.append(col.missing_label)  # the missing values need their category
         self.stack.beginMacro(f"treat {', '.join(map(str, moved))} of {col.name} as missing")
@@ -249,6 +255,7 @@ class ColumnPanel(QWidget):
         if not enabled:
             self.title.setText("Select a column in the table")
             self.categories.clear()
+            self._shown = None
             self.warnings.setText("")
             return
         col = self.state.columns[self.row]
@@ -279,12 +286,25 @@ class ColumnPanel(QWidget):
         for w in (self.bins, self.bins_error, self.bins_label, self.others_label):
             w.setVisible(numeric)
         self.cat_box.setTitle("Bins (and other values)" if numeric else "Categories")
-        if numeric:
-            if not self.bins.hasFocus():
-                self.bins.setText(format_bins(col.bins))
-        else:
-            current = self.categories.currentRow()
-            self.categories.clear()
-            self.categories.addItems([str(c) for c in col.categories or []])
-            if 0 <= current < self.categories.count():
-                self.categories.setCurrentRow(current)
+        if numeric and not self.bins.hasFocus():
+            self.bins.setText(format_bins(col.bins))
+        self._show_categories(col)
+
+    def _show_categories(self, col) -> None:
+        """Always this column's categories (a numeric column's extra values too); the selection is kept only
+        while the same column stays shown, so an action never applies to another column's categories."""
+        shown = (self.row, col.name)
+        same = shown == self._shown
+        keep = {i.text() for i in self.categories.selectedItems()} if same else set()
+        item = self.categories.currentItem()
+        current = item.text() if same and item is not None else None
+        self.categories.blockSignals(True)
+        self.categories.clear()
+        self.categories.addItems([str(c) for c in col.categories or []])
+        for i in range(self.categories.count()):
+            item = self.categories.item(i)
+            if item.text() == current:
+                self.categories.setCurrentItem(item)
+            item.setSelected(item.text() in keep)
+        self.categories.blockSignals(False)
+        self._shown = shown

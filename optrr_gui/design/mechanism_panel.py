@@ -25,9 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from optrr_engine.tolerance import eps_above
+
 from ..common.widgets import Spinner, fmt_eps, fmt_pp, fmt_seconds
 from ..design.controller import DesignController
-from ..state.design_summary import METHOD_HELP, METHOD_LABELS, DesignSummary
+from ..state.design_summary import METHOD_HELP, METHOD_LABELS, DesignSummary, display_order
 
 RECOMMENDED_BG = QColor(214, 240, 214)
 REQUESTED_COLOR = (170, 170, 170)
@@ -111,9 +113,9 @@ class BarChart(QWidget):
         x = np.arange(len(names), dtype=float)
         brushes = []
         for r, a in zip(requested, achieved, strict=True):
-            if a > r * (1 + 1e-9):
+            if eps_above(a, r):
                 brushes.append(self.pg.mkBrush(*HIGHER_COLOR))
-            elif a < r * (1 - 1e-9):
+            elif eps_above(r, a):
                 brushes.append(self.pg.mkBrush(*LOWER_COLOR))
             else:
                 brushes.append(self.pg.mkBrush(*ACHIEVED_COLOR))
@@ -288,7 +290,7 @@ class MechanismPanel(QWidget):
         chosen = c.chosen()
         kron = c.summaries.get("kronecker")
         kron_eps = kron.overall_epsilon if kron and kron.ok and not c.is_stale("kronecker") else None
-        self._rows = list(c.methods) if k else []
+        self._rows = display_order(c.methods, c.current(), bool(c.request.get("budget_mode"))) if k else []
         self.designs.blockSignals(True)
         with bulk_update(self.designs):
             self._fill_designs(c, recommended, chosen, kron_eps)

@@ -258,12 +258,16 @@ class ReleaseDialog(QDialog):
         if os.path.abspath(output) == os.path.abspath(self.state.data_path or ""):
             self.progress_label.setText("The output cannot be the input file; choose another name.")
             return False
-        summary = self.window_.controller.summaries.get(self.chosen_method())
-        if summary is not None and summary.exceeds_request and not self.accept_changes.isChecked():
+        summary = self.window_.controller.current().get(self.chosen_method())
+        if summary is None or not summary.ok or summary.design is None:
+            self.progress_label.setText("The design shown is being recomputed; wait for it, then release.")
+            return False
+        if summary.exceeds_request and not self.accept_changes.isChecked():
             self.progress_label.setText("Tick the box to accept the higher ε, or choose another design.")
             return False
         config = self.state.to_release_config(method=self.chosen_method())
         config.accept_changed_epsilons = bool(self.accept_changes.isChecked())
+        config.mechanism = summary.design.mechanism.to_dict()  # released exactly as shown, never recomputed
         options = {
             "seed": int(self.seed.value()) if self.fixed_seed.isChecked() else None,
             "shuffle": self.shuffle.isChecked(),

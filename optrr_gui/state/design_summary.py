@@ -133,16 +133,37 @@ def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=
     )
 
 
+def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
+    """-1 when design a is better than b, 1 when worse, 0 when equal within the relative tolerance
+    (optrr_engine.tolerance). Per-attribute mode: lower whole-record epsilon. Budget mode (all meet the target):
+    larger attribute epsilons (scale c), then lower whole-record epsilon. Ties go to auto."""
+    from optrr_engine.tolerance import eps_equal
+
+    keys = [(-(a.scale or 0.0), -(b.scale or 0.0))] if budget_mode else []
+    keys.append((a.overall_epsilon, b.overall_epsilon))
+    for x, y in keys:
+        if not eps_equal(x, y):
+            return -1 if x < y else 1
+    return (a.method != "auto") - (b.method != "auto")
+
+
+def ranked(summaries: dict[str, DesignSummary], budget_mode: bool) -> list[str]:
+    """The designs that may be recommended, best first: computed, releasable and (per-attribute mode) giving no
+    attribute more epsilon than requested."""
+    from functools import cmp_to_key
+
+    ok = {m: s for m, s in summaries.items() if s.ok and s.releasable and (budget_mode or not s.exceeds_request)}
+    return sorted(ok, key=cmp_to_key(lambda x, y: _compare(ok[x], ok[y], budget_mode)))
+
+
 def recommend(summaries: dict[str, DesignSummary], budget_mode: bool) -> str | None:
-    """The design to use: per-attribute mode, the lowest whole-record epsilon among designs that give no
-    attribute more epsilon than requested; budget mode (all meet the target), the one with the largest
-    attribute epsilons (largest scale c, ties to the lowest whole-record epsilon)."""
-    ok = {m: s for m, s in summaries.items() if s.ok and s.releasable}
-    if budget_mode:
-        if not ok:
-            return None
-        return max(ok, key=lambda m: (round(ok[m].scale or 0.0, 9), -ok[m].overall_epsilon))
-    honest = {m: s for m, s in ok.items() if not s.exceeds_request}
-    if not honest:
-        return None
-    return min(honest, key=lambda m: (round(honest[m].overall_epsilon, 9), m != "auto"))
+    """The design to use: the best of :func:`ranked` (None if no design qualifies)."""
+    best = ranked(summaries, budget_mode)
+    return best[0] if best else None
+
+
+def display_order(methods, summaries: dict[str, DesignSummary], budget_mode: bool) -> list[str]:
+    """Rows of the design table: the rankable designs best first (the recommended one on top, so a better row
+    never sits below it), then the others (running, stale, unavailable, raising an epsilon) in their usual order."""
+    best = [m for m in ranked(summaries, budget_mode) if m in methods]
+    return best + [m for m in methods if m not in best]

@@ -1,0 +1,131 @@
+"""Issue 11 in the GUI: the release uses exactly the mechanism shown; a better design never sits below the
+recommended one; a failed open in Analyse leaves no earlier tables on screen."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from optrr_engine.designs import run_design
+from optrr_engine.release.manifest import load_manifest
+from optrr_gui.main_window import TAB_ANALYSE
+from optrr_gui.release.dialog import ReleaseDialog
+from optrr_gui.state.design_summary import DesignSummary, display_order, recommend
+from tests.test_gui_support import WAIT_MS, close_window, open_window
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path)
+    yield w
+    close_window(w)
+
+
+def release(qtbot, window, output) -> ReleaseDialog:
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    dialog.output.setText(str(output))
+    assert dialog.start(), dialog.progress_label.text()
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done", dialog.progress_label.text()
+    return dialog
+
+
+def released_mechanism(path) -> dict:
+    manifest = load_manifest(str(path) + ".manifest.json", data_path=str(path))
+    mech = dict(manifest["mechanism"])
+    mech.pop("method", None)
+    return mech
+
+
+def test_the_release_uses_exactly_the_mechanism_shown(qtbot, window, tmp_path):
+    c = window.controller
+    qtbot.waitUntil(lambda: c.is_idle() and c.chosen() in c.current(), timeout=WAIT_MS)
+    shown = c.current()[c.chosen()]
+    # Put a different, valid mechanism on screen (more private than asked, so releasable): a recomputation of
+    # the configured design could never produce it, so finding it in the manifest proves nothing was recomputed.
+    other = run_design("kronecker", shown.design.sizes, 0.9 * shown.design.requested_epsilons).mechanism
+    shown.design.mechanism = other
+    release(qtbot, window, tmp_path / "rel.csv")
+    assert released_mechanism(tmp_path / "rel.csv") == json.loads(json.dumps(other.to_dict()))
+
+
+def test_release_waits_for_a_design_being_recomputed(qtbot, window, tmp_path):
+    c = window.controller
+    qtbot.waitUntil(lambda: c.is_idle() and c.chosen() in c.current(), timeout=WAIT_MS)
+    c.key = "a newer request"  # every summary on screen is now stale
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    dialog.output.setText(str(tmp_path / "rel.csv"))
+    assert not dialog.start()
+    assert "recomputed" in dialog.progress_label.text()
+    assert not (tmp_path / "rel.csv").exists()
+
+
+def summary(method, eps, scale=None, exceeds=False, ok=True, releasable=True) -> DesignSummary:
+    s = DesignSummary(method, ok, overall_epsilon=eps, scale=scale, exceeds_request=exceeds)
+    s.releasable = releasable
+    return s
+
+
+def test_no_better_design_sits_below_the_recommended_one():
+    methods = ("auto", "optimal", "classes", "family", "heuristic", "kronecker", "clusters")
+    found = {
+        "auto": summary("auto", 8.751),  # the issue's screen: auto worse than the exact LP
+        "optimal": summary("optimal", 7.124),
+        "heuristic": summary("heuristic", 6.0, exceeds=True),  # raises an epsilon: never recommended
+        "kronecker": summary("kronecker", 12.0),
+        "family": summary("family", 0.0, ok=False),
+        "clusters": summary("clusters", 5.0, releasable=False),
+    }
+    rows = display_order(methods, found, budget_mode=False)
+    assert rows[0] == recommend(found, False) == "optimal"
+    assert rows[:3] == ["optimal", "auto", "kronecker"]
+    eps = [found[m].overall_epsilon for m in rows[:3]]
+    assert eps == sorted(eps)
+    assert set(rows) == set(methods)
+
+
+def test_ties_within_the_relative_tolerance_go_to_auto_and_budget_mode_ranks_by_scale():
+    a, o = summary("auto", 10.0 * (1 + 1e-12)), summary("optimal", 10.0)
+    assert recommend({"optimal": o, "auto": a}, False) == "auto"
+    assert recommend({"optimal": summary("optimal", 9.99), "auto": a}, False) == "optimal"
+    found = {"kronecker": summary("kronecker", 3.0, scale=1.0), "optimal": summary("optimal", 3.0, scale=2.0)}
+    assert display_order(("auto", "optimal", "kronecker"), found, True) == ["optimal", "kronecker", "auto"]
+
+
+def test_the_design_table_lists_the_recommended_design_first(qtbot, window):
+    c = window.controller
+    qtbot.waitUntil(lambda: c.is_idle() and c.recommended() is not None, timeout=WAIT_MS)
+    panel = window.mechanism
+    panel.refresh()
+    assert panel._rows[0] == c.recommended()
+    assert panel.designs.item(0, 0).text().startswith("★")
+    current = c.current()
+    ranked_eps = [current[m].overall_epsilon for m in panel._rows if m in current and current[m].ok]
+    best = current[c.recommended()].overall_epsilon
+    honest = [m for m in panel._rows if m in current and current[m].ok and not current[m].exceeds_request]
+    assert all(current[m].overall_epsilon >= best * (1 - 1e-9) for m in honest), ranked_eps
+
+
+def test_a_failed_open_clears_the_previous_release_tables(qtbot, window, tmp_path):
+    out = tmp_path / "rel.csv"
+    release(qtbot, window, out)
+    window.tabs.setCurrentIndex(TAB_ANALYSE)
+    view = window.analyse_view
+    view.open_release(str(out))
+    qtbot.waitUntil(lambda: view.opened is not None or "color:#cc0000" in view.info.text(), timeout=WAIT_MS)
+    view.set_selected(["age"])
+    view.estimate()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=WAIT_MS)
+    assert view.table.rowCount() > 0 and view.export_csv.isEnabled()
+    broken = tmp_path / "broken.csv"
+    broken.write_text(out.read_text() + out.read_text().splitlines()[1] + "\n")  # one row more than its manifest
+    (tmp_path / "broken.csv.manifest.json").write_text((tmp_path / "rel.csv.manifest.json").read_text())
+    view.open_release(str(broken))
+    qtbot.waitUntil(lambda: "color:#cc0000" in view.info.text(), timeout=WAIT_MS)
+    assert view.opened is None and view.result is None
+    assert view.table.rowCount() == 0 and view.table.columnCount() == 0
+    assert not view.tests.isVisible() and not view.export_csv.isEnabled() and not view.export_json.isEnabled()
+    assert view.attributes.count() == 0 and not view.estimate_button.isEnabled()

@@ -82,3 +82,13 @@ def test_cli_compare_avd_with_bloom_methods(tmp_path, capsys):
     assert main(["compare", "avd", "--data", str(path), "--epsilons", "1", "--target", "3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and "bogus" in err[0]
+
+
+def test_the_utility_design_joins_on_both_axes_within_the_budget():
+    data = small_data()
+    rows, designs = avd_table(data, 4.0, ("utility", "brr"), (2,), subsets=2, seed=2, axis="whole_record")
+    by = {d["method"]: d for d in designs}
+    assert by["utility"]["overall_epsilon"] <= 4.0 * (1 + 1e-9)
+    assert rows.set_index("method").loc["utility", "mean_avd"] <= 1
+    rows, designs = avd_table(data, 1.0, ("utility",), (2,), subsets=2, seed=2, axis="per_attribute")
+    assert {d["method"]: d for d in designs}["utility"]["max_attribute_epsilon"] <= 1.0 * (1 + 1e-9)

@@ -53,8 +53,8 @@ def add_parser(sub):
     )
     q.add_argument(
         "--methods",
-        help="designs (default: every design method), rr_clusters, rr_clusters_optimized, and the Bloom-filter "
-        "schemes lasso, lopub, locop, brr",
+        help="designs (default: every design method), utility, rr_clusters, rr_clusters_optimized, and the "
+        "Bloom-filter schemes lasso, lopub, locop, brr",
     )
     q.add_argument("--ways", default="2,3,4,5", help="marginal sizes (default 2,3,4,5)")
     q.add_argument("--subsets", type=int, default=100, help="random attribute subsets per size (default 100)")
@@ -207,9 +207,9 @@ AXIS_NAMES["both"] = AXIS_NAMES["per-attribute"] + AXIS_NAMES["whole-record"]
 
 
 def _avd_methods(text):
-    from ..compare.avd_marginals import BLOOM_METHODS, CLUSTER_METHODS
+    from ..compare.avd_marginals import BLOOM_METHODS, CLUSTER_METHODS, UTILITY_METHOD
 
-    return _methods(text, tuple(CLUSTER_METHODS) + tuple(BLOOM_METHODS)) if text else None
+    return _methods(text, (UTILITY_METHOD, *CLUSTER_METHODS, *BLOOM_METHODS)) if text else None
 
 
 def _run_avd(args, want_csv, want_png, out, written):

@@ -30,6 +30,8 @@ from .budgets import BudgetedDesign, designs_at_budget
 #: The Bloom-filter schemes (optrr_engine.bloom): the paper's simple LOPUB (LASSO only), Ren et al.'s LASSO + EM,
 #: LOCOP (Gaussian copula) and BRR.
 BLOOM_METHODS = ("lasso", "lopub", "locop", "brr")
+#: The utility-aware design (optrr_engine.utility): minimum expected squared error of the compared ways' marginals.
+UTILITY_METHOD = "utility"
 #: Privacy axes of the comparison.
 AXES = ("whole_record", "per_attribute")
 AXIS_LABELS = {
@@ -112,6 +114,23 @@ def design_at_attribute_epsilons(method: str, sizes, eps, ctl) -> BudgetedDesign
     return BudgetedDesign(method, d.mechanism, time.perf_counter() - t0)
 
 
+def utility_at(data, axis: str, target: float, eps, ways) -> BudgetedDesign:
+    """The utility-aware design for the ``ways``-way marginals: whole-record epsilon <= target (whole-record axis)
+    or eps_i <= eps (per-attribute axis, whole-record target sum(eps))."""
+    from ..utility.optimal_design import utility_design
+
+    t0 = time.perf_counter()
+    orders = sorted({int(w) for w in ways}) or [1, 2]
+    try:
+        if axis == "whole_record":
+            mech, _ = utility_design(data.sizes, target, {"orders": orders})
+        else:
+            mech, _ = utility_design(data.sizes, float(np.sum(eps)), {"orders": orders}, caps=list(eps))
+    except OptRRError as exc:
+        return BudgetedDesign(UTILITY_METHOD, None, time.perf_counter() - t0, str(exc))
+    return BudgetedDesign(UTILITY_METHOD, mech, time.perf_counter() - t0)
+
+
 def bloom_summary(name: str, mech) -> dict:
     eps = mech.attribute_epsilons()
     return {
@@ -173,7 +192,8 @@ def avd_table(
     ``methods``: design methods (default: every one in optrr_engine.designs.METHODS plus ``rr_clusters``),
     where ``rr_clusters`` is Domingo-Ferrer's joint GRR per cluster and ``rr_clusters_optimized`` the same
     clusters with an optimized design inside each (thresholds ``tv``, ``td``), and the Bloom-filter schemes
-    ``lasso``, ``lopub``, ``locop``, ``brr``. ``target``: the epsilon on ``axis``. ``chosen``: {way: subsets}
+    ``lasso``, ``lopub``, ``locop``, ``brr``, and ``utility`` (optrr_engine.utility's design for the compared
+    ways' marginals). ``target``: the epsilon on ``axis``. ``chosen``: {way: subsets}
     to reuse (drawn here otherwise); ``rng`` overrides ``seed``.
     """
     import pandas as pd
@@ -190,7 +210,7 @@ def avd_table(
     weights = np.ones(k) if weights is None else np.asarray(weights, dtype=float)
     eps = attribute_epsilons(axis, target, weights)
     bloom = [m for m in methods if m in BLOOM_METHODS]
-    plain = [m for m in methods if m not in CLUSTER_METHODS and m not in BLOOM_METHODS]
+    plain = [m for m in methods if m not in CLUSTER_METHODS and m not in BLOOM_METHODS and m != UTILITY_METHOD]
     if axis == "whole_record":
         designs = designs_at_budget(sizes, weights, target, plain, ctl.sub(0.0, 0.3))
     else:
@@ -200,6 +220,8 @@ def avd_table(
             designs[m] = clustered_design(m, data, eps, CLUSTER_METHODS[m], tv, td)
     mech = BloomMechanism.from_epsilons(sizes, eps) if bloom else None
     ways = [w for w in ways if 2 <= w <= k]
+    if UTILITY_METHOD in methods:
+        designs[UTILITY_METHOD] = utility_at(data, axis, target, eps, ways)
     if chosen is None:
         chosen = {w: draw_subsets(k, w, subsets, sizes, rng, bloom=bool(bloom)) for w in ways}
     truth = {

@@ -37,7 +37,7 @@ ACHIEVED_COLOR = (52, 101, 164)
 HIGHER_COLOR = (204, 0, 0)
 LOWER_COLOR = (230, 145, 56)
 
-DESIGN_COLUMNS = ("Design", "Whole-record ε", "vs. Kronecker", "ε changed", "Time")
+DESIGN_COLUMNS = ("Design", "Whole-record ε", "vs. Kronecker", "ε changed", "Predicted AVD", "Time")
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
 
 
@@ -321,23 +321,25 @@ class MechanismPanel(QWidget):
             stale = c.is_stale(method)
             status = c.status.get(method, "")
             marks = ("★ " if method == recommended else "") + ("● " if method == chosen else "")
-            cells = [marks + METHOD_LABELS.get(method, method), "—", "—", "—", ""]
+            cells = [marks + METHOD_LABELS.get(method, method), "—", "—", "—", "—", ""]
             if s is not None and s.ok:
                 cells[1] = fmt_eps(s.overall_epsilon)
                 if kron_eps and method != "kronecker":
                     change = 100 * (s.overall_epsilon / kron_eps - 1)
                     cells[2] = "same" if abs(change) < 0.5 else f"{change:+.0f} %"
                 cells[3] = str(len(s.changes)) if s.changes else "none"
+                if s.predicted_avd is not None:
+                    cells[4] = "not identifiable" if s.non_identifiable else f"{s.predicted_avd:.3g}"
             elif s is not None:
                 cells[1] = "not available"
                 cells[3] = short_reason(s.error)
             if status == "running":
                 frac, msg = c.progress.get(method, (0.0, ""))
-                cells[4] = "computing…" + (f" {100 * frac:.0f} %" if frac > 0 else "")
+                cells[5] = "computing…" + (f" {100 * frac:.0f} %" if frac > 0 else "")
             elif status == "cancelled":
-                cells[4] = "cancelled"
+                cells[5] = "cancelled"
             elif s is not None:
-                cells[4] = fmt_seconds(s.seconds)
+                cells[5] = fmt_seconds(s.seconds)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 tip = METHOD_HELP.get(method, "")
@@ -345,6 +347,17 @@ class MechanismPanel(QWidget):
                     tip += f"\n\nNot available for this request: {s.error}"
                 if s is not None and s.ok and s.exceeds_request:
                     tip += "\n\nGives some columns MORE ε than requested (less private); not recommended."
+                if col == 4 and s is not None and s.ok and s.predicted_avd is not None:
+                    tip = (
+                        f"Predicted mean AVD (1/2 sum |estimate - truth|) of the {s.predicted_orders} tables from "
+                        "this many rows (unbiased estimator, uniform prior); lower = more accurate."
+                    )
+                    if s.non_identifiable:
+                        shown = "; ".join(",".join(map(str, a)) for a in s.non_identifiable[:8])
+                        tip += (
+                            f"\n\nCannot be estimated at all from this design (columns {shown}): use more ε, "
+                            "other weights or another design."
+                        )
                 item.setToolTip(tip.strip())
                 if method == recommended and not stale:
                     item.setBackground(QBrush(RECOMMENDED_BG))

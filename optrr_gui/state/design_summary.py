@@ -81,6 +81,9 @@ class DesignSummary:
     releasable: bool = True  # False for comparison-only designs (RR-Clusters chosen from the raw data)
     note: str = ""
     clusters: list | None = None
+    predicted_avd: float | None = None  # mean expected AVD of the 1-/2-way marginals (unbiased estimator)
+    predicted_orders: str = ""
+    non_identifiable: list = field(default_factory=list)  # marginals (1-based column indices) erased
 
     @property
     def changed_attributes(self) -> set[int]:
@@ -113,11 +116,40 @@ def expected_errors(mechanism, n_rows: int | None) -> list[float]:
     return out
 
 
+#: Predicted errors are computed for designs of at most this many columns (the GUI stays responsive).
+PREDICT_MAX_K = 200
+#: Rows the error is predicted for when no data is loaded.
+PREDICT_DEFAULT_ROWS = 10_000
+
+
+def predicted(mechanism, n_rows: int | None) -> tuple[float | None, str, list]:
+    """(mean expected AVD of all 1- and 2-way marginals, or 1-way only for many columns; the orders; the
+    non-identifiable marginals) from optrr_engine.utility; (None, "", []) when too large."""
+    from optrr_engine.errors import OptRRError
+    from optrr_engine.utility import predicted_error
+
+    k = mechanism.k
+    if k > PREDICT_MAX_K:
+        return None, "", []
+    orders = [1, 2] if 2 <= k <= 20 else [1]
+    try:
+        pe = predicted_error(mechanism, int(n_rows or PREDICT_DEFAULT_ROWS), {"orders": orders})
+    except OptRRError:
+        return None, "", []
+    score = pe.score()
+    bad = [[i + 1 for i in a] for a in pe.non_identifiable]
+    return (score if math.isfinite(score) else math.inf), "/".join(map(str, orders)) + "-way", bad
+
+
 def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=None) -> DesignSummary:
     mech = design.mechanism
     info = design.info or {}
     lower = info.get("lower_bound")
+    avd, orders, bad = predicted(mech, n_rows)
     return DesignSummary(
+        predicted_avd=avd,
+        predicted_orders=orders,
+        non_identifiable=bad,
         method=design.method,
         ok=True,
         overall_epsilon=float(mech.overall_epsilon()),
@@ -136,9 +168,14 @@ def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=
 def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
     """-1 when design a is better than b, 1 when worse, 0 when equal within the relative tolerance
     (optrr_engine.tolerance). Per-attribute mode: lower whole-record epsilon. Budget mode (all meet the target):
-    larger attribute epsilons (scale c), then lower whole-record epsilon. Ties go to auto."""
+    smaller predicted error of the 1-/2-way marginals (when known for both), then larger attribute epsilons
+    (scale c), then lower whole-record epsilon. Ties go to auto."""
     from optrr_engine.tolerance import eps_equal
 
+    if budget_mode and a.predicted_avd is not None and b.predicted_avd is not None:
+        x, y = a.predicted_avd, b.predicted_avd
+        if x != y and not (math.isfinite(x) and math.isfinite(y) and eps_equal(x, y)):
+            return -1 if x < y else 1
     keys = [(-(a.scale or 0.0), -(b.scale or 0.0))] if budget_mode else []
     keys.append((a.overall_epsilon, b.overall_epsilon))
     for x, y in keys:

@@ -1,0 +1,59 @@
+"""The design table's predicted error (issue 13): the column, the non-identifiable marginals, and the budget-mode
+recommendation by predicted error (Qt-free state and jobs; real engine designs)."""
+
+import math
+
+from optrr_engine.budget import distribute_budget
+from optrr_engine.utility import predicted_error
+from optrr_gui.design.mechanism_panel import DESIGN_COLUMNS
+from optrr_gui.state.design_summary import recommend
+from optrr_gui.workers.jobs.design import compute_design
+
+
+def test_summary_carries_the_engine_prediction_and_names_erased_pairs():
+    request = {"budget_mode": True, "epsilons": [1, 1, 1], "weights": [1.0] * 3, "target_total": 1.5}
+    opt = compute_design("optimal", [2, 2, 2], request, 5000)
+    kron = compute_design("kronecker", [2, 2, 2], request, 5000)
+    assert opt.ok and sorted(opt.non_identifiable) == [[1, 2], [1, 3], [2, 3]] and math.isinf(opt.predicted_avd)
+    mech = distribute_budget("kronecker", [2, 2, 2], [1.0] * 3, 1.5).design.mechanism
+    assert kron.predicted_avd == predicted_error(mech, 5000, {"orders": [1, 2]}).score()
+    assert kron.predicted_orders == "1/2-way" and kron.non_identifiable == []
+    # budget mode: every design meets the target, so the one with the least predicted error is recommended
+    assert recommend({"optimal": opt, "kronecker": kron}, True) == "kronecker"
+    assert "Predicted AVD" in DESIGN_COLUMNS
+
+
+def test_per_column_mode_keeps_the_exact_eps_recommendation():
+    request = {"budget_mode": False, "epsilons": [0.5, 0.5, 0.5], "weights": [1.0] * 3, "target_total": 1.0}
+    opt = compute_design("optimal", [2, 2, 2], request, 5000)
+    kron = compute_design("kronecker", [2, 2, 2], request, 5000)
+    assert opt.predicted_avd is not None and kron.predicted_avd is not None
+    assert recommend({"optimal": opt, "kronecker": kron}, False) == "optimal"  # lowest whole-record epsilon
+
+
+def test_panel_shows_the_predicted_error_column(qtbot):
+    from optrr_gui.design.controller import DesignController
+    from optrr_gui.design.mechanism_panel import MechanismPanel
+    from optrr_gui.state.session import ColumnState, SessionState
+    from optrr_gui.workers.runner import TaskRunner
+
+    state = SessionState()
+    cols = [ColumnState(f"c{i}", categories=[str(v) for v in range(a)]) for i, a in enumerate([3, 4, 2])]
+    state.load_columns(None, {}, cols, 400)
+    runner = TaskRunner()
+    controller = DesignController(state, runner, lambda: [len(c.categories) for c in state.perturbed_columns()])
+    panel = MechanismPanel(controller)
+    qtbot.addWidget(panel)
+    try:
+        controller.recompute()
+        qtbot.waitUntil(controller.is_idle, timeout=60_000)
+        panel.flush()
+        col = DESIGN_COLUMNS.index("Predicted AVD")
+        for row, method in enumerate(controller.methods):
+            s = controller.current().get(method)
+            if s is not None and s.ok and s.predicted_avd is not None:
+                text = panel.designs.item(row, col).text()
+                assert text == ("not identifiable" if s.non_identifiable else f"{s.predicted_avd:.3g}")
+    finally:
+        runner.cancel_all()
+        runner.wait_for_done(30_000)

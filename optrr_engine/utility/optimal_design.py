@@ -179,8 +179,9 @@ def solve_direct(oracle: EigenOracle, weights, beta: float, cap_rows, cap_values
     settings.tol_feas = 1e-10
     sol = clarabel.DefaultSolver(sp.csc_matrix((n, n)), q, a_mat, b, cones, settings).solve()
     status = str(sol.status)
-    if "Solved" not in status:
-        raise OptRRError(f"the convex solver did not converge ({status})")
+    x = np.asarray(sol.x)
+    if not (np.all(np.isfinite(x)) and x[g] > 0):
+        return None  # the decomposition then starts from the Kronecker point alone
     mu = np.clip(np.asarray(sol.z[1 + 2 * g : 1 + 2 * g + nc]), 0.0, None) * wscale / ref[cap_rows]
     return np.asarray(sol.x[:g]), float(sol.x[g]), status, int(sol.iterations), mu
 
@@ -219,12 +220,16 @@ def solve(
     mu_direct = None
     if oracle.h is not None and oracle.u.size <= DIRECT_CELLS:
         # one conic solve lands near the optimum; the decomposition below polishes and certifies it
-        y, kappa, status, _, mu_direct = solve_direct(oracle, weights, beta, cap_rows, cap_values, ref)
-        point = (np.clip(y, 0.0, beta * kappa), kappa)
-        points.append(point)
-        lams.append(oracle.lam(*point))
-        how = f"one conic solve (Clarabel: {status}), then {POLISH_ITERATIONS} decomposition steps at most"
-        max_iter = POLISH_ITERATIONS
+        direct = solve_direct(oracle, weights, beta, cap_rows, cap_values, ref)
+        if direct is not None:
+            y, kappa, status, _, mu_direct = direct
+            y = np.clip(y, 0.0, beta * kappa)
+            mass = kappa + float(oracle.u @ y)  # the box is homogeneous: rescaling keeps the point feasible
+            point = (y / mass, kappa / mass)
+            points.append(point)
+            lams.append(oracle.lam(*point))
+            how = f"one conic solve (Clarabel: {status}), then {POLISH_ITERATIONS} decomposition steps at most"
+            max_iter = POLISH_ITERATIONS
     best_bound, iters, master_iters, failures = -np.inf, 0, 0, 0
     f = gap = np.inf
     for iters in range(1, max_iter + 1):  # noqa: B007 - reported

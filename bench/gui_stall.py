@@ -223,8 +223,8 @@ def make_wide_csv(folder: str, columns: int = 77, rows: int = 10_000, seed: int 
 
 def wait_for_designs(app, window, methods, t0: float, before, timeout: float = 60.0) -> float:
     """Seconds from ``t0`` until every method in ``methods`` has a fresh summary of a request other than
-    ``before`` (the controller's key before the edit) drawn in the panel. Waits in an
-    event loop (the UI thread sleeps between events, so its CPU time is the work of the edit alone)."""
+    ``before`` (the controller's key before the edit) drawn in the panel. Waits in an event loop and checks only
+    when the controller reports a change (the UI thread sleeps in between, so its CPU time is the edit's work)."""
     from PySide6.QtCore import QEventLoop, QTimer
 
     c, loop, result = window.controller, QEventLoop(), [float("nan")]
@@ -234,15 +234,18 @@ def wait_for_designs(app, window, methods, t0: float, before, timeout: float = 6
         if fresh and not window.mechanism.redraw_pending():
             result[0] = time.perf_counter() - t0
             loop.quit()
-        elif time.perf_counter() - t0 > timeout:
-            loop.quit()
+        elif fresh:
+            QTimer.singleShot(0, check)  # after the panel's pending redraw
 
-    timer = QTimer()
-    timer.setInterval(1)
-    timer.timeout.connect(check)
-    timer.start()
-    loop.exec()
-    timer.stop()
+    def changed() -> None:
+        QTimer.singleShot(0, check)  # queued after the panel's own redraw timer
+
+    c.changed.connect(changed)
+    QTimer.singleShot(int(1000 * timeout), loop.quit)
+    check()
+    if result[0] != result[0]:  # not yet
+        loop.exec()
+    c.changed.disconnect(changed)
     return result[0]
 
 

@@ -116,3 +116,15 @@ def test_slider_drags_merge_into_one_undo_step(qapp):
     stack.push(SetColumnValue(s, 0, "epsilon", 2.0, mergeable=True))
     stack.push(SetColumnValue(s, 1, "epsilon", 3.0, mergeable=True))
     assert stack.count() == 2
+
+
+def test_copied_fields_equal_to_dict_and_share_nothing_mutable():
+    s = make_state()
+    s.set_column_value(1, "bins", {"method": "edges", "edges": [0.0, 1.0, 2.0]})
+    for col in s.columns:
+        fast = col.copied_fields()
+        assert fast == col.to_dict()
+        for key in ("categories", "warnings", "missing_values", "bins"):
+            if getattr(col, key) is not None:
+                assert fast[key] is not getattr(col, key)
+    assert s.columns[1].copied_fields()["bins"]["edges"] is not s.columns[1].bins["edges"]

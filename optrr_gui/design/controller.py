@@ -9,6 +9,7 @@ visible, marked stale, until their replacement arrives.
 from __future__ import annotations
 
 import json
+import time
 from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -24,7 +25,8 @@ CHEAP_FIRST = ("kronecker", "heuristic", "family", "classes", "optimal", "auto",
 #: and at least this dependence (Cramer's V) to merge two clusters.
 CLUSTERS_TV = 50
 CLUSTERS_TD = 0.1
-#: Edits within this many milliseconds are coalesced into one request (a dragged slider).
+#: Edits within this many milliseconds of the previous request are coalesced into one request (a dragged
+#: slider); an edit after a quiet spell is computed at the next turn of the event loop.
 DEBOUNCE_MS = 15
 
 
@@ -53,6 +55,7 @@ class DesignController(QObject):
         self.request: dict = {}
         self.message = ""
         self._clusters_config: tuple | None = None
+        self._last_request = 0.0
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -67,10 +70,12 @@ class DesignController(QObject):
         if kind == "rows":
             self._update_errors()
             return
-        self._timer.start()
+        quiet = time.perf_counter() - self._last_request > DEBOUNCE_MS / 1000
+        self._timer.start(0 if quiet and not self._timer.isActive() else DEBOUNCE_MS)
 
     def recompute(self, force: bool = False) -> None:
         self._timer.stop()
+        self._last_request = time.perf_counter()
         try:
             sizes = [int(a) for a in self.sizes_fn()]
         except Exception as exc:

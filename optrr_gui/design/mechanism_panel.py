@@ -98,6 +98,12 @@ class BarChart(QWidget):
         )
         self.values: tuple[list, list] = ([], [])
         self.names: list[str] = []
+        #: one brush per meaning, shared by the bars
+        self._brushes = {
+            "higher": pg.mkBrush(*HIGHER_COLOR),
+            "lower": pg.mkBrush(*LOWER_COLOR),
+            "achieved": pg.mkBrush(*ACHIEVED_COLOR),
+        }
 
     def _set_ticks(self) -> None:
         """Column names under the bars, shortened to the room each bar has."""
@@ -114,15 +120,16 @@ class BarChart(QWidget):
         brushes = []
         for r, a in zip(requested, achieved, strict=True):
             if eps_above(a, r):
-                brushes.append(self.pg.mkBrush(*HIGHER_COLOR))
+                brushes.append(self._brushes["higher"])
             elif eps_above(r, a):
-                brushes.append(self.pg.mkBrush(*LOWER_COLOR))
+                brushes.append(self._brushes["lower"])
             else:
-                brushes.append(self.pg.mkBrush(*ACHIEVED_COLOR))
+                brushes.append(self._brushes["achieved"])
         self.requested.setOpts(x=x - 0.2, height=np.asarray(requested, dtype=float), width=0.38)
         self.achieved.setOpts(x=x + 0.2, height=np.asarray(achieved, dtype=float), width=0.38, brushes=brushes)
-        self.names = list(names)
-        self._set_ticks()
+        if list(names) != self.names:  # the tick labels change only with the columns
+            self.names = list(names)
+            self._set_ticks()
         top = max([*requested, *achieved, 1e-3])
         self.plot.setXRange(-0.7, max(len(names) - 0.3, 0.3), padding=0)
         self.plot.setYRange(0, top * 1.15, padding=0)

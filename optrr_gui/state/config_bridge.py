@@ -64,7 +64,7 @@ def _spec_key(col: ColumnState) -> str:
 def codec_size(col: ColumnState) -> int:
     """The number of categories the engine's codec encodes for the column if it is perturbed (raises
     ``OptRRError`` when the column cannot be perturbed as configured)."""
-    d = col.to_dict()
+    d = col.copied_fields()
     d.update(role="perturb", epsilon=1.0, weight=1.0)  # the count never depends on the privacy level
     cfg = ColumnConfig(**d)
     cfg.validate()

@@ -5,7 +5,12 @@ Targets (issue 4): >= 30 million cells/s per core for Kronecker and heuristic de
 elementwise operations are single-threaded), so the numbers are per core. Each timing is the best of
 REPEATS runs; the machine may be shared, so the ratio (measured back to back) is the steadier number.
 
-    python bench/sampler.py [--cells 20000000] [--repeats 5]
+Second table (issue 11): rows per second of the same samplers with the random stream a release uses
+(AES-128-CTR, randomgen AESCounter, keyed from OS entropy by default or from a hospital key) against
+numpy's default PCG64 (what releases used before), and two alternatives that were considered: AES-128-CTR
+without AES-NI (randomgen's portable code) and ChaCha20.
+
+    python bench/sampler.py [--cells 20000000] [--repeats 5] [--skip-speed] [--skip-generators]
 """
 
 from __future__ import annotations
@@ -43,11 +48,57 @@ def cases():
     yield "joint-GRR clusters 5 x 4 attrs a=5", joint_grr_clusters([5] * 20, [2.0] * 5, groups)
 
 
+def generators():
+    """(label, factory of a fresh Generator) for the release-stream comparison."""
+    from randomgen.aes import AESCounter
+    from randomgen.chacha import ChaCha
+
+    from optrr_engine.release.randomness import ReleaseRandomness, context_digest
+
+    def soft_aes():
+        bits = AESCounter(key=12345, counter=0)
+        bits.use_aesni = False
+        return np.random.Generator(bits)
+
+    context = context_digest(input_sha256="0" * 64)
+    yield "PCG64 (numpy default, before)", lambda: np.random.default_rng()
+    yield "AES-128-CTR, OS entropy (default)", lambda: ReleaseRandomness().streams()[0]
+    yield "AES-128-CTR, hospital key", lambda: ReleaseRandomness("secret-key", key=bytes(32)).streams(context)[0]
+    yield "AES-128-CTR without AES-NI", soft_aes
+    yield "ChaCha20 (randomgen)", lambda: np.random.Generator(ChaCha(key=12345, counter=0, rounds=20))
+
+
+def generator_table(cells: int, repeats: int) -> None:
+    rows_target = max(1000, cells // 20)
+    print(f"\n{'design':<42} {'random stream':<36} {'rows/s':>12} {'vs PCG64':>9}")
+    for label, mech in cases():
+        if not label.startswith(("kronecker k=20", "heuristic k=20 a=5 eps=1", "optimal")):
+            continue
+        rng = np.random.default_rng(1)
+        n = rows_target
+        codes = np.column_stack([rng.integers(0, a, n) for a in mech.sizes]).astype(np.int16)
+        base = None
+        for name, make in generators():
+            gen = make()
+            mech.sample(codes[:1000], gen)
+            slow = "without AES-NI" in name
+            sub = codes[: n // 10] if slow else codes  # the portable AES is slow: time a tenth
+            t = best_time(lambda: mech.sample(sub, gen), 1 if slow else repeats) / len(sub)  # noqa: B023
+            base = base or t
+            print(f"{label:<42} {name:<36} {1 / t:>12,.0f} {base / t:>9.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cells", type=int, default=20_000_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--skip-speed", action="store_true", help="only the random-stream table")
+    parser.add_argument("--skip-generators", action="store_true", help="only the speed table")
     args = parser.parse_args()
+    if not args.skip_generators:
+        generator_table(args.cells, args.repeats)
+    if args.skip_speed:
+        return
     print(f"{'design':<42} {'k':>5} {'rows':>9} {'M cells/s':>10} {'numpy M/s':>10} {'ratio':>6}  target")
     for label, mech in cases():
         k = mech.k

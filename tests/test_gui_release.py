@@ -32,7 +32,6 @@ def release(qtbot, window, output, **options) -> ReleaseDialog:
     if options.get("seed") is not None:
         dialog.fixed_seed.setChecked(True)
         dialog.seed.setValue(options["seed"])
-        dialog.seed_in_manifest.setChecked(True)
     assert dialog.start()
     return dialog
 
@@ -57,7 +56,7 @@ def test_release_of_the_sample_writes_data_manifest_and_report(qtbot, window, tm
     assert manifest["design"]["method"] == expected.method or manifest["design"]["method_requested"] == "auto"
     assert mech.overall_epsilon() == pytest.approx(expected.overall_epsilon, rel=1e-6)
     assert mech.attribute_epsilons()[0] == pytest.approx(2.0)
-    assert manifest["rows"] == 286 and manifest["seed"] == 1234
+    assert manifest["rows"] == 286 and manifest["randomness"]["test_seed"] == 1234
     with open(out, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     assert "irradiat" not in rows[0] and len(rows) == 287

@@ -45,19 +45,31 @@ def test_schema_then_perturb(tmp_path, capsys):
     assert "use --force" in one_error_line(capsys)
     assert main(["schema", str(src), "-o", str(cfg), "--force", "--quiet"]) == 0
     rel = tmp_path / "rel.csv"
-    assert main(["perturb", str(src), "--config", str(cfg), "-o", str(rel), "--seed", "4"]) == 0
+    assert main(["perturb", str(src), "--config", str(cfg), "-o", str(rel), "--seed", "4"]) == 2
+    assert "--seed is not accepted" in one_error_line(capsys) and not rel.exists()
+    key = tmp_path / "hospital.key"
+    assert main(["keygen", "-o", str(key)]) == 0 and "fingerprint" in capsys.readouterr().out
+    assert main(["perturb", str(src), "--config", str(cfg), "-o", str(rel), "--key-file", str(key)]) == 0
     out = capsys.readouterr()
     assert "whole-record epsilon" in out.out and "100.0%" in out.err  # progress on stderr
+    assert "optrr-audit.json" in out.out and "keyed" in out.out
     for suffix in ("", ".manifest.json", ".report.html"):
         assert os.path.exists(str(rel) + suffix)
+    assert (tmp_path / "optrr-audit.json").exists() and (tmp_path / "rel.csv.internal-report.html").exists()
     manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
-    assert manifest["seeded"] and manifest["shuffled"] and "seed" not in manifest
+    assert manifest["randomness"]["source"] == "secret-key" and manifest["shuffled"]
     rel2 = tmp_path / "rel2.parquet"
-    args = ["perturb", str(src), "--config", str(cfg), "-o", str(rel2), "--no-shuffle", "--seed", "4", "--keep-seed"]
-    assert main([*args, "--quiet"]) == 0
-    assert capsys.readouterr().out == ""
+    args = ["perturb", str(src), "--config", str(cfg), "-o", str(rel2), "--no-shuffle", "--insecure-test-seed", "4"]
+    assert main([*args, "--quiet"]) == 2  # the same data again: needs confirmation
+    err = capsys.readouterr().err
+    assert "optrr: error: this input was released 1 time(s) before" in err and not rel2.exists()
+    assert "accumulated whole-record epsilon" in err
+    assert main([*args, "--quiet", "--allow-repeat"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "NOT PRIVATE" in captured.err
     manifest = json.loads((tmp_path / "rel2.parquet.manifest.json").read_text())
-    assert manifest["seed"] == 4 and not manifest["shuffled"] and manifest["output"]["format"] == "parquet"
+    assert manifest["randomness"]["test_seed"] == 4 and not manifest["shuffled"]
+    assert manifest["output"]["format"] == "parquet"
 
 
 CATS = {"a": ["x", "y"], "b": ["p", "q", "r"]}
@@ -196,3 +208,36 @@ def test_kill_9_mid_run_leaves_no_output_under_the_final_name(tmp_path, shuffle)
     assert proc.returncode == -signal.SIGKILL
     for name in ("out.csv", "out.csv.manifest.json", "out.csv.report.html"):
         assert not (tmp_path / name).exists(), name
+    left = [n for n in os.listdir(tmp_path) if n.startswith(".")]
+    assert left and all(f"p{proc.pid}" in n for n in left)  # hidden temporaries named after the dead process
+    small = tmp_path / "small.csv"
+    small.write_text("a,b\nx,p\ny,q\n")
+    assert main(["perturb", str(small), "--config", cfg, "-o", str(tmp_path / "next.csv"), "--quiet"]) == 0
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".")]  # the next run in the folder removed them
+
+
+def test_outputs_are_never_overwritten_silently(tmp_path, capsys):
+    src = tmp_path / "in.csv"
+    src.write_text("a,b\nx,p\ny,q\nx,r\n")
+    cfg = config_file(tmp_path, good_columns())
+    key = tmp_path / "hospital.key"
+    assert main(["keygen", "-o", str(key)]) == 0
+    assert main(["keygen", "-o", str(key)]) == 2 and "never overwritten" in one_error_line(capsys)
+    protected = {p: digest(p) for p in (src, cfg, key)}
+    base = ["perturb", str(src), "--config", cfg, "--quiet", "--allow-repeat"]
+    for target, role in ((cfg, "configuration"), (key, "key file"), (src, "input")):
+        for force in ([], ["--force"]):
+            assert main([*base, "--key-file", str(key), "-o", str(target), *force]) == 2
+            assert role in one_error_line(capsys)
+    assert main([*base, "-o", str(tmp_path / "optrr-audit.json"), "--force"]) == 2
+    assert "audit record" in one_error_line(capsys)
+    assert main([*base, "-o", str(tmp_path / "r.csv")]) == 0
+    assert main([*base, "-o", str(tmp_path / "r.csv")]) == 2
+    assert "exists; choose another name or use --force" in one_error_line(capsys)
+    (tmp_path / "other.csv").write_text("precious\n")
+    (tmp_path / "r2.csv.manifest.json").write_text("precious\n")
+    assert main([*base, "-o", str(tmp_path / "r2.csv")]) == 2  # its manifest name is taken
+    assert "manifest" in one_error_line(capsys) and not (tmp_path / "r2.csv").exists()
+    assert main([*base, "-o", str(tmp_path / "other.csv"), "--force"]) == 0
+    assert (tmp_path / "other.csv").read_text() != "precious\n"
+    assert {p: digest(p) for p in protected} == protected

@@ -26,21 +26,23 @@ def release(tmp_path_factory):
             ColumnConfig(name=n, role="perturb", epsilon=1.0 + i, categories=c) for i, (n, c) in enumerate(cats.items())
         ],
     )
-    manifest = perturb_file(folder / "in.csv", cfg, folder / "out.csv", seed=2)
+    manifest = perturb_file(folder / "in.csv", cfg, folder / "out.csv", insecure_test_seed=2)
     return folder, manifest
 
 
 def test_manifest_has_the_documented_keys(release):
     folder, m = release
-    assert all(k in m for k in REQUIRED_KEYS) and m["format_version"] == 1
+    assert all(k in m for k in REQUIRED_KEYS) and m["format_version"] == 2
     assert [a["name"] for a in m["attributes"]] == ["sex", "smoker", "region"]
     assert m["attributes"][2]["categories"] == ["E", "N", "S"]
     assert [a["requested_epsilon"] for a in m["attributes"]] == [1.0, 2.0, 3.0]
     np.testing.assert_allclose([a["achieved_epsilon"] for a in m["attributes"]], [1.0, 2.0, 3.0], rtol=1e-9)
     assert m["mechanism"]["method"] == "optimal" and m["rows"] == 400
-    for key in ("tool", "created", "input", "output", "codebook", "design", "columns", "chunk_rows"):
+    for key in ("tool", "created", "output", "codebook", "design", "columns", "randomness"):
         assert key in m
-    assert m["input"]["file"] == "in.csv" and m["output"]["file"] == "out.csv"
+    assert m["output"]["file"] == "out.csv"
+    for key in ("input", "input_sha256", "rows_read", "rows_excluded", "dropped_columns", "chunk_rows", "seeded"):
+        assert key not in m  # the raw file is described only in the hospital's audit record
     text = (folder / "out.csv.manifest.json").read_text()
     assert "NaN" not in text and "Infinity" not in text  # strict JSON
 
@@ -66,7 +68,8 @@ def write_variant(folder, manifest, name, edit):
     ("edit", "pattern"),
     [
         (lambda d: d.pop("output_sha256"), "lacks the key 'output_sha256'"),
-        (lambda d: d.update(format_version=2), "format_version 2, newer than this OptRR reads"),
+        (lambda d: d.update(format_version=3), "format_version 3, newer than this OptRR reads"),
+        (lambda d: d.update(format_version=1), "lacks the key 'input_sha256'"),
         (lambda d: d.update(format_version="1"), "invalid format_version"),
         (lambda d: d["attributes"][0].update(achieved_epsilon=0.5), "states epsilon 0.5 for 'sex'"),
         (lambda d: d.update(overall_epsilon=1.0), "overall_epsilon that its mechanism does not give"),
@@ -74,8 +77,9 @@ def write_variant(folder, manifest, name, edit):
         (lambda d: d["mechanism"]["blocks"][0].update(kind="mystery"), "invalid mechanism"),
         (lambda d: d["mechanism"].pop("blocks"), "invalid mechanism"),
         (lambda d: d.update(rows=-3), "invalid row count"),
-        (lambda d: d.update(input_sha256="abc"), "invalid input_sha256"),
-        (lambda d: d.update(seeded="no"), "non-boolean 'seeded'"),
+        (lambda d: d.update(output_sha256="abc"), "invalid output_sha256"),
+        (lambda d: d.update(randomness="os"), "invalid 'randomness'"),
+        (lambda d: d.update(format_version=1, input_sha256="0" * 64, seeded="no"), "non-boolean 'seeded'"),
         (lambda d: d.update(attributes=[]), "has no attributes"),
     ],
 )

@@ -66,22 +66,26 @@ def test_real_files_schema_perturb_manifest(tmp_path, name):
     cfg = infer_schema(src)
     save_config(cfg, tmp_path / "release.json")
     out = tmp_path / "release.csv"
-    manifest = perturb_file(src, tmp_path / "release.json", out, seed=11)
+    manifest = perturb_file(src, tmp_path / "release.json", out, insecure_test_seed=11)
     assert digest(src) == before
     loaded = load_manifest(str(out) + ".manifest.json")
     assert loaded == manifest
     df = read(out)
     names = [c.name for c in cfg.perturbed()]
     assert list(df.columns) == names == [a["name"] for a in manifest["attributes"]]
-    assert manifest["rows"] == len(df) == manifest["rows_read"]
+    audit = json.loads((tmp_path / "optrr-audit.json").read_text())
+    entry = audit["releases"][-1]
+    assert manifest["rows"] == len(df) == entry["rows_read"] == entry["rows"]
     for a in manifest["attributes"]:
         assert set(df[a["name"]]) <= set(a["categories"]), a["name"]
     mech = mechanism_from_manifest(manifest)
     np.testing.assert_allclose([a["achieved_epsilon"] for a in manifest["attributes"]], mech.attribute_epsilons())
     assert manifest["overall_epsilon"] == pytest.approx(mech.overall_epsilon())
-    assert manifest["input_sha256"] == before and manifest["output_sha256"] == digest(out)
-    assert manifest["shuffled"] is True and manifest["seeded"] is True and "seed" not in manifest
-    assert manifest["dropped_columns"] == [c.name for c in cfg.columns if c.role == "drop"]
+    assert entry["input"]["sha256"] == before and manifest["output_sha256"] == digest(out) == entry["output_sha256"]
+    assert manifest["shuffled"] is True and manifest["randomness"]["private"] is False
+    assert manifest["randomness"] == {**entry["randomness"]} and manifest["randomness"]["test_seed"] == 11
+    assert entry["dropped_columns"] == [c.name for c in cfg.columns if c.role == "drop"]
+    assert "input" not in manifest and "dropped_columns" not in manifest and "rows_read" not in manifest
     report = (tmp_path / "release.csv.report.html").read_text()
     assert report.startswith("<!DOCTYPE html>") and f"{manifest['overall_epsilon']:.6g}" in report
 
@@ -92,7 +96,7 @@ def test_receivers_can_estimate_from_a_release(tmp_path):
     src = TEST_DATA / "nursery.csv"
     cfg = infer_schema(src)
     out = tmp_path / "nursery_release.csv"
-    perturb_file(src, cfg, out, seed=5)
+    perturb_file(src, cfg, out, insecure_test_seed=5, audit_dir=tmp_path)
     est = estimate_release(str(out), ["finance"])
     truth = read(src)["finance"].value_counts(normalize=True)
     for label, value in zip(est.categories[0], est.estimate, strict=True):
@@ -103,12 +107,14 @@ def test_dropped_and_unlisted_columns_never_reach_the_output(tmp_path):
     make_data(tmp_path / "in.csv", 500)
     for fmt in ("csv", "parquet", "xlsx"):
         out = tmp_path / f"out.{fmt}"
-        manifest = perturb_file(tmp_path / "in.csv", base_config(), out, seed=1)
+        perturb_file(tmp_path / "in.csv", base_config(), out, insecure_test_seed=1, allow_repeat=True)
         assert list(read(out).columns) == ["a", "b", "c"]
         for path in (out, str(out) + ".manifest.json", str(out) + ".report.html"):
             data = open(path, "rb").read()
             assert b"SECRET" not in data and b"R000123" not in data, path
-        assert manifest["dropped_columns"] == ["id", "secret"]
+            assert b"in.csv" not in data and b"secret" not in data, path  # nothing about the raw file
+        entry = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"][-1]
+        assert entry["dropped_columns"] == ["id", "secret"] and entry["input"]["file"] == "in.csv"
 
 
 def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monkeypatch):
@@ -117,7 +123,7 @@ def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monk
     monkeypatch.setattr(shuffle_mod, "MAX_BUCKET_BYTES", 8 << 10)  # ... and re-split oversized ones
     cfg = base_config(eps=50.0)  # eps 50: P(change) ~ e^-50, so each record must keep its values
     cfg.columns[0].role = "keep"
-    manifest = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", seed=3)
+    manifest = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", insecure_test_seed=3)
     out = read(tmp_path / "out.csv")
     assert list(out.columns) == ["id", "a", "b", "c"] and manifest["kept_columns"] == ["id"]
     assert sorted(out["id"]) == sorted(src["id"]) and out["id"].tolist() != src["id"].tolist()
@@ -126,7 +132,9 @@ def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monk
         assert (merged[f"{col}_out"] == merged[f"{col}_in"]).all()
     position = out["id"].str[1:].astype(int).to_numpy()
     assert abs(np.corrcoef(position, np.arange(len(position)))[0, 1]) < 0.1
-    unshuffled = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "keep.csv", seed=3, shuffle=False)
+    unshuffled = perturb_file(
+        tmp_path / "in.csv", cfg, tmp_path / "keep.csv", insecure_test_seed=3, shuffle=False, allow_repeat=True
+    )
     assert read(tmp_path / "keep.csv")["id"].tolist() == src["id"].tolist() and unshuffled["shuffled"] is False
 
 
@@ -151,52 +159,91 @@ def test_external_shuffle_gives_uniform_permutations(tmp_path):
 
 
 def test_pipeline_is_exactly_the_mechanism_applied_to_the_codes(tmp_path):
+    """A keyed release = the mechanism applied chunk by chunk to the codes with AES-128-CTR keyed by
+    HMAC-SHA256(key, "optrr-stream-1\\0perturb\\0" + SHA-256(context)) (docs/security.md), recomputed here."""
+    import hmac
+
+    from randomgen.aes import AESCounter
+
+    from optrr_engine.release.randomness import context_digest
+
     make_data(tmp_path / "in.csv", 2500)
+    key = bytes(range(32))
     cfg = base_config(method="optimal")
     perturb_file(
         tmp_path / "in.csv",
         cfg,
         tmp_path / "out.csv",
-        seed=42,
+        key=key,
         shuffle=False,
         reader_options=ReaderOptions(chunk_rows=1000),
     )
     codec = Codec(base_config(method="optimal"))
     mech = mechanism_from_manifest(load_manifest(tmp_path / "out.csv.manifest.json"))
-    rng = np.random.default_rng(np.random.SeedSequence(42).spawn(2)[0])
+    entry = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"][-1]
+    context = context_digest(
+        input_sha256=digest(tmp_path / "in.csv"),
+        codebook=codec.codebook(),
+        mechanism=mech.to_dict(),
+        kept=[],
+        shuffle=False,
+        chunk_rows=entry["chunk_rows"],
+    )
+    stream_key = hmac.new(key, b"optrr-stream-1\0perturb\0" + context, "sha256").digest()[:16]
+    rng = np.random.Generator(AESCounter(key=int.from_bytes(stream_key, "little"), counter=0))
     expected = []
-    for frame in iter_chunks(tmp_path / "in.csv", ReaderOptions(chunk_rows=1000)):
+    for frame in iter_chunks(tmp_path / "in.csv", ReaderOptions(chunk_rows=entry["chunk_rows"])):
         expected.append(codec.decode(mech.sample(codec.encode(frame), rng)))
     pd.testing.assert_frame_equal(read(tmp_path / "out.csv"), pd.concat(expected, ignore_index=True))
 
 
-def test_seeds_reproduce_and_os_entropy_is_the_default(tmp_path):
+def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_path):
     make_data(tmp_path / "in.csv", 3000)
-    m1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "s1.csv", seed=7)
-    m2 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "s2.csv", seed=7, keep_seed_in_manifest=True)
-    assert digest(tmp_path / "s1.csv") == digest(tmp_path / "s2.csv") and m1["output_sha256"] == m2["output_sha256"]
-    assert "seed" not in m1 and m2["seed"] == 7 and m1["seeded"] and m2["seeded"]
-    u1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "u1.csv", keep_seed_in_manifest=True)
-    perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "u2.csv")
-    assert u1["seeded"] is False and "seed" not in u1
+    again = {"allow_repeat": True}
+    key, other = bytes(range(32)), bytes(range(1, 33))
+    k1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "k1.csv", key=key)
+    perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "k2.csv", key=key, **again)
+    perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "k3.csv", key=other, **again)
+    assert digest(tmp_path / "k1.csv") == digest(tmp_path / "k2.csv") != digest(tmp_path / "k3.csv")
+    assert k1["randomness"] == {"source": "secret-key", "generator": k1["randomness"]["generator"], "private": True}
+    audit = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"]
+    fingerprints = [r["randomness"].get("key_fingerprint") for r in audit]
+    assert fingerprints[0] == fingerprints[1] != fingerprints[2] and len(fingerprints[0]) == 16
+    for name in ("k1.csv", "k1.csv.manifest.json", "k1.csv.report.html"):
+        data = (tmp_path / name).read_bytes()
+        assert key.hex().encode() not in data and fingerprints[0].encode() not in data, name
+
+    t1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "s1.csv", insecure_test_seed=7, **again)
+    t2 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "s2.csv", insecure_test_seed=7, **again)
+    assert digest(tmp_path / "s1.csv") == digest(tmp_path / "s2.csv")
+    assert t1["output_sha256"] == t2["output_sha256"]
+    assert t1["randomness"]["private"] is False and t1["randomness"]["test_seed"] == 7
+    assert "NOT PRIVATE" in t1["randomness"]["warning"]
+    assert "NOT PRIVATE" in (tmp_path / "s1.csv.report.html").read_text()
+
+    u1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "u1.csv", **again)
+    perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "u2.csv", **again)
+    assert u1["randomness"]["source"] == "os-entropy" and u1["randomness"]["private"] is True
     assert digest(tmp_path / "u1.csv") != digest(tmp_path / "u2.csv")
-    text = (tmp_path / "s1.csv.manifest.json").read_text()
-    assert '"seed"' not in text
+    assert "NOT PRIVATE" not in (tmp_path / "u1.csv.report.html").read_text()
 
 
 def test_output_formats_follow_the_input_or_the_request(tmp_path):
     make_data(tmp_path / "in.csv", 300)
     pd.read_csv(tmp_path / "in.csv", dtype=str).to_parquet(tmp_path / "in.parquet")
-    m = perturb_file(tmp_path / "in.parquet", base_config(), tmp_path / "from_parquet", seed=1)
+    m = perturb_file(tmp_path / "in.parquet", base_config(), tmp_path / "from_parquet", insecure_test_seed=1)
     assert m["output"]["format"] == "parquet" and len(read_parquet(tmp_path / "from_parquet")) == 300
     for fmt in ("csv", "xlsx", "sav", "dta", "parquet"):
         out = tmp_path / f"r.{fmt}"
-        m = perturb_file(tmp_path / "in.csv", base_config(), out, seed=1)
+        m = perturb_file(tmp_path / "in.csv", base_config(), out, insecure_test_seed=1, allow_repeat=True)
         assert m["output"]["format"] == fmt
         df = read(out)
         assert list(df.columns) == ["a", "b", "c"] and len(df) == 300
         assert set(df["b"]) <= {"p", "q", "r", "s"}
-    m = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "noext", output_format="parquet", seed=1)
+    m = perturb_file(
+        tmp_path / "in.csv", base_config(), tmp_path / "noext", output_format="parquet", insecure_test_seed=1,
+        allow_repeat=True,
+    )
     assert m["output"]["format"] == "parquet" and len(read_parquet(tmp_path / "noext")) == 300
     with pytest.raises(InputError, match="ends in .csv but format parquet"):
         perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "x.csv", output_format="parquet")
@@ -213,7 +260,7 @@ def test_semicolon_input_gives_semicolon_output_and_bom_is_kept(tmp_path):
     src.write_bytes("\ufeffa;c\nx;1\ny;0\nz;1\n".encode())
     cfg = base_config()
     cfg.columns = [c for c in cfg.columns if c.name in ("a", "c")]
-    m = perturb_file(src, cfg, tmp_path / "out.csv", seed=1, shuffle=False)
+    m = perturb_file(src, cfg, tmp_path / "out.csv", insecure_test_seed=1, shuffle=False)
     data = (tmp_path / "out.csv").read_bytes()
     assert data.startswith(b"\xef\xbb\xbfa;c\n") and m["output"]["delimiter"] == ";"
 
@@ -222,7 +269,7 @@ def test_budget_mode_meets_the_target(tmp_path):
     make_data(tmp_path / "in.csv", 300)
     cfg = base_config(method="family", target_total=2.0)
     cfg.columns[1].weight = 2.0
-    m = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", seed=1)
+    m = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", insecure_test_seed=1)
     assert m["overall_epsilon"] <= 2.0 + 1e-9 and m["design"]["budget"]["target_total"] == 2.0
     eps = [a["achieved_epsilon"] for a in m["attributes"]]
     assert eps[0] == pytest.approx(2 * eps[1], rel=1e-6)
@@ -268,11 +315,14 @@ def test_bins_without_edges_are_computed_and_missing_rows_excluded(tmp_path):
         ),
         ColumnConfig(name="c", role="perturb", epsilon=1.0, categories=["0", "1"]),
     ]
-    m = perturb_file(tmp_path / "in.csv", ReleaseConfig(method="kronecker", columns=cols), tmp_path / "o.csv", seed=1)
+    cfg = ReleaseConfig(method="kronecker", columns=cols)
+    m = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "o.csv", insecure_test_seed=1)
     book = m["codebook"][0]
     assert book["bins"]["edges"][0] == "-inf" and len(book["bins"]["edges"]) == 4
     assert m["attributes"][0]["categories"] == book["bin_labels"]
-    assert m["rows"] == 390 and m["rows_excluded"] == 10 and m["rows_excluded_by_column"] == {"age": 10}
+    entry = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"][-1]
+    assert m["rows"] == 390 and entry["rows_excluded"] == 10 and entry["rows_excluded_by_column"] == {"age": 10}
+    assert "rows_excluded" not in m  # the raw file's row count stays with the hospital
 
 
 def test_unknown_category_in_a_later_chunk_leaves_nothing(tmp_path):
@@ -397,8 +447,10 @@ def test_wide_file_with_many_attributes(tmp_path, monkeypatch):
     k, n = 60, 700
     pd.DataFrame({f"v{i}": rng.choice(["a", "b", "c"], n) for i in range(k)}).to_csv(tmp_path / "w.csv", index=False)
     cols = [ColumnConfig(name=f"v{i}", role="perturb", epsilon=1.0, categories=["a", "b", "c"]) for i in range(k)]
-    m = perturb_file(tmp_path / "w.csv", ReleaseConfig(method="auto", columns=cols), tmp_path / "o.csv", seed=2)
-    assert m["chunk_rows"] == 128 and m["rows"] == n and len(m["attributes"]) == k
+    cfg = ReleaseConfig(method="auto", columns=cols)
+    m = perturb_file(tmp_path / "w.csv", cfg, tmp_path / "o.csv", insecure_test_seed=2)
+    entry = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"][-1]
+    assert entry["chunk_rows"] == 128 and m["rows"] == n and len(m["attributes"]) == k
     assert m["overall_epsilon"] < k  # better than Kronecker's sum of epsilons
     np.testing.assert_allclose([a["achieved_epsilon"] for a in m["attributes"]], 1.0, rtol=1e-9)
     out = read(tmp_path / "o.csv")

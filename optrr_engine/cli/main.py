@@ -19,6 +19,7 @@ COMMANDS = {
     "compare": "compare_cmd",
     "schema": "schema_cmd",
     "perturb": "perturb_cmd",
+    "keygen": "keygen_cmd",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
@@ -60,8 +61,27 @@ def add_parser(sub):
     p.add_argument("input", metavar="INPUT", help="data file: .csv .tsv .txt .xlsx .parquet .sav .dta")
     p.add_argument("--config", required=True, help="release configuration JSON (make one with optrr schema)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help="release file to write")
-    p.add_argument("--seed", type=int, help="fixed random seed (reproducible release; default: OS randomness)")
-    p.add_argument("--keep-seed", action="store_true", help="write the seed into the manifest")
+    p.add_argument(
+        "--key-file",
+        metavar="KEY",
+        help="secret key from optrr keygen: the key holder can reproduce the release (default: OS randomness)",
+    )
+    p.add_argument(
+        "--insecure-test-seed",
+        type=int,
+        metavar="N",
+        help="TESTS ONLY: a small seed; anyone can undo such a release (marked NOT PRIVATE)",
+    )
+    p.add_argument("--seed", help=argparse.SUPPRESS)
+    p.add_argument("--force", action="store_true", help="replace existing output files (never an input)")
+    p.add_argument(
+        "--allow-repeat", action="store_true", help="release data that was released before (epsilons add up)"
+    )
+    p.add_argument(
+        "--audit-dir",
+        metavar="DIR",
+        help="folder of the internal audit record optrr-audit.json (default: the configuration's folder)",
+    )
     p.add_argument("--no-shuffle", action="store_true", help="keep the input's record order")
     p.add_argument("--format", choices=["csv", "parquet", "xlsx", "sav", "dta"], help="output format")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
@@ -75,20 +95,39 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    from ..errors import InputError
+    from ..release.audit import audit_folder, audit_path, internal_report_path, load_audit
     from ..release.manifest import manifest_path, report_path
     from ..release.perturb import perturb_file
+    from ..release.randomness import key_file_is_shared
     from ..utility.release_check import check_release
 
+    if args.seed is not None:
+        raise InputError(
+            "--seed is not accepted: a release made from a small seed can be undone by trying seeds; use "
+            "--key-file (reproducible by the key holder, make one with optrr keygen) or no option (OS randomness)"
+        )
+    if args.key_file and key_file_is_shared(args.key_file):
+        print(f"optrr: warning: key file {args.key_file} can be read by other users; chmod 600 it", file=sys.stderr)
+    if args.insecure_test_seed is not None:
+        print(
+            "optrr: warning: --insecure-test-seed makes a release that is NOT PRIVATE (anyone can undo it); "
+            "for tests only",
+            file=sys.stderr,
+        )
     bar = ProgressBar(enabled=not args.quiet)
     try:
         manifest = perturb_file(
             args.input,
             args.config,
             args.output,
-            seed=args.seed,
+            key_path=args.key_file,
+            insecure_test_seed=args.insecure_test_seed,
             shuffle=not args.no_shuffle,
             output_format=args.format,
-            keep_seed_in_manifest=args.keep_seed,
+            force=args.force,
+            allow_repeat=args.allow_repeat,
+            audit_dir=args.audit_dir,
             progress=bar,
             reader_options=reader_options(args),
             design_check=lambda mech, names, cfg: check_release(
@@ -102,14 +141,25 @@ def run(args) -> int:
     if manifest["kept_columns"]:
         kept = ", ".join(manifest["kept_columns"])
         print(f"optrr: warning: columns copied unchanged, without privacy protection: {kept}", file=sys.stderr)
-    if manifest["rows_excluded"]:
-        print(f"optrr: note: {manifest['rows_excluded']:,} rows with missing values were left out", file=sys.stderr)
+    if not manifest["randomness"]["private"]:
+        print("optrr: warning: this release is NOT PRIVATE (test seed); never share it", file=sys.stderr)
+    folder = audit_folder(args.config, args.input, args.audit_dir)
+    entry = load_audit(audit_path(folder))["releases"][-1]
+    for name, cells in (entry.get("unlisted_values_as_missing") or {}).items():
+        print(
+            f"optrr: note: column {name!r}: {cells:,} cell(s) that are not numbers and not listed in its categories "
+            "were released as missing",
+            file=sys.stderr,
+        )
     if not args.quiet:
+        randomness = {"os-entropy": "OS randomness", "secret-key": "keyed (reproducible with the key)"}.get(
+            manifest["randomness"]["source"], "TEST SEED: NOT PRIVATE"
+        )
         print(
             f"released {manifest['rows']:,} rows x {len(manifest['attributes'])} randomized columns to {args.output}\n"
             f"whole-record epsilon {manifest['overall_epsilon']:.6g} (method {manifest['design']['method']}); "
-            f"{'shuffled' if manifest['shuffled'] else 'input order'}; "
-            f"{'fixed seed' if manifest['seeded'] else 'OS randomness'}\n"
-            f"manifest: {manifest_path(args.output)}\nreport:   {report_path(args.output)}"
+            f"{'shuffled' if manifest['shuffled'] else 'input order'}; {randomness}\n"
+            f"send:     {args.output}, {manifest_path(args.output)}, {report_path(args.output)}\n"
+            f"keep:     {audit_path(folder)}, {internal_report_path(folder, args.output)}"
         )
     return 0

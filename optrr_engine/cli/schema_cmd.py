@@ -14,6 +14,11 @@ def add_parser(sub):
     p.add_argument("input", metavar="INPUT", help="data file: .csv .tsv .txt .xlsx .parquet .sav .dta")
     p.add_argument("-o", "--output", required=True, metavar="CONFIG", help="release configuration JSON to write")
     p.add_argument("--force", action="store_true", help="replace CONFIG if it exists")
+    p.add_argument(
+        "--codebook",
+        metavar="DICT",
+        help="data dictionary declaring categories (CSV/JSON column,category list, or SPSS/Stata value labels)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar and no column summary")
     add_reader_arguments(p)
     return p
@@ -29,7 +34,7 @@ def run(args) -> int:
         raise InputError(f"{args.output} exists; use --force to replace it (it may hold your edits)")
     bar = ProgressBar(enabled=not args.quiet)
     try:
-        cfg = infer_schema(args.input, reader_options(args), progress=bar)
+        cfg = infer_schema(args.input, reader_options(args), progress=bar, codebook=args.codebook)
     finally:
         bar.close()
     save_config(cfg, args.output)

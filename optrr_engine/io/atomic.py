@@ -1,6 +1,7 @@
 """Safe file output: a temporary file in the destination folder, renamed over the final name only when
 complete (``os.replace`` is atomic on one file system). A crash or kill leaves at most a hidden temporary
-file (``.NAME.*.optrr-tmp``), never a partial file under the final name. Inputs are never written to.
+file (``.NAME.pPID.*.optrr-tmp``, or a ``.optrr-shuffle-pPID-*`` folder), never a partial file under the final
+name; :func:`remove_stale_temporaries` deletes those whose process is gone. Inputs are never written to.
 """
 
 from __future__ import annotations
@@ -8,11 +9,16 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
+import shutil
 import tempfile
 
 from ..errors import InputError
 
 TEMP_SUFFIX = ".optrr-tmp"
+SHUFFLE_PREFIX = ".optrr-shuffle-"
+#: Temporary names carry the writing process's id: ".NAME.p1234.xxxx.optrr-tmp", ".optrr-shuffle-p1234-xxxx".
+_STALE = re.compile(r"^\..*\.p(\d+)\.[^.]+" + re.escape(TEMP_SUFFIX) + r"$|^" + re.escape(SHUFFLE_PREFIX) + r"p(\d+)-")
 _UMASK: list[int] = []
 
 
@@ -63,6 +69,75 @@ def check_output_path(output, inputs=(), what: str = "output") -> str:
     return output
 
 
+def check_new_output(path, protected=(), what: str = "output", force: bool = False) -> str:
+    """``check_output_path`` plus: never one of the ``protected`` files (configuration, key, audit record,
+    inputs), even with ``force``; an existing file only with ``force``."""
+    path = check_output_path(path, [], what)
+    for src, role in protected:
+        if src is not None and same_file(path, src):
+            raise InputError(f"{what} {path} is the {role}; choose another name (it is never overwritten)")
+    if os.path.lexists(path) and not force:
+        raise InputError(f"{what} {path} exists; choose another name or use --force to replace it")
+    return path
+
+
+def pid_tag(pid: int | None = None) -> str:
+    return f"p{os.getpid() if pid is None else pid}"
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (another user's process counts as alive)."""
+    if pid <= 0:
+        return False
+    if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT on Windows
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32
+        handle = kernel32.OpenProcess(0x100000, False, pid)  # SYNCHRONIZE
+        if not handle:
+            return ctypes.GetLastError() == 5  # ERROR_ACCESS_DENIED: exists, not ours
+        try:
+            return kernel32.WaitForSingleObject(handle, 0) == 0x102  # WAIT_TIMEOUT: still running
+        finally:
+            kernel32.CloseHandle(handle)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder) -> list[str]:
+    """Delete the hidden temporary files and shuffle folders in ``folder`` left by OptRR processes that no
+    longer run (a killed run); returns the names removed."""
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        m = _STALE.match(name)
+        if not m:
+            continue
+        pid = int(m.group(1) or m.group(2))
+        if pid == os.getpid() or pid_alive(pid):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
+
+
 def describe_os_error(exc: OSError, path) -> str:
     if exc.errno == errno.ENOSPC:
         reason = "the disk is full"
@@ -84,7 +159,7 @@ class AtomicFile:
         folder = os.path.dirname(os.path.abspath(self.final))
         try:
             fd, self.path = tempfile.mkstemp(
-                dir=folder, prefix="." + os.path.basename(self.final) + ".", suffix=TEMP_SUFFIX
+                dir=folder, prefix=f".{os.path.basename(self.final)}.{pid_tag()}.", suffix=TEMP_SUFFIX
             )
         except OSError as exc:
             raise InputError(

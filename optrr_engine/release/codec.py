@@ -4,8 +4,11 @@ Nominal / ordinal column: code = position of the text in ``categories``. Numeric
 as numbers (decimal mark from the reader) fall into bins (codes 0..m-1, labels from the edges); other texts
 must be listed in ``categories`` and get the codes after the bins. Missing values (empty cells and any of
 ``missing_values``) become the category ``missing_label`` ("NA") with ``missing: "category"``, or leave the
-row out of the release with ``missing: "exclude"``. A value the configuration does not list is an error
-that names the column and the value (a release never silently merges or drops unknown values).
+row out of the release with ``missing: "exclude"``. In a nominal or ordinal column, a value the
+configuration does not list is an error that names the column and the value (a release never silently
+merges or drops unknown values). In a numeric column, a text that is neither a number nor listed (say a note
+with a name in ``age``) is released as missing and counted per column (``Codec.unlisted``): such a text
+is never copied anywhere unless the user lists it in ``categories``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from .config import ReleaseConfig
 #: Markers in the per-value code table.
 MISSING = -2
 UNKNOWN = -3
+UNLISTED = -4
 
 
 def _as_array(col):
@@ -67,6 +71,7 @@ class ColumnCodec:
             )
         if len(self.labels) > MAX_CATEGORIES:
             raise InputError(f"column {cfg.name!r} has {len(self.labels):,} categories; at most {MAX_CATEGORIES:,}")
+        self.unlisted = 0  # cells of a numeric column that were neither numbers nor listed: released as missing
         if self.missing == "category" and self.missing_label in self.labels:
             self.missing_code = self.labels.index(self.missing_label)
         else:
@@ -111,7 +116,9 @@ class ColumnCodec:
             found = found.to_numpy(zero_copy_only=False)
             ok = ~np.isnan(found) if found.dtype.kind == "f" else np.ones(todo.size, dtype=bool)
             codes[todo[ok]] = found[ok].astype(np.int64) + offset
-            if not ok.all():
+            if self.type == "numeric":
+                codes[todo[~ok]] = UNLISTED
+            elif not ok.all():
                 bad = sorted(values.take(pa.array(todo[~ok])).to_pylist())
                 raise InputError(
                     f"column {self.name!r} has values that are not among its categories: {_show(bad)} "
@@ -131,6 +138,10 @@ class ColumnCodec:
         value_codes = self._value_codes(encoded.dictionary, first_row, n)
         index = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
         codes = np.where(index >= 0, value_codes[index] if value_codes.size else MISSING, MISSING)
+        unlisted = codes == UNLISTED
+        if unlisted.any():
+            self.unlisted += int(unlisted.sum())
+            codes[unlisted] = MISSING
         missing = codes == MISSING
         excluded = np.zeros(n, dtype=bool)
         if missing.any():
@@ -138,8 +149,9 @@ class ColumnCodec:
                 excluded = missing
                 codes[missing] = -1
             elif self.missing_code is None:
+                what = "texts that are not numbers (released as missing)" if unlisted.any() else "empty cells"
                 raise InputError(
-                    f"column {self.name!r} has missing values (empty cells) but {self.missing_label!r}, its "
+                    f"column {self.name!r} has missing values ({what}) but {self.missing_label!r}, its "
                     "missing-value category, is not among its categories; add it or set missing to exclude"
                 )
             else:
@@ -234,6 +246,11 @@ class Codec:
 
     def codebook(self) -> list[dict]:
         return [s.codebook() for s in self.specs]
+
+    @property
+    def unlisted(self) -> dict[str, int]:
+        """Per numeric column: cells that were neither numbers nor listed, released as missing (so far)."""
+        return {s.name: s.unlisted for s in self.specs if s.unlisted}
 
 
 def frame_to_table(df, columns):

@@ -1,11 +1,12 @@
 """The manifest ``OUTPUT.manifest.json``: everything a receiver needs to analyse a release correctly and to
-check that the data file is the one described (docs/formats.md lists every key).
+check that the data file is the one described, and nothing about the raw file it came from (that goes into
+the hospital's audit record, :mod:`.audit`). docs/formats.md lists every key.
 
 Stable keys: ``format_version``, ``attributes`` (``name``, ``categories``, ``requested_epsilon``,
 ``achieved_epsilon``), ``overall_epsilon``, ``mechanism`` (``Mechanism.to_dict()`` plus ``method``), ``rows``,
-``input_sha256``, ``output_sha256``, ``shuffled``, ``seeded``. Every epsilon written is recomputed from the
-mechanism; loading a manifest checks its format version, its keys, that its epsilons are the mechanism's,
-and the SHA-256 of the data file.
+``output_sha256``, ``shuffled``, ``randomness``. Every epsilon written is recomputed from the mechanism;
+loading a manifest checks its format version, its keys, that its epsilons are the mechanism's, and the
+SHA-256 of the data file. Version-1 manifests (which also named the input file and its hash) still load.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..errors import InputError
 from ..mechanism import Mechanism
 from ..tolerance import eps_equal
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST_SUFFIX = ".manifest.json"
 REPORT_SUFFIX = ".report.html"
 REQUIRED_KEYS = (
@@ -31,11 +32,12 @@ REQUIRED_KEYS = (
     "overall_epsilon",
     "mechanism",
     "rows",
-    "input_sha256",
     "output_sha256",
     "shuffled",
-    "seeded",
+    "randomness",
 )
+#: Keys a version-1 manifest had instead of ``randomness``.
+REQUIRED_KEYS_V1 = (*REQUIRED_KEYS[:-1], "input_sha256", "seeded")
 ATTRIBUTE_KEYS = ("name", "categories", "requested_epsilon", "achieved_epsilon")
 #: Relative tolerance between a manifest's epsilons and the ones recomputed from its mechanism.
 EPSILON_TOLERANCE = 1e-9
@@ -68,27 +70,25 @@ def json_safe(obj):
     return obj
 
 
+def utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
 def build_manifest(
     *,
     codec,
     release_design,
     rows: int,
-    rows_read: int,
-    rows_excluded: dict,
-    input_path,
     output_path,
-    input_format: str,
     output_format: str,
-    input_sha256: str,
     output_sha256: str,
     shuffled: bool,
-    seed,
-    keep_seed: bool,
-    reader_options: dict,
+    randomness: dict,
     output_options: dict,
-    dropped_columns: list,
-    chunk_rows: int,
+    created: str,
 ) -> dict:
+    """The manifest sent with the release: what a recipient needs to analyse it, nothing about the raw file
+    (no input name, size, hash, path, row count, reader options or dropped columns)."""
     from .. import __version__
 
     design = release_design.design
@@ -112,24 +112,14 @@ def build_manifest(
     manifest = {
         "format_version": FORMAT_VERSION,
         "tool": {"name": "optrr", "version": __version__},
-        "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-        "input": {
-            "file": os.path.basename(os.fspath(input_path)),
-            "format": input_format,
-            "bytes": os.path.getsize(input_path),
-            "reader": dict(reader_options),
-        },
+        "created": created,
         "output": {
             "file": os.path.basename(os.fspath(output_path)),
             "format": output_format,
             **output_options,
         },
-        "input_sha256": input_sha256,
         "output_sha256": output_sha256,
         "rows": int(rows),
-        "rows_read": int(rows_read),
-        "rows_excluded": int(rows_read - rows),
-        "rows_excluded_by_column": {k: int(v) for k, v in rows_excluded.items()},
         "attributes": attributes,
         "overall_epsilon": float(mech.overall_epsilon()),
         "sum_requested_epsilons": float(np.sum(requested)),
@@ -137,7 +127,6 @@ def build_manifest(
         "design": {
             "method_requested": release_design.method_requested,
             "method": design.method,
-            "design_seconds": float(design.design_seconds),
             "epsilon_changes": changes,
             "accept_changed_epsilons": bool(codec.config.accept_changed_epsilons),
             "budget": release_design.budget,
@@ -147,14 +136,63 @@ def build_manifest(
         "codebook": codec.codebook(),
         "columns": list(codec.columns),
         "kept_columns": list(codec.kept),
-        "dropped_columns": list(dropped_columns),
         "shuffled": bool(shuffled),
-        "seeded": seed is not None,
-        "chunk_rows": int(chunk_rows),
+        "randomness": dict(randomness),
     }
-    if keep_seed and seed is not None:
-        manifest["seed"] = int(seed)
     return json_safe(manifest)
+
+
+def build_audit_entry(
+    *,
+    manifest: dict,
+    config: dict,
+    input_path,
+    input_format: str,
+    input_sha256: str,
+    rows_read: int,
+    rows_excluded: dict,
+    reader_options: dict,
+    dropped_columns: list,
+    chunk_rows: int,
+    randomness: dict,
+    files: dict,
+    design_seconds: float,
+    unlisted_values: dict | None = None,
+) -> dict:
+    """One release in the hospital's audit record (kept by the hospital, never sent)."""
+    input_path = os.path.abspath(os.fspath(input_path))
+    entry = {
+        "created": manifest["created"],
+        "tool": manifest["tool"],
+        "input": {
+            "file": os.path.basename(input_path),
+            "path": input_path,
+            "format": input_format,
+            "bytes": os.path.getsize(input_path),
+            "sha256": input_sha256,
+            "reader": dict(reader_options),
+        },
+        "files": dict(files),
+        "output_sha256": manifest["output_sha256"],
+        "rows": manifest["rows"],
+        "rows_read": int(rows_read),
+        "rows_excluded": int(rows_read - manifest["rows"]),
+        "rows_excluded_by_column": {k: int(v) for k, v in rows_excluded.items()},
+        "unlisted_values_as_missing": {k: int(v) for k, v in (unlisted_values or {}).items()},
+        "dropped_columns": list(dropped_columns),
+        "kept_columns": manifest["kept_columns"],
+        "overall_epsilon": manifest["overall_epsilon"],
+        "attributes": [
+            {k: a[k] for k in ("name", "requested_epsilon", "achieved_epsilon")} for a in manifest["attributes"]
+        ],
+        "method": manifest["design"]["method"],
+        "design_seconds": float(design_seconds),
+        "shuffled": manifest["shuffled"],
+        "randomness": dict(randomness),
+        "chunk_rows": int(chunk_rows),
+        "configuration": config,
+    }
+    return json_safe(entry)
 
 
 def manifest_text(manifest: dict) -> str:
@@ -168,14 +206,16 @@ def _fail(path, what: str) -> InputError:
 def validate_manifest(manifest, path="manifest") -> dict:
     if not isinstance(manifest, dict):
         raise _fail(path, "is not a JSON object")
-    missing = [k for k in REQUIRED_KEYS if k not in manifest]
-    if missing:
-        raise _fail(path, f"lacks the key {missing[0]!r}; it is damaged or not an OptRR manifest")
+    if "format_version" not in manifest:
+        raise _fail(path, "lacks the key 'format_version'; it is damaged or not an OptRR manifest")
     version = manifest["format_version"]
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise _fail(path, f"has an invalid format_version {version!r}")
     if version > FORMAT_VERSION:
         raise _fail(path, f"has format_version {version}, newer than this OptRR reads ({FORMAT_VERSION}); update OptRR")
+    missing = [k for k in (REQUIRED_KEYS_V1 if version == 1 else REQUIRED_KEYS) if k not in manifest]
+    if missing:
+        raise _fail(path, f"lacks the key {missing[0]!r}; it is damaged or not an OptRR manifest")
     attrs = manifest["attributes"]
     if not isinstance(attrs, list) or not attrs:
         raise _fail(path, "has no attributes")
@@ -187,12 +227,15 @@ def validate_manifest(manifest, path="manifest") -> dict:
     rows = manifest["rows"]
     if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
         raise _fail(path, f"has an invalid row count {rows!r}")
-    for key in ("input_sha256", "output_sha256"):
+    for key in ("input_sha256", "output_sha256") if version == 1 else ("output_sha256",):
         if not isinstance(manifest[key], str) or not _SHA.match(manifest[key]):
             raise _fail(path, f"has an invalid {key}")
-    for key in ("shuffled", "seeded"):
+    for key in ("shuffled", "seeded") if version == 1 else ("shuffled",):
         if not isinstance(manifest[key], bool):
             raise _fail(path, f"has a non-boolean {key!r}")
+    if version > 1 and (not isinstance(manifest["randomness"], dict)
+                        or not isinstance(manifest["randomness"].get("private"), bool)):
+        raise _fail(path, "has an invalid 'randomness' (an object with a boolean 'private')")
     mech = mechanism_from_manifest(manifest, path)
     sizes = [len(a["categories"]) for a in attrs]
     if mech.sizes.tolist() != sizes:

@@ -1,17 +1,20 @@
 """Perturb a file into a release: stream chunks, encode, sample the mechanism, shuffle, write atomically.
 
-Flow: check paths (the output, its manifest and its report must not be the input; the folder must be
-writable) -> read the header and build the codec from the configuration -> run the design (honesty rule in
-:mod:`.design_step`) -> hash the input -> one streaming pass: encode each chunk, perturb it with the
-mechanism's vectorised sampler, and either write it or spill it into the external shuffle
-(:mod:`.shuffle`) -> write the shuffled records -> hash the output -> write the manifest and the HTML
-report -> rename the three temporary files into place. Memory is bounded by the chunk size and the
+Flow: check paths (the outputs must not exist unless ``force``, and never be the input, the configuration,
+the key or the audit record; the folder must be writable; temporaries of killed runs are removed) -> read
+the header and build the codec from the configuration -> run the design (honesty rule in
+:mod:`.design_step`) -> hash the input and look it up in the audit record's ledger (a repeat release needs
+``allow_repeat``) -> one streaming pass: encode each chunk, perturb it with the mechanism's vectorised
+sampler, and either write it or spill it into the external shuffle (:mod:`.shuffle`) -> write the
+shuffled records -> hash the output -> write the manifest and the external report (beside the release) and
+the audit record and internal report (in the audit folder) -> rename the temporary files into place, the
+audit record first (so the ledger never misses a release). Memory is bounded by the chunk size and the
 shuffle's bucket size, not by the file. A cancel, an error or a kill leaves nothing under the final names
-(only hidden temporary files for a kill).
+(only hidden temporary files for a kill, removed by the next run in that folder).
 
-Randomness: a fixed ``seed`` gives a reproducible release (same file, configuration, chunk size and OptRR
-version); without it the operating system's entropy is used, and the manifest says ``seeded: false``.
-The seed is written to the manifest only when asked (``keep_seed_in_manifest``).
+Randomness (:mod:`.randomness`): AES-128-CTR keyed from the operating system by default (nothing recorded,
+not reproducible); with a hospital ``key`` (``optrr keygen``) the release is reproducible by the key holder
+alone; ``insecure_test_seed`` is for tests and marks the release NOT PRIVATE.
 """
 
 from __future__ import annotations
@@ -54,14 +57,6 @@ def choose_output_format(output_path, requested: str | None, input_format: str) 
     return by_name or input_format
 
 
-def check_seed(seed):
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
-        raise InputError(f"seed must be a whole number >= 0; got {seed!r}")
-    return int(seed)
-
-
 def _write(fn, path, *args):
     """Run a write step; an OSError (disk full, permissions...) becomes a one-line InputError."""
     from ..io.atomic import describe_os_error
@@ -78,46 +73,82 @@ def perturb_file(
     input_path,
     config,
     output_path,
-    seed=None,
+    *,
+    key: bytes | None = None,
+    key_path=None,
+    insecure_test_seed=None,
     shuffle: bool = True,
     output_format: str | None = None,
-    keep_seed_in_manifest: bool = False,
+    force: bool = False,
+    allow_repeat: bool = False,
+    audit_dir=None,
     progress=None,
     cancel=None,
     reader_options=None,
     design_check=None,
 ) -> dict:
-    """Write the release OUTPUT, OUTPUT.manifest.json and OUTPUT.report.html; return the manifest.
+    """Write the release OUTPUT, OUTPUT.manifest.json and OUTPUT.report.html (for the recipient) and update
+    the audit record optrr-audit.json with OUTPUT.internal-report.html (for the hospital, in ``audit_dir``,
+    default: the configuration file's folder, else the input's); return the manifest.
 
     ``design_check(mechanism, attribute_names, config)``, when given, runs after the design and before any file is
     written: it raises InputError to refuse the release or returns notes for the manifest and report.
-    ``config``: a ReleaseConfig, its dict, or the path of its JSON. ``reader_options`` (ReaderOptions)
-    override the configuration's ``input`` options.
+    ``config``: a ReleaseConfig, its dict, or the path of its JSON. ``key``: a hospital key (bytes, from
+    :func:`.randomness.read_key_file` of ``key_path``); ``insecure_test_seed``: tests only. ``force``:
+    replace existing outputs. ``allow_repeat``: release a source that the audit record shows was released
+    before (otherwise :class:`.audit.RepeatReleaseError`). ``reader_options`` (ReaderOptions) override the
+    configuration's ``input`` options.
     """
-    from ..io.atomic import AtomicFile, check_output_path, sha256_file
+    from ..io.atomic import AtomicFile, check_new_output, remove_stale_temporaries, sha256_file
     from ..io.formats import format_of
     from ..io.readers import ReaderOptions, _check_input, open_source
     from ..io.source_base import prefetched
     from ..io.writers import open_writer
+    from .audit import (
+        RepeatReleaseError,
+        accumulated_epsilon,
+        audit_folder,
+        audit_path,
+        audit_text,
+        internal_report_path,
+        load_audit,
+        releases_of,
+        repeat_message,
+    )
     from .codec import Codec
     from .design_step import make_design
-    from .manifest import build_manifest, manifest_path, manifest_text, report_path
-    from .report import render_report
+    from .manifest import build_audit_entry, build_manifest, manifest_path, manifest_text, report_path, utc_now
+    from .randomness import ReleaseRandomness, context_digest
+    from .report import render_internal_report, render_report
     from .schema import resolve_bins
     from .shuffle import ExternalShuffle, bucket_count
 
     ctl = TaskControl(progress, cancel)
     input_path = _check_input(input_path)
+    if key is None and key_path is not None:
+        from .randomness import read_key_file
+
+        key = read_key_file(key_path)
+    randomness = ReleaseRandomness.choose(key, insecure_test_seed)
+    config_path = os.fspath(config) if isinstance(config, (str, os.PathLike)) else None
     cfg = as_config(config)
     cfg.check_releasable()
-    seed = check_seed(seed)
     output_path = os.fspath(output_path)
     in_format = format_of(input_path)
     out_format = choose_output_format(output_path, output_format, in_format)
+    folder = audit_folder(config, input_path, audit_dir)
+    apath, ipath = audit_path(folder), internal_report_path(folder, output_path)
     mpath, rpath = manifest_path(output_path), report_path(output_path)
-    for path, what in ((output_path, "output"), (mpath, "manifest"), (rpath, "report")):
-        check_output_path(path, [input_path], what)
+    protected = [(input_path, "input file"), (config_path, "configuration"), (key_path, "key file")]
+    protected.append((apath, "audit record"))
+    for path, what in ((output_path, "output"), (mpath, "manifest"), (rpath, "report"), (ipath, "internal report")):
+        check_new_output(path, protected, what, force)
+    if len({os.path.abspath(p) for p in (output_path, mpath, rpath, ipath)}) < 4:
+        raise InputError(f"output {output_path}: its files would collide with the internal report; choose another name")
+    audit = load_audit(apath)
+    remove_stale_temporaries(os.path.dirname(os.path.abspath(output_path)))
     AtomicFile(output_path).discard()  # the folder must be writable: find out before any long pass
+    AtomicFile(apath).discard()
 
     options = ReaderOptions.from_dict(cfg.input)
     if reader_options is not None:
@@ -135,10 +166,24 @@ def perturb_file(
     if design_check is not None:
         release_design.notes.extend(design_check(mechanism, codec.attributes, cfg) or [])
     ctl.check()
+    input_sha = sha256_file(input_path, ctl.sub(0.1, 0.15))
+    previous = releases_of(audit, input_sha)
+    if previous and not allow_repeat:
+        this_eps = float(mechanism.overall_epsilon())
+        raise RepeatReleaseError(repeat_message(previous, this_eps), previous, accumulated_epsilon(previous, this_eps))
 
-    sample_seq, shuffle_seq = np.random.SeedSequence(seed).spawn(2)
-    rng_sample, rng_shuffle = np.random.default_rng(sample_seq), np.random.default_rng(shuffle_seq)
     chunk_rows = source.chunk_rows(codec.columns)
+    context = None
+    if randomness.needs_context:
+        context = context_digest(
+            input_sha256=input_sha,
+            codebook=codec.codebook(),
+            mechanism=mechanism.to_dict(),
+            kept=codec.kept,
+            shuffle=bool(shuffle),
+            chunk_rows=chunk_rows,
+        )
+    rng_sample, rng_shuffle = randomness.streams(context)
     delimiter = source.options.delimiter if in_format == "csv" else ("\t" if output_path.endswith(".tsv") else ",")
     bom = in_format == "csv" and (source.options.encoding or "").lower().replace("_", "-") == "utf-8-sig"
     output_options = {}
@@ -148,19 +193,20 @@ def perturb_file(
     data_tmp = AtomicFile(output_path)
     temps = [data_tmp]
     writer = spill = None
-    input_hash = BackgroundHash(input_path)
     try:
         writer = _write(open_writer, output_path, out_format, data_tmp.path, codec.columns, delimiter, bom)
         if shuffle:
             rows_est = source.row_count or getattr(source, "estimated_rows", lambda: chunk_rows)()
             per_row = codec.sizes.size * np.dtype(codec.dtype).itemsize + 24 * len(codec.kept) + 8
-            folder = os.path.dirname(os.path.abspath(output_path))
-            spill = _write(ExternalShuffle, output_path, folder, bucket_count(rows_est, per_row), rng_shuffle)
-        stream = ctl.sub(0.1, 0.75 if shuffle else 0.95)
+            out_folder = os.path.dirname(os.path.abspath(output_path))
+            spill = _write(ExternalShuffle, output_path, out_folder, bucket_count(rows_est, per_row), rng_shuffle)
+        stream = ctl.sub(0.15, 0.75 if shuffle else 0.95)
         rows_read = rows_out = 0
         excluded: dict[str, int] = {}
+        seen = IdentifierGuard(codec)
         for n, codes, kept, ex in prefetched(encoded_chunks(source, codec)):
             stream.check()
+            seen.add(codes)
             for k, v in ex.items():
                 excluded[k] = excluded.get(k, 0) + v
             out = codec.output_table(mechanism.sample(codes, rng_sample), kept)
@@ -172,50 +218,103 @@ def perturb_file(
             raise InputError(f"{os.path.basename(input_path)} has a header but no data rows")
         if rows_out == 0:
             raise InputError("every row has a missing value in a column with missing: exclude; nothing to release")
+        seen.check(rows_out)
         if shuffle:
             for table in spill.tables(chunk_rows, ctl.sub(0.75, 0.95)):
                 _write(writer.write, output_path, table)
         _write(writer.close, output_path)
         writer = None
         output_sha = sha256_file(data_tmp.path, ctl.sub(0.95, 0.99))
-        input_sha = input_hash.result()
         manifest = build_manifest(
             codec=codec,
             release_design=release_design,
             rows=rows_out,
-            rows_read=rows_read,
-            rows_excluded=excluded,
-            input_path=input_path,
             output_path=output_path,
-            input_format=in_format,
             output_format=out_format,
-            input_sha256=input_sha,
             output_sha256=output_sha,
             shuffled=bool(shuffle),
-            seed=seed,
-            keep_seed=keep_seed_in_manifest,
-            reader_options=source.options.to_dict(),
+            randomness=randomness.manifest_entry(),
             output_options=output_options,
+            created=utc_now(),
+        )
+        entry = build_audit_entry(
+            manifest=manifest,
+            config=cfg.to_dict(),
+            input_path=input_path,
+            input_format=in_format,
+            input_sha256=input_sha,
+            rows_read=rows_read,
+            rows_excluded=excluded,
+            reader_options=source.options.to_dict(),
             dropped_columns=[n for n in source.names if n not in codec.columns],
             chunk_rows=chunk_rows,
+            randomness=randomness.audit_entry(),
+            design_seconds=release_design.design.design_seconds,
+            unlisted_values=codec.unlisted,
+            files={
+                "release": os.path.abspath(output_path),
+                "manifest": os.path.abspath(mpath),
+                "report": os.path.abspath(rpath),
+                "internal_report": ipath,
+            },
         )
-        for path, text in ((mpath, manifest_text(manifest)), (rpath, render_report(manifest))):
+        history = previous + [entry]
+        audit["releases"].append(entry)
+        texts = (
+            (apath, audit_text(audit)),
+            (ipath, render_internal_report(manifest, entry, history)),
+            (mpath, manifest_text(manifest)),
+            (rpath, render_report(manifest)),
+        )
+        written = []
+        for path, text in texts:
             tmp = AtomicFile(path)
-            temps.append(tmp)
+            written.append(tmp)
             _write(_write_text, path, tmp.path, text)
+        temps = written + temps  # the audit record is renamed into place first
         ctl.check()
         for tmp in temps:
             _write(tmp.commit, tmp.final)
         ctl.report(1.0, f"released {rows_out:,} rows")
         return manifest
     finally:
-        input_hash.cancel()
         if writer is not None:
             writer.abort()
         if spill is not None:
             spill.cleanup()
         for tmp in temps:
             tmp.discard()
+
+
+class IdentifierGuard:
+    """Refuses a perturbed column with a different category in nearly every row (schema's identifier rule,
+    checked on the data actually released): its categories would be the identifiers themselves, published in
+    the codebook. Counts the distinct codes seen per column with many categories."""
+
+    def __init__(self, codec):
+        from .schema import UNIQUE_MIN_ROWS
+
+        self.names = codec.attributes
+        self.columns = [j for j, a in enumerate(codec.sizes) if a >= UNIQUE_MIN_ROWS]
+        self.seen = {j: np.zeros(int(codec.sizes[j]), dtype=bool) for j in self.columns}
+
+    def add(self, codes: np.ndarray) -> None:
+        for j in self.columns:
+            self.seen[j][codes[:, j]] = True
+
+    def check(self, rows: int) -> None:
+        from .schema import UNIQUE_MIN_ROWS, UNIQUE_SHARE
+
+        if rows < UNIQUE_MIN_ROWS:
+            return
+        for j in self.columns:
+            distinct = int(self.seen[j].sum())
+            if distinct >= UNIQUE_SHARE * rows:
+                raise InputError(
+                    f"column {self.names[j]!r} has {distinct:,} different values in {rows:,} rows: it looks like an "
+                    "identifier, and its categories (the identifiers themselves) would be published in the codebook; "
+                    "drop it, or merge its values into far fewer categories"
+                )
 
 
 def encoded_chunks(source, codec):
@@ -240,37 +339,3 @@ def _write_text(path: str, text: str) -> None:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
-
-
-class BackgroundHash:
-    """SHA-256 of a file computed in a thread while the main pass runs (hashlib releases the GIL)."""
-
-    def __init__(self, path):
-        import threading
-
-        from ..io.atomic import sha256_file
-        from ..tasks import TaskControl
-
-        self._stop = threading.Event()
-        self._value: list = []
-        control = TaskControl(None, self._stop.is_set)
-
-        def work() -> None:
-            try:
-                self._value.append(sha256_file(path, control))
-            except BaseException as exc:
-                self._value.append(exc)
-
-        self._thread = threading.Thread(target=work, name="optrr-hash", daemon=True)
-        self._thread.start()
-
-    def result(self) -> str:
-        self._thread.join()
-        value = self._value[0]
-        if isinstance(value, BaseException):
-            raise value
-        return value
-
-    def cancel(self) -> None:
-        self._stop.set()
-        self._thread.join()

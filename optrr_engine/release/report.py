@@ -1,8 +1,16 @@
-"""A readable, self-contained HTML report of a release, rendered from its manifest (nothing else)."""
+"""Readable, self-contained HTML reports of a release, in two versions (as sdcApp does):
+
+- external (``OUTPUT.report.html``, sent with the release): rendered from the manifest alone, so it says
+  nothing the manifest does not (nothing about the raw file);
+- internal (``OUTPUT.internal-report.html``, kept by the hospital beside its audit record): the same plus
+  the input file, its hash, the rows left out, the dropped columns, the key fingerprint and the privacy
+  ledger of every release of the same source.
+"""
 
 from __future__ import annotations
 
 import html
+import os
 
 from ..tolerance import eps_equal
 
@@ -13,6 +21,7 @@ h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid 
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;
 vertical-align:top}th{background:#f3f3f3}.num{text-align:right;font-variant-numeric:tabular-nums}
 .warn{background:#fff4e5;border-left:4px solid #f0a020;padding:.5em 1em}.small{color:#555;font-size:.9em}
+.danger{background:#fde8e8;border-left-color:#c00}
 code{font-size:.9em;word-break:break-all}
 """
 
@@ -30,9 +39,7 @@ def _categories(cats: list, limit: int = 12) -> str:
     return shown + (f", … ({len(cats)} in all)" if len(cats) > limit else "")
 
 
-def render_report(manifest: dict) -> str:
-    m = manifest
-    inp, out, design = m.get("input", {}), m.get("output", {}), m.get("design", {})
+def _attribute_rows(m: dict) -> str:
     rows = []
     for a in m["attributes"]:
         req, ach = a["requested_epsilon"], a["achieved_epsilon"]
@@ -44,7 +51,27 @@ def render_report(manifest: dict) -> str:
             f"<td class=num>{_num(req)}</td><td class=num>{_num(ach)}{_e(flag)}</td>"
             f"<td class=small>{_categories(a['categories'])}</td></tr>"
         )
+    return "".join(rows)
+
+
+def _randomness_text(m: dict) -> str:
+    r = m.get("randomness") or {}
+    source = r.get("source")
+    if source == "insecure-test-seed":
+        return f"<b>test seed {_e(r.get('test_seed'))}: NOT PRIVATE</b>"
+    if source == "secret-key":
+        return f"{_e(r.get('generator', ''))}, keyed by the releasing organisation's secret key"
+    return f"{_e(r.get('generator', ''))}, keyed from the operating system's entropy (recorded nowhere)"
+
+
+def _warnings(m: dict) -> list[str]:
+    design = m.get("design", {})
     warnings = []
+    if (m.get("randomness") or {}).get("private") is False:
+        warnings.append(
+            "<b>NOT PRIVATE: this release was made with a test seed.</b> Anyone who finds the seed can undo the "
+            "randomization record by record. Never share it outside a test."
+        )
     if m.get("kept_columns"):
         kept = ", ".join(_e(c) for c in m["kept_columns"])
         warnings.append(
@@ -55,10 +82,24 @@ def render_report(manifest: dict) -> str:
         warnings.append("Some achieved epsilons differ from the request; the table shows both.")
     for note in design.get("notes", []):
         warnings.append(_e(note))
-    if m.get("rows_excluded"):
-        by = ", ".join(f"{_e(k)}: {v:,}" for k, v in m.get("rows_excluded_by_column", {}).items())
-        warnings.append(f"{m['rows_excluded']:,} input rows with missing values were left out ({by}).")
-    warn_html = "".join(f'<p class="warn">{w}</p>' for w in warnings)
+    return warnings
+
+
+def _page(title: str, intro: str, warnings: list[str], body: str) -> str:
+    warn_html = "".join(f'<p class="warn{" danger" if "NOT PRIVATE" in w else ""}">{w}</p>' for w in warnings)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>
+<style>{_STYLE}</style></head><body>
+<h1>{_e(title)}</h1>
+{intro}
+{warn_html}
+{body}
+</body></html>
+"""
+
+
+def _privacy_and_attributes(m: dict) -> str:
+    design = m.get("design", {})
     budget = design.get("budget")
     budget_html = ""
     if budget:
@@ -66,42 +107,88 @@ def render_report(manifest: dict) -> str:
             f"<p>Total-budget mode: target whole-record epsilon {_num(budget['target_total'])}, "
             f"weights scaled by {_num(budget['scale'])}.</p>"
         )
-    dropped = ", ".join(_e(c) for c in m.get("dropped_columns", [])) or "none"
-    seeded = "yes (the seed is " + ("recorded in the manifest)" if "seed" in m else "not recorded)")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>OptRR release report: {_e(out.get("file", ""))}</title>
-<style>{_STYLE}</style></head><body>
-<h1>Release report: {_e(out.get("file", ""))}</h1>
-<p>Each record was randomized with randomized response (local differential privacy). Lower epsilon means
-more privacy. The whole-record epsilon bounds what the release reveals about any one record's perturbed
-attributes taken together.</p>
-{warn_html}
-<h2>Privacy</h2>
+    return f"""<h2>Privacy</h2>
 <table>
 <tr><th>Whole-record epsilon</th><td class=num>{_num(m["overall_epsilon"])}</td></tr>
 <tr><th>Sum of requested epsilons</th><td class=num>{_num(m.get("sum_requested_epsilons", ""))}</td></tr>
 <tr><th>Design method</th><td>{_e(design.get("method", m["mechanism"].get("method", "")))}
  (requested: {_e(design.get("method_requested", ""))})</td></tr>
+<tr><th>Random numbers</th><td>{_randomness_text(m)}</td></tr>
 </table>
 {budget_html}
 <h2>Attributes</h2>
 <table><tr><th>Column</th><th>Type</th><th>Categories</th><th>Requested ε</th><th>Achieved ε</th>
 <th>Category labels</th></tr>
-{"".join(rows)}
-</table>
-<h2>Files</h2>
+{_attribute_rows(m)}
+</table>"""
+
+
+_INTRO = """<p>Each record was randomized with randomized response (local differential privacy). Lower epsilon means
+more privacy. The whole-record epsilon bounds what the release reveals about any one record's perturbed
+attributes taken together.</p>"""
+
+
+def render_report(manifest: dict) -> str:
+    """The external report, sent with the release: rendered from the manifest alone."""
+    m = manifest
+    out = m.get("output", {})
+    body = f"""{_privacy_and_attributes(m)}
+<h2>File</h2>
 <table>
-<tr><th>Input</th><td>{_e(inp.get("file", ""))} ({_e(inp.get("format", ""))})<br>
-<code>SHA-256 {_e(m["input_sha256"])}</code></td></tr>
 <tr><th>Release</th><td>{_e(out.get("file", ""))} ({_e(out.get("format", ""))})<br>
 <code>SHA-256 {_e(m["output_sha256"])}</code></td></tr>
-<tr><th>Records</th><td class=num>{m["rows"]:,} released of {m.get("rows_read", m["rows"]):,} read</td></tr>
+<tr><th>Records</th><td class=num>{m["rows"]:,}</td></tr>
 <tr><th>Record order shuffled</th><td>{"yes" if m["shuffled"] else "no"}</td></tr>
-<tr><th>Fixed random seed</th><td>{seeded if m["seeded"] else "no (operating-system randomness)"}</td></tr>
-<tr><th>Dropped columns</th><td>{dropped}</td></tr>
 <tr><th>Created</th><td>{_e(m.get("created", ""))} by OptRR {_e(m.get("tool", {}).get("version", ""))}</td></tr>
 </table>
 <p class=small>The manifest beside this report holds the full mechanism, the codebook and the bins; receivers
-need it to estimate the true distributions (<code>optrr estimate</code>).</p>
-</body></html>
-"""
+need it to estimate the true distributions (<code>optrr estimate</code>).</p>"""
+    return _page(f"OptRR release report: {out.get('file', '')}", _INTRO, _warnings(m), body)
+
+
+def render_internal_report(manifest: dict, entry: dict, history: list[dict]) -> str:
+    """The internal report, kept by the hospital: the external one plus the raw file, the rows left out, the
+    dropped columns, the key fingerprint and the ledger of every release of this source."""
+    from .audit import accumulated_epsilon
+
+    m = manifest
+    inp, files, rnd = entry.get("input", {}), entry.get("files", {}), entry.get("randomness", {})
+    warnings = _warnings(m)
+    if entry.get("rows_excluded"):
+        by = ", ".join(f"{_e(k)}: {v:,}" for k, v in entry.get("rows_excluded_by_column", {}).items())
+        warnings.append(f"{entry['rows_excluded']:,} input rows with missing values were left out ({by}).")
+    unlisted = entry.get("unlisted_values_as_missing") or {}
+    if unlisted:
+        by = ", ".join(f"{_e(k)}: {v:,}" for k, v in unlisted.items())
+        warnings.append(f"Cells not among the approved categories, released as missing ({by}).")
+    if len(history) > 1:
+        warnings.append(
+            f"This source has been released {len(history)} times; together they cost an accumulated whole-record "
+            f"epsilon of {_num(accumulated_epsilon(history))} (sum over the releases)."
+        )
+    ledger = "".join(
+        f"<tr><td>{_e(r.get('created', ''))}</td><td>{_e((r.get('files') or {}).get('release', ''))}</td>"
+        f"<td class=num>{_num(r.get('overall_epsilon', ''))}</td>"
+        f"<td class=num>{_num(accumulated_epsilon(history[: i + 1]))}</td></tr>"
+        for i, r in enumerate(history)
+    )
+    dropped = ", ".join(_e(c) for c in entry.get("dropped_columns", [])) or "none"
+    fingerprint = rnd.get("key_fingerprint")
+    body = f"""{_privacy_and_attributes(m)}
+<h2>Files</h2>
+<table>
+<tr><th>Input</th><td>{_e(inp.get("path", ""))} ({_e(inp.get("format", ""))}, {inp.get("bytes", 0):,} bytes)<br>
+<code>SHA-256 {_e(inp.get("sha256", ""))}</code></td></tr>
+<tr><th>Release</th><td>{_e(files.get("release", ""))}<br><code>SHA-256 {_e(m["output_sha256"])}</code></td></tr>
+<tr><th>Sent with it</th><td>{_e(files.get("manifest", ""))}<br>{_e(files.get("report", ""))}</td></tr>
+<tr><th>Records</th><td class=num>{m["rows"]:,} released of {entry.get("rows_read", m["rows"]):,} read</td></tr>
+<tr><th>Dropped columns</th><td>{dropped}</td></tr>
+<tr><th>Key fingerprint</th><td>{_e(fingerprint) if fingerprint else "no key (not reproducible)"}</td></tr>
+<tr><th>Created</th><td>{_e(m.get("created", ""))} by OptRR {_e(m.get("tool", {}).get("version", ""))}</td></tr>
+</table>
+<h2>Privacy ledger of this source</h2>
+<table><tr><th>Released</th><th>File</th><th>Whole-record ε</th><th>Accumulated ε</th></tr>{ledger}</table>
+<p class=small>INTERNAL: this report names the hospital's file and its hash; never send it with the release
+(send the release, its manifest and <code>{_e(os.path.basename(files.get("report", "")))}</code>).</p>"""
+    title = f"OptRR internal release report: {m.get('output', {}).get('file', '')}"
+    return _page(title, _INTRO, warnings, body)

@@ -9,8 +9,12 @@ Per column (rules in :func:`decide_column`):
   is "nominal" (sorted alphabetically: the order reveals nothing about frequencies);
 - everything else gets role "perturb" with epsilon DEFAULT_EPSILON; empty cells become the category
   "NA" where they occur.
-Categories seen fewer than RARE_COUNT times are flagged: the codebook lists every category, so their
-existence is disclosed.
+Categories seen fewer than RARE_COUNT times are flagged by name and count: the codebook lists every category,
+so their existence is disclosed. Non-numeric cells of a numeric column that are not missing-value markers
+(e.g. ``deceased 2019-03-04 (Mrs J. Smith)`` in ``age``) are never copied into the configuration: the
+column is flagged (how many cells, not which) and perturb releases them as missing unless the user lists
+them. Identifier and free-text columns get no categories at all. ``codebook`` (:mod:`.codebook_import`)
+declares the categories of some columns from a data dictionary instead of the data.
 """
 
 from __future__ import annotations
@@ -38,8 +42,11 @@ UNIQUE_SHARE = 0.9
 UNIQUE_MIN_ROWS = 20
 #: Share of the values (missing-value markers aside) that must read as numbers for a numeric column.
 NUMERIC_SHARE = 0.95
-#: Categories seen fewer times than this are flagged.
+#: Categories seen fewer times than this are flagged (the first RARE_SHOWN named with their counts).
 RARE_COUNT = 5
+RARE_SHOWN = 10
+#: Start of the warning on non-numeric cells in a numeric column (the GUI shows warnings as they are).
+NON_NUMERIC_FLAG = "text in a numeric column"
 #: Texts longer than this on average, or mostly with spaces and mostly distinct: free text.
 FREE_TEXT_LENGTH = 40
 MISSING_MARKERS = ("?", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "none", ".", "-", "missing")
@@ -110,10 +117,13 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
         if len(edges) >= 3:
             col.type = "numeric"
             col.bins = {"method": "quantile", "count": DEFAULT_BIN_COUNT, "edges": edges}
-            col.categories = sorted(extras, key=_alphabetical)
+            markers = {v: c for v, c in extras.items() if v in MISSING_MARKERS}
+            texts = {v: c for v, c in extras.items() if v not in MISSING_MARKERS}
+            col.categories = sorted(markers, key=_alphabetical)
             warn.append("numbers grouped into quantile bins; the bin edges come from the data and are published")
-            _add_missing(col, has_missing, set(extras))
-            _flag_markers(col, extras)
+            _add_missing(col, has_missing or bool(texts), set(markers))
+            _flag_markers(col, markers)
+            _flag_texts(col, texts)
             return col
     if distinct is None or distinct > MAX_CATEGORIES:
         col.role = "drop"
@@ -133,11 +143,14 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
         return col
     if len(col.categories) > MANY_CATEGORIES:
         warn.append(f"{len(col.categories)} categories: estimates will need many rows; consider merging")
-    rare = sum(1 for c in stats.counts.values() if c < RARE_COUNT)
+    rare = [(v, c) for v, c in stats.counts.items() if c < RARE_COUNT]
+    rare.sort(key=lambda vc: (vc[1], _alphabetical(vc[0])))
     if rare:
+        shown = ", ".join(f"{v!r} ({c})" for v, c in rare[:RARE_SHOWN])
+        more = f" and {len(rare) - RARE_SHOWN} more" if len(rare) > RARE_SHOWN else ""
         warn.append(
-            f"{rare} categor{'y occurs' if rare == 1 else 'ies occur'} fewer than {RARE_COUNT} times; the codebook "
-            "lists every category, so their existence is disclosed - consider merging"
+            f"rare categories (fewer than {RARE_COUNT} rows): {shown}{more}; the codebook lists every category, "
+            "so their existence is disclosed - merge them or set them missing"
         )
     _flag_markers(col, stats.counts)
     return col
@@ -163,6 +176,18 @@ def _flag_markers(col: ColumnConfig, values) -> None:
         )
 
 
+def _flag_texts(col: ColumnConfig, texts: dict) -> None:
+    """Non-numeric cells of a numeric column that are not missing-value markers (e.g. a note with a name)
+    are never copied into the configuration: they become missing unless the user lists them."""
+    if texts:
+        cells = sum(texts.values())
+        col.warnings.append(
+            f"{NON_NUMERIC_FLAG}: {cells:,} cell{'s' if cells != 1 else ''} ({len(texts):,} distinct text"
+            f"{'s' if len(texts) != 1 else ''}, not copied here) are not numbers; they are released as missing "
+            "unless you list them in categories"
+        )
+
+
 def gather_stats(source, names: list[str], decimal: str, ctl: TaskControl) -> tuple[dict, int]:
     stats = {n: ColumnStats(n, decimal) for n in names}
     rows = 0
@@ -175,16 +200,53 @@ def gather_stats(source, names: list[str], decimal: str, ctl: TaskControl) -> tu
     return stats, rows
 
 
-def infer_schema(path, options=None, progress=None, cancel=None) -> ReleaseConfig:
-    """A release-configuration template for the file at ``path`` (one streaming pass)."""
+def declared_column(stats: ColumnStats, categories: list[str], source: str) -> ColumnConfig:
+    """A column whose categories a data dictionary declares: nothing about its values comes from the data
+    (the warning says how many cells fall outside the dictionary, not which)."""
+    col = ColumnConfig(name=stats.name, role="perturb", type="nominal", epsilon=DEFAULT_EPSILON)
+    col.categories = list(categories)
+    col.warnings.append(f"categories declared by the data dictionary {source}, not read from the data")
+    _add_missing(col, stats.missing > 0, set(categories))
+    if stats.overflow:
+        col.warnings.append("more than 5,000 distinct values in the data: check them against the dictionary")
+    else:
+        outside = {v: c for v, c in stats.counts.items() if v not in categories}
+        if outside:
+            cells = sum(outside.values())
+            col.warnings.append(
+                f"{cells:,} cells ({len(outside):,} distinct values, not copied here) are not in the dictionary; "
+                "perturb stops on them: correct the data or extend the dictionary"
+            )
+    if len(col.categories) < 2:
+        col.role = "drop"
+        col.warnings.append("the dictionary declares fewer than 2 categories: nothing to randomize; dropped")
+    return col
+
+
+def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) -> ReleaseConfig:
+    """A release-configuration template for the file at ``path`` (one streaming pass). ``codebook``: the path
+    of a data dictionary (:mod:`.codebook_import`) declaring the categories of some columns."""
     from ..io.readers import open_source
 
+    declared = {}
+    if codebook is not None:
+        from .codebook_import import read_codebook
+
+        declared = read_codebook(codebook)
     ctl = TaskControl(progress, cancel)
     source = open_source(path, options)
+    absent = [c for c in declared if c not in source.names]
+    if absent:
+        file = os.path.basename(str(path))
+        raise InputError(f"the data dictionary declares column {absent[0]!r}, which {file} lacks")
     stats, rows = gather_stats(source, source.names, source.options.decimal or ".", ctl)
     if rows == 0:
         raise InputError(f"{os.path.basename(str(path))} has a header but no data rows")
-    columns = [decide_column(stats[n]) for n in source.names]
+    name = os.path.basename(str(codebook)) if codebook is not None else ""
+    columns = [
+        declared_column(stats[n], declared[n], name) if n in declared else decide_column(stats[n])
+        for n in source.names
+    ]
     reader = {k: v for k, v in source.options.to_dict().items() if k in ("delimiter", "encoding", "decimal", "sheet")}
     cfg = ReleaseConfig(
         method="auto",

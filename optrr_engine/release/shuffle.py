@@ -8,8 +8,9 @@ independently, all n! output orders are equally likely (a uniform random permuta
 out larger than MAX_BUCKET_BYTES is split again the same way before it is loaded, so memory stays bounded
 even when the row estimate behind B was wrong.
 
-The bucket files (Arrow IPC streams) live in a hidden temporary folder next to the output and are deleted
-when the run ends (a killed run can leave that folder behind, never a partial output).
+The bucket files (Arrow IPC streams) live in a hidden temporary folder next to the output
+(``.optrr-shuffle-pPID-*``) and are deleted when the run ends; a killed run can leave that folder behind (never
+a partial output), and the next run in that folder removes it (``io.atomic.remove_stale_temporaries``).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ def bucket_count(estimated_rows: int, bytes_per_row: float) -> int:
 
 
 class ExternalShuffle:
-    def __init__(self, folder: str, buckets: int, rng: np.random.Generator, prefix: str = ".optrr-shuffle-"):
-        self.dir = tempfile.mkdtemp(dir=folder, prefix=prefix)
+    def __init__(self, folder: str, buckets: int, rng: np.random.Generator, prefix: str | None = None):
+        from ..io.atomic import SHUFFLE_PREFIX, pid_tag
+
+        self.dir = tempfile.mkdtemp(dir=folder, prefix=prefix or f"{SHUFFLE_PREFIX}{pid_tag()}-")
         self.rng = rng
         self.buckets = max(1, int(buckets))
         self._writers: list = [None] * self.buckets

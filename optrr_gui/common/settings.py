@@ -22,6 +22,13 @@ class Settings:
         else:
             self.qs = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
 
+    def audit_dir(self) -> str:
+        """Folder of the releases' internal audit record (optrr-audit.json: the privacy ledger), beside the
+        settings file, so that every release made with this OptRR installation is in one ledger."""
+        folder = os.path.join(os.path.dirname(os.path.abspath(self.qs.fileName())), "audit")
+        os.makedirs(folder, exist_ok=True)
+        return folder
+
     # -- recent files ----------------------------------------------------------------------
     def recent_files(self) -> list[dict]:
         """[{"path": ..., "options": {...}}], newest first, only files that still exist."""

@@ -93,9 +93,14 @@ def summary_html(manifest: dict, output_path: str, seconds: float) -> str:
     dropped = manifest.get("dropped_columns") or []
     if dropped:
         lines.append(f"<p>Not exported: {', '.join(map(str, dropped))}</p>")
-    if manifest.get("seeded"):
-        seed = f" {manifest['seed']}" if manifest.get("seed") is not None else ""
-        lines.append(f"<p>Fixed random seed{seed}: this release is reproducible (weaker; for testing).</p>")
+    randomness = manifest.get("randomness") or {}
+    if randomness.get("private") is False:
+        lines.append(
+            f"<p style='color:#cc0000'><b>NOT PRIVATE</b>: made with test seed {randomness.get('test_seed')}; anyone "
+            "who finds the seed can undo it. Never share it.</p>"
+        )
+    elif randomness.get("source") == "secret-key":
+        lines.append("<p>Keyed: whoever holds the key file can reproduce this release exactly.</p>")
     lines.append(
         f"<p>Data: {output_path}<br>Manifest: {manifest_path}<br>Report: {report_path}</p>"
         "<p>Send the data file together with its manifest; the receiver opens both in "
@@ -132,14 +137,11 @@ class ReleaseDialog(QDialog):
         self.shuffle = QCheckBox("Shuffle the rows")
         self.shuffle.setChecked(True)
         self.shuffle.setToolTip("Write the rows in random order so the row position cannot link a record to a person.")
-        self.fixed_seed = QCheckBox("Fixed random seed (reproducible; weaker — only for testing)")
+        self.fixed_seed = QCheckBox("Insecure test seed (NOT private: anyone can undo the release; tests only)")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2_147_483_647)
         self.seed.setEnabled(False)
         self.fixed_seed.toggled.connect(self.seed.setEnabled)
-        self.seed_in_manifest = QCheckBox("Write the seed into the manifest")
-        self.seed_in_manifest.setEnabled(False)
-        self.fixed_seed.toggled.connect(self.seed_in_manifest.setEnabled)
         self.accept_changes = QCheckBox("I accept that some columns get a HIGHER ε than I asked for (less private)")
         self.accept_changes.hide()
         form = QFormLayout()
@@ -151,7 +153,6 @@ class ReleaseDialog(QDialog):
         seed_row.addWidget(self.fixed_seed)
         seed_row.addWidget(self.seed)
         form.addRow("", seed_row)
-        form.addRow("", self.seed_in_manifest)
         form.addRow("", self.accept_changes)
 
         self.progress = QProgressBar()
@@ -272,7 +273,7 @@ class ReleaseDialog(QDialog):
             "seed": int(self.seed.value()) if self.fixed_seed.isChecked() else None,
             "shuffle": self.shuffle.isChecked(),
             "output_format": FORMATS[self.format.currentText()][0],
-            "keep_seed_in_manifest": self.fixed_seed.isChecked() and self.seed_in_manifest.isChecked(),
+            "audit_dir": self.window_.settings.audit_dir(),
         }
         self.output_path = output
         self.window_.settings.set_last_dir("release", output)

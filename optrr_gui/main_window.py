@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QStyle,
@@ -354,10 +355,28 @@ class MainWindow(QMainWindow):
         if self.state.data_path:
             self.open_with_dialog(self.state.data_path, self.state.reader_options)
 
+    def confirm_discard(self, action: str) -> bool:
+        """True when nothing is unsaved, or the user saves or discards the changes before ``action``."""
+        if self.stack.isClean():
+            return True
+        buttons = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            f"The session has changes that are not saved in a project. Save them before {action}?",
+            buttons.Save | buttons.Discard | buttons.Cancel,
+            buttons.Save,
+        )
+        if answer == buttons.Save:
+            return self.save_project()
+        return answer == buttons.Discard
+
     def open_file(self, path: str, options: dict | None = None) -> None:
         """Open a data file (or a project): infer its columns in the background, then read its rows."""
         if str(path).endswith(PROJECT_SUFFIX):
             self.open_project(path)
+            return
+        if not self.confirm_discard(f"opening {Path(path).name}"):
             return
         if not os.path.exists(path):
             self.show_error(f"{path} does not exist")
@@ -467,6 +486,8 @@ class MainWindow(QMainWindow):
             self.open_project(path)
 
     def open_project(self, path: str) -> bool:
+        if not self.confirm_discard(f"opening {Path(path).name}"):
+            return False
         try:
             self.state.load_project(path)
         except (ValueError, OSError) as exc:
@@ -596,6 +617,9 @@ class MainWindow(QMainWindow):
         return False
 
     def closeEvent(self, event) -> None:
+        if not self.confirm_discard("quitting"):
+            event.ignore()
+            return
         self.settings.save_window(self)
         self.runner.cancel_all()
         self.runner.wait_for_done(5000)

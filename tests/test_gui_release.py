@@ -212,3 +212,81 @@ def test_release_in_total_budget_mode(qtbot, window, tmp_path):
     eps = mech.attribute_epsilons()
     assert eps[1] == pytest.approx(2 * eps[0], rel=1e-6)  # weights 2 : 1
     assert mech.overall_epsilon() == pytest.approx(c.current()[chosen].overall_epsilon, rel=1e-6)
+
+
+def test_release_again_asks_before_replacing_and_before_a_repeat_of_the_same_data(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    import optrr_gui.release.dialog as rd
+
+    asked = {"question": [], "warning": []}
+    answers = {"question": QMessageBox.StandardButton.No, "warning": QMessageBox.StandardButton.Yes}
+
+    def fake(kind):
+        def ask(parent, title, text, *args):
+            asked[kind].append(text)
+            return answers[kind]
+
+        return ask
+
+    monkeypatch.setattr(rd.QMessageBox, "question", fake("question"))
+    monkeypatch.setattr(rd.QMessageBox, "warning", fake("warning"))
+    out = tmp_path / "out" / "released.csv"
+    out.parent.mkdir()
+    dialog = release(qtbot, window, out)
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done" and not asked["question"] and not asked["warning"]
+    first = out.read_bytes()
+    audit = os.path.join(window.settings.audit_dir(), "optrr-audit.json")
+    assert len(json.load(open(audit))["releases"]) == 1
+
+    # Release after Release: the files exist; "No" keeps them.
+    assert not dialog.start()
+    assert "released.csv" in asked["question"][-1] and out.read_bytes() == first
+    # "Yes" replaces them, but the same data was released before: the ledger warning shows the sum of epsilons.
+    answers["question"] = QMessageBox.StandardButton.Yes
+    eps = dialog.manifest["overall_epsilon"]
+    answers["warning"] = QMessageBox.StandardButton.No
+    assert dialog.start()
+    qtbot.waitUntil(lambda: dialog.result_state != "running" and len(asked["warning"]) == 1, timeout=WAIT_MS)
+    assert "released 1 time before" in asked["warning"][0] and f"{2 * eps:.3f}" in asked["warning"][0]
+    assert "Not released" in dialog.progress_label.text() and out.read_bytes() == first
+    answers["warning"] = QMessageBox.StandardButton.Yes
+    assert dialog.start()
+    qtbot.waitUntil(lambda: dialog.result_state == "done", timeout=WAIT_MS)
+    assert len(asked["warning"]) == 2 and out.read_bytes() != first
+    assert len(json.load(open(audit))["releases"]) == 2
+
+
+def test_unsaved_changes_are_not_discarded_without_asking(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    import optrr_gui.main_window as mw
+    from optrr_gui.common.commands import SetSessionValue
+
+    asked = []
+    answer = [QMessageBox.StandardButton.Cancel]
+
+    def ask(parent, title, text, *args):
+        asked.append(text)
+        return answer[0]
+
+    monkeypatch.setattr(mw.QMessageBox, "question", ask)
+    window.stack.push(SetSessionValue(window.state, "method", "kronecker"))
+    assert not window.stack.isClean()
+    window.close()  # Ctrl+Q: cancelled, the window stays
+    assert window.isVisible() and "quitting" in asked[-1]
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\nx,p\ny,q\n")
+    window.open_file(str(other))  # opening another file: cancelled, nothing changes
+    assert window.state.data_path == SAMPLE and window.state.method == "kronecker" and "other.csv" in asked[-1]
+    project = tmp_path / "p.optrr"
+    window.save_project_to(str(project))
+    window.stack.push(SetSessionValue(window.state, "method", "optimal"))
+    assert not window.open_project(str(project)) and window.state.method == "optimal"
+    answer[0] = QMessageBox.StandardButton.Discard
+    assert window.open_project(str(project)) and window.state.method == "kronecker"
+    window.stack.push(SetSessionValue(window.state, "method", "optimal"))
+    count = len(asked)
+    window.close()
+    assert not window.isVisible() and len(asked) == count + 1

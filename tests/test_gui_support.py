@@ -31,8 +31,10 @@ def wait_ready(qtbot, window: MainWindow, timeout: int = WAIT_MS) -> None:
 
 
 def close_window(window: MainWindow) -> None:
+    """Close without the unsaved-changes question (tests that check it answer it themselves)."""
     window.runner.cancel_all()
     window.runner.wait_for_done(60_000)
+    window.stack.setClean()
     window.close()
 
 

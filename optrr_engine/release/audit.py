@@ -32,6 +32,9 @@ class RepeatReleaseError(InputError):
         self.previous = previous
         self.accumulated = accumulated
 
+    def __reduce__(self):  # survives the GUI's worker processes (pickle)
+        return (type(self), (str(self), self.previous, self.accumulated))
+
 
 def audit_folder(config, input_path, audit_dir=None) -> str:
     """The folder the user named, else the configuration file's folder, else the input's folder."""

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from optrr_engine.release.audit import RepeatReleaseError
 from optrr_engine.release.manifest import mechanism_from_manifest
 
 from ..common.widgets import fmt_eps, fmt_seconds
@@ -103,8 +105,9 @@ def summary_html(manifest: dict, output_path: str, seconds: float) -> str:
         lines.append("<p>Keyed: whoever holds the key file can reproduce this release exactly.</p>")
     lines.append(
         f"<p>Data: {output_path}<br>Manifest: {manifest_path}<br>Report: {report_path}</p>"
-        "<p>Send the data file together with its manifest; the receiver opens both in "
-        "<i>Analyse a release</i>.</p>"
+        "<p>Send the data file together with its manifest and report; the receiver opens them in "
+        "<i>Analyse a release</i>. The internal audit record and internal report (the input file, its hash, "
+        "the privacy ledger) stay with you in the audit folder.</p>"
     )
     return "".join(lines)
 
@@ -121,6 +124,7 @@ class ReleaseDialog(QDialog):
         self.output_path = ""
         self.started = 0.0
         self.result_state = "idle"  # idle | running | done | cancelled | failed
+        self.allow_repeat = False  # set once the user confirms a repeat release of the same data
 
         self.design_label = QLabel()
         self.design_label.setWordWrap(True)
@@ -266,10 +270,16 @@ class ReleaseDialog(QDialog):
         if summary.exceeds_request and not self.accept_changes.isChecked():
             self.progress_label.setText("Tick the box to accept the higher ε, or choose another design.")
             return False
+        existing = [p for p in (output, *manifest_paths(output)) if os.path.exists(p)]
+        if existing and not self.confirm_replace(existing):
+            self.progress_label.setText("Not released: choose another output file.")
+            return False
         config = self.state.to_release_config(method=self.chosen_method())
         config.accept_changed_epsilons = bool(self.accept_changes.isChecked())
         config.mechanism = summary.design.mechanism.to_dict()  # released exactly as shown, never recomputed
         options = {
+            "force": bool(existing),
+            "allow_repeat": self.allow_repeat,
             "seed": int(self.seed.value()) if self.fixed_seed.isChecked() else None,
             "shuffle": self.shuffle.isChecked(),
             "output_format": FORMATS[self.format.currentText()][0],
@@ -329,7 +339,43 @@ class ReleaseDialog(QDialog):
         self.folder_button.setEnabled(True)
         self.analyse_button.setEnabled(True)
 
+    def confirm_replace(self, existing: list[str]) -> bool:
+        names = "\n".join(Path(p).name for p in existing)
+        answer = QMessageBox.question(
+            self,
+            "Replace the release?",
+            f"These files exist and would be replaced:\n{names}\n\nReplace them?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def confirm_repeat(self, exc: RepeatReleaseError) -> bool:
+        """The same data was released before: its epsilons add up. Ask, showing the accumulated epsilon."""
+        times = len(exc.previous)
+        answer = QMessageBox.warning(
+            self,
+            "Release the same data again?",
+            f"This data file was released {times} time{'s' if times != 1 else ''} before (see the privacy ledger in "
+            f"{self.window_.settings.audit_dir()}). Each release randomizes the same people anew, so together the "
+            f"releases reveal more: the accumulated whole-record ε would be {fmt_eps(exc.accumulated)}.\n\n"
+            "Release again?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
     def _failed(self, exc: BaseException) -> None:
+        if isinstance(exc, RepeatReleaseError) and not self.allow_repeat:
+            self.result_state = "idle"
+            self.cancel_button.setEnabled(False)
+            self.release_button.setEnabled(True)
+            if self.confirm_repeat(exc):
+                self.allow_repeat = True
+                self.start()
+            else:
+                self.progress_label.setText("Not released: this data was released before.")
+            return
         self.result_state = "failed"
         self.progress_label.setText(f"<span style='color:#cc0000'>The release failed: {exc}</span>")
         self.cancel_button.setEnabled(False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -144,6 +145,12 @@ def run(args) -> int:
     if not manifest["randomness"]["private"]:
         print("optrr: warning: this release is NOT PRIVATE (test seed); never share it", file=sys.stderr)
     folder = audit_folder(args.config, args.input, args.audit_dir)
+    if os.path.samefile(folder, os.path.dirname(os.path.abspath(args.output))):
+        print(
+            f"optrr: warning: the internal audit record and report are in the release's folder {folder}; never send "
+            "them (optrr-audit.json, *.internal-report.html) - use --audit-dir to keep them elsewhere",
+            file=sys.stderr,
+        )
     entry = load_audit(audit_path(folder))["releases"][-1]
     for name, cells in (entry.get("unlisted_values_as_missing") or {}).items():
         print(

@@ -146,7 +146,8 @@ def perturb_file(
     if len({os.path.abspath(p) for p in (output_path, mpath, rpath, ipath)}) < 4:
         raise InputError(f"output {output_path}: its files would collide with the internal report; choose another name")
     audit = load_audit(apath)
-    remove_stale_temporaries(os.path.dirname(os.path.abspath(output_path)))
+    for stale in {os.path.dirname(os.path.abspath(output_path)), folder}:
+        remove_stale_temporaries(stale)
     AtomicFile(output_path).discard()  # the folder must be writable: find out before any long pass
     AtomicFile(apath).discard()
 

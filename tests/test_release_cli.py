@@ -156,6 +156,7 @@ def test_corrupt_or_mismatched_manifest_through_the_cli(tmp_path, capsys):
     src.write_bytes(b"a,b\n" + b"x,p\ny,q\nx,r\n" * 50)
     cfg = config_file(tmp_path, good_columns())
     assert main(["perturb", str(src), "--config", cfg, "-o", str(tmp_path / "out.csv"), "--quiet"]) == 0
+    assert "never send them" in capsys.readouterr().err  # the audit record shares the release's folder
     manifest = tmp_path / "out.csv.manifest.json"
     good = manifest.read_text()
     manifest.write_text(good[:100])
@@ -232,6 +233,7 @@ def test_outputs_are_never_overwritten_silently(tmp_path, capsys):
     assert main([*base, "-o", str(tmp_path / "optrr-audit.json"), "--force"]) == 2
     assert "audit record" in one_error_line(capsys)
     assert main([*base, "-o", str(tmp_path / "r.csv")]) == 0
+    capsys.readouterr()
     assert main([*base, "-o", str(tmp_path / "r.csv")]) == 2
     assert "exists; choose another name or use --force" in one_error_line(capsys)
     (tmp_path / "other.csv").write_text("precious\n")

@@ -256,6 +256,7 @@ def test_release_again_asks_before_replacing_and_before_a_repeat_of_the_same_dat
     qtbot.waitUntil(lambda: dialog.result_state == "done", timeout=WAIT_MS)
     assert len(asked["warning"]) == 2 and out.read_bytes() != first
     assert len(json.load(open(audit))["releases"]) == 2
+    assert "released 2 times" in dialog.summary.toPlainText() and f"{2 * eps:.3f}" in dialog.summary.toPlainText()
 
 
 def test_unsaved_changes_are_not_discarded_without_asking(qtbot, window, tmp_path, monkeypatch):

@@ -18,7 +18,8 @@ WAIT_MS = 120_000
 def open_window(qtbot, tmp_path: Path, path: str = SAMPLE, options=None) -> MainWindow:
     """A shown window with ``path`` opened: columns inferred, rows read, every design computed."""
     window = MainWindow(Settings(tmp_path / "settings.ini"))
-    qtbot.addWidget(window)
+    # pytest-qt closes the window after the test: without the unsaved-changes question (a modal box)
+    qtbot.addWidget(window, before_close_func=lambda w: w.stack.setClean())
     window.show()
     window.open_file(path, options)
     wait_ready(qtbot, window)

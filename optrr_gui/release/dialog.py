@@ -66,8 +66,11 @@ def manifest_paths(output_path: str) -> tuple[str, str]:
     return f"{output_path}.manifest.json", f"{output_path}.report.html"
 
 
-def summary_html(manifest: dict, output_path: str, seconds: float) -> str:
-    """What was written. The epsilons are recomputed from the manifest's mechanism (not copied)."""
+def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict | None = None, ledger=()) -> str:
+    """What was written. The epsilons are recomputed from the manifest's mechanism (not copied); ``audit`` (this
+    release's entry of the internal audit record) adds what the recipient is not told, ``ledger`` the earlier
+    releases of the same data."""
+    audit = audit or {}
     manifest_path, report_path = manifest_paths(output_path)
     mech = mechanism_from_manifest(manifest)
     eps = mech.attribute_epsilons()
@@ -77,7 +80,7 @@ def summary_html(manifest: dict, output_path: str, seconds: float) -> str:
     rows = manifest.get("rows")
     lines = [f"<h3>Release written in {fmt_seconds(seconds)}</h3>", "<table cellspacing='4'>"]
     if isinstance(rows, int):
-        excluded = manifest.get("rows_excluded") or 0
+        excluded = audit.get("rows_excluded") or 0
         extra = f" ({excluded:,} rows left out for missing values)" if excluded else ""
         lines.append(f"<tr><td>Rows</td><td>{rows:,}{extra}</td></tr>")
     if method:
@@ -92,7 +95,7 @@ def summary_html(manifest: dict, output_path: str, seconds: float) -> str:
     kept = manifest.get("kept_columns") or []
     if kept:
         lines.append(f"<p style='color:#b05000'>Exported unchanged (NOT private): {', '.join(map(str, kept))}</p>")
-    dropped = manifest.get("dropped_columns") or []
+    dropped = audit.get("dropped_columns") or []
     if dropped:
         lines.append(f"<p>Not exported: {', '.join(map(str, dropped))}</p>")
     randomness = manifest.get("randomness") or {}
@@ -103,6 +106,16 @@ def summary_html(manifest: dict, output_path: str, seconds: float) -> str:
         )
     elif randomness.get("source") == "secret-key":
         lines.append("<p>Keyed: whoever holds the key file can reproduce this release exactly.</p>")
+    if len(ledger) > 1:
+        total = sum(float(r.get("overall_epsilon", 0.0)) for r in ledger)
+        lines.append(
+            f"<p style='color:#b05000'>This data has now been released {len(ledger)} times: accumulated "
+            f"whole-record ε {fmt_eps(total)} (sum over the releases).</p>"
+        )
+    unlisted = audit.get("unlisted_values_as_missing") or {}
+    if unlisted:
+        shown = ", ".join(f"{k}: {v:,}" for k, v in unlisted.items())
+        lines.append(f"<p>Texts in numeric columns released as missing ({shown}).</p>")
     lines.append(
         f"<p>Data: {output_path}<br>Manifest: {manifest_path}<br>Report: {report_path}</p>"
         "<p>Send the data file together with its manifest and report; the receiver opens them in "
@@ -325,14 +338,15 @@ class ReleaseDialog(QDialog):
         left_text = f", about {fmt_seconds(left)} left" if left is not None else ""
         self.progress_label.setText(f"{message} — {100 * fraction:.0f} %, {fmt_seconds(elapsed)} elapsed{left_text}")
 
-    def _done(self, manifest: dict) -> None:
+    def _done(self, result: dict) -> None:
+        manifest = result["manifest"]
         cancelled_late = self.result_state == "running" and not self.cancel_button.isEnabled()
         self.result_state = "done"
         self.manifest = manifest
         seconds = time.perf_counter() - self.started
         self.progress.setValue(1000)
         self.progress_label.setText("Done (it finished before it could be cancelled)." if cancelled_late else "Done.")
-        self.summary.setHtml(summary_html(manifest, self.output_path, seconds))
+        self.summary.setHtml(summary_html(manifest, self.output_path, seconds, result["audit"], result["ledger"]))
         self.summary.show()
         self.cancel_button.setEnabled(False)
         self.release_button.setEnabled(True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from optrr_engine.release.audit import audit_folder, audit_path, load_audit, releases_of
 from optrr_engine.release.perturb import perturb_file
 
 
 def run_release(input_path, config, output_path, options: dict, progress=None, cancel=None) -> dict:
-    """Worker: the engine's perturb_file; returns its manifest."""
-    return perturb_file(
+    """Worker: the engine's perturb_file; returns {"manifest": the recipient's manifest, "audit": this release's
+    entry of the internal audit record, "ledger": every release of the same source (this one last)}."""
+    manifest = perturb_file(
         input_path,
         config,
         output_path,
@@ -20,3 +22,8 @@ def run_release(input_path, config, output_path, options: dict, progress=None, c
         progress=progress,
         cancel=cancel,
     )
+    folder = audit_folder(config, input_path, options.get("audit_dir"))
+    releases = load_audit(audit_path(folder))["releases"]
+    entry = releases[-1]
+    ledger = releases_of({"releases": releases}, entry["input"]["sha256"])
+    return {"manifest": manifest, "audit": entry, "ledger": ledger}

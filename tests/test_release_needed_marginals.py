@@ -33,7 +33,7 @@ def _write(tmp_path, method="optimal", needed=(("a", "b"),), allow=None):
 def test_refuses_non_identifiable_needed_marginal(tmp_path):
     data, cfg = _write(tmp_path)
     out = tmp_path / "out.csv"
-    code, _, err = run("perturb", str(data), "--config", str(cfg), "-o", str(out), "--seed", "1", "--quiet")
+    code, _, err = run("perturb", str(data), "--config", str(cfg), "-o", str(out), "--quiet")
     assert code == 2
     assert "refusing to release" in err and "{a, b}" in err and "--allow-unidentifiable" in err
     assert "higher whole-record epsilon" in err and len(err.strip().splitlines()) == 1
@@ -45,7 +45,7 @@ def test_override_releases_and_reports(tmp_path, how):
     data, cfg = _write(tmp_path, allow=True if how == "config" else None)
     out = tmp_path / "out.csv"
     extra = ["--allow-unidentifiable"] if how == "flag" else []
-    code, _, err = run("perturb", str(data), "--config", str(cfg), "-o", str(out), "--seed", "1", "--quiet", *extra)
+    code, _, err = run("perturb", str(data), "--config", str(cfg), "-o", str(out), "--quiet", *extra)
     assert code == 0, err
     manifest = json.loads((tmp_path / "out.csv.manifest.json").read_text())
     notes = " ".join(manifest["design"]["notes"])
@@ -56,7 +56,7 @@ def test_override_releases_and_reports(tmp_path, how):
 def test_identifiable_design_releases_without_notes(tmp_path):
     data, cfg = _write(tmp_path, method="kronecker")
     out = tmp_path / "out.csv"
-    code, _, err = run("perturb", str(data), "--config", str(cfg), "-o", str(out), "--seed", "1", "--quiet")
+    code, _, err = run("perturb", str(data), "--config", str(cfg), "-o", str(out), "--quiet")
     assert code == 0, err
     manifest = json.loads((tmp_path / "out.csv.manifest.json").read_text())
     assert not any("cannot be estimated" in n for n in manifest["design"]["notes"])

@@ -86,14 +86,17 @@ def test_cli_estimate_json_and_table(release, capsys):
     code = main(["estimate", str(data), "--manifest", str(manifest), "--marginal", "sex,smoker", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert out["attributes"] == ["sex", "smoker"] and out["method"] == "unbiased" and out["rows"] == 3000
+    assert out["attributes"] == ["sex", "smoker"] and out["method"] == "ibu" and out["rows"] == 3000
     assert len(out["cells"]) == 6
     cell = out["cells"][0]
-    assert cell["values"] == ["F", "no"] and cell["ci_low"] <= max(cell["estimate"], 0) <= cell["ci_high"] + 1e-12
+    assert cell["values"] == ["F", "no"] and cell["ci_low"] <= max(cell["unbiased"], 0) <= cell["ci_high"] + 1e-12
     assert abs(sum(c["estimate"] for c in out["cells"]) - 1) < 1e-9
+    assert min(c["estimate"] for c in out["cells"]) >= 0 and out["info"]["converged"]
     code = main(["estimate", str(data), "--manifest", str(manifest), "--marginal", "smoker", "--method", "ibu"])
     text = capsys.readouterr().out
-    assert code == 0 and "former" in text and "iterative Bayesian update" in text
+    assert code == 0 and "former" in text and "iterative Bayesian update" in text and "converged in" in text
+    code = main(["estimate", str(data), "--manifest", str(manifest), "--marginal", "smoker", "--method", "unbiased"])
+    assert code == 0 and "for inference and confidence intervals" in capsys.readouterr().out
 
 
 def test_cli_estimate_bad_input_is_one_line_exit_2(release, capsys):

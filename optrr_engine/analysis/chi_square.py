@@ -23,6 +23,19 @@ def _chi2_sf(stat: float, dof: int) -> float:
 
     return float(chi2.sf(stat, dof))
 
+#: p-values below this are shown as "< 1e-16" (double precision cannot resolve them from 0).
+SMALLEST_SHOWN_P = 1e-16
+
+
+def format_p_value(p: float, digits: int = 4) -> str:
+    """p for display: "< 1e-16" below printing precision, never "0"."""
+    p = float(p)
+    if not np.isfinite(p):
+        return "n/a"
+    if p < SMALLEST_SHOWN_P:
+        return f"< {SMALLEST_SHOWN_P:g}"
+    return f"{p:.{digits}g}"
+
 
 @dataclass
 class Chi2Result:
@@ -39,6 +52,7 @@ class Chi2Result:
             "statistic": self.statistic,
             "dof": self.dof,
             "p_value": self.p_value,
+            "p_value_text": format_p_value(self.p_value),
             "assumes": self.assumes,
             **self.info,
         }

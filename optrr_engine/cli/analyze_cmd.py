@@ -13,6 +13,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    from ..analysis.chi_square import format_p_value
     from ..analysis.release_chi2 import chi2_release
     from .common import print_json
     from .estimate_cmd import parse_names
@@ -27,6 +28,6 @@ def run(args) -> int:
     print("H0: the two attributes are independent in the true (unperturbed) data")
     for t in out["tests"]:
         mark = "  (recommended)" if t["test"] == out["recommended"] else ""
-        print(f"- {t['test']}{mark}: chi2 = {t['statistic']:.6g}, df = {t['dof']}, p = {t['p_value']:.4g}")
+        print(f"- {t['test']}{mark}: chi2 = {t['statistic']:.6g}, df = {t['dof']}, p = {format_p_value(t['p_value'])}")
         print(f"    assumes: {t['assumes']}")
     return 0

@@ -11,7 +11,11 @@ def add_parser(sub):
 
     add_release_arguments(p)
     p.add_argument("--marginal", required=True, help="attribute names, comma-separated (e.g. sex,smoker)")
-    p.add_argument("--method", default="unbiased", help="unbiased (default), clip or ibu")
+    p.add_argument(
+        "--method",
+        default="ibu",
+        help="ibu (default: maximum likelihood, a proper distribution), unbiased (for inference) or clip",
+    )
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
     return p
 
@@ -53,8 +57,8 @@ def print_estimate(est) -> None:
     if "whole_record_epsilon" in est.info:
         eps = ", ".join(f"{e:.4g}" for e in est.info["attribute_epsilons"])
         print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; these attributes: {eps}")
-    if est.method == "ibu" and not est.info.get("converged", True):
-        print(f"warning: IBU stopped after {est.info['iterations']} iterations without converging")
+    if est.method == "ibu":
+        print(convergence_line(est.info))
     cells = est.cells()
     widths = [max(len(n), *(len(c["values"][i]) for c in cells)) for i, n in enumerate(names)]
     level = f"{100 * est.confidence:g}%"
@@ -64,5 +68,16 @@ def print_estimate(est) -> None:
         vals = "  ".join(v.ljust(w) for v, w in zip(c["values"], widths, strict=True))
         print(f"{vals}  {c['estimate']:>10.5f}  {c['ci_low']:>10.5f}  {c['ci_high']:>10.5f}  {c['observed']:>10d}")
     if est.negative_cells:
-        print(f"{est.negative_cells} cell(s) of the unbiased estimate are negative (use --method clip or ibu)")
+        print(f"{est.negative_cells} cell(s) of the unbiased estimate are negative")
     print(INTERVAL_NOTE)
+
+
+def convergence_line(info: dict) -> str:
+    """One line on whether the maximum-likelihood iteration converged, with its certified gap."""
+    gap, tol, it = info["log_likelihood_gap_bound"], info["log_likelihood_gap_tolerance"], info["iterations"]
+    if info["converged"]:
+        return f"converged in {it} iterations (log-likelihood within {gap:.2g} of its maximum, certified)"
+    return (
+        f"warning: NOT converged: stopped after {it} iterations with the log-likelihood up to {gap:.3g} below its "
+        f"maximum (tolerance {tol:.2g}); the estimate is a proper distribution but not yet the maximum-likelihood one"
+    )

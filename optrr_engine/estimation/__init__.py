@@ -7,13 +7,14 @@
 """
 
 from .counts import StreamingCounter, count_codes
-from .estimate import METHODS, estimate_from_counts, estimate_marginal, z_value
+from .estimate import DEFAULT_METHOD, METHODS, estimate_from_counts, estimate_marginal, z_value
 from .nonnegative import clip_and_rescale, iterative_bayesian_update
 from .operator import StructuredOperator
 from .release_estimate import count_release, estimate_release
 from .result import MarginalEstimate
 
 __all__ = [
+    "DEFAULT_METHOD",
     "METHODS",
     "MarginalEstimate",
     "StreamingCounter",

@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import InputError
 from ..tasks import TaskControl
 from .counts import StreamingCounter
-from .estimate import estimate_from_counts
+from .estimate import DEFAULT_METHOD, estimate_from_counts
 from .release_source import attribute_index, iter_code_chunks, load_manifest, mechanism_from_manifest
 from .result import MarginalEstimate
 
@@ -56,7 +56,7 @@ def estimate_release(
     release_path: str,
     names: list[str],
     manifest_path: str | None = None,
-    method: str = "unbiased",
+    method: str = DEFAULT_METHOD,
     confidence: float = 0.95,
     check_hash: bool = True,
     progress=None,

@@ -9,9 +9,11 @@ import numpy as np
 
 #: What each method means, for reports.
 METHOD_NOTES = {
-    "unbiased": "unbiased estimate M^-1 lambda_hat (may contain negative values)",
+    "ibu": "maximum-likelihood estimate (iterative Bayesian update = EM, SQUAREM-accelerated): non-negative, "
+    "sums to 1, consistent; the default for shown and exported distributions",
+    "unbiased": "unbiased estimate M^-1 lambda_hat, for inference and confidence intervals (may contain negative "
+    "values)",
     "clip": "unbiased estimate with negatives set to 0 and rescaled to sum 1 (Domingo-Ferrer & Soria-Comas 6.4)",
-    "ibu": "iterative Bayesian update (EM maximum-likelihood estimate; always a proper distribution)",
 }
 
 INTERVAL_NOTE = (

@@ -17,6 +17,9 @@ from .spectrum import MIN_ABS_EIGENVALUE
 
 #: Floor for predicted perturbed frequencies inside the update (they are positive in exact arithmetic).
 _TINY = 1e-300
+#: SQUAREM: fraction of min(x, p2) below which no cell of an extrapolated point goes; number of step halvings.
+_FLOOR = 0.01
+_BACKTRACKS = 4
 
 
 def clip_and_rescale(estimate: np.ndarray) -> np.ndarray:
@@ -91,10 +94,11 @@ def iterative_bayesian_update(
 
     Stopping rule: :func:`certified_gap` (a duality bound on how far the log-likelihood per record is below
     its maximum) <= ``tol``, checked every ``check_every`` iterations (the Frank-Wolfe part every iteration).
-    ``accelerate`` uses SQUAREM (Varadhan & Roland 2008): an extrapolated step from two EM steps (shortened to
-    stay inside the simplex), followed by one EM step, kept only when it does not lower the likelihood (else
-    the plain double EM step): every iterate stays a distribution with no cell forced to 0, and the
-    likelihood never decreases. Six applications of M per accelerated iteration, two per plain one.
+    ``accelerate`` uses SQUAREM (Varadhan & Roland 2008; :func:`_squarem_step`): an extrapolated step from
+    two EM steps, followed by one EM step, kept only when it does not lower the likelihood (else the plain
+    double EM step): every iterate stays a distribution with no cell forced to 0, and the
+    likelihood never decreases. Six applications of M per accelerated iteration (more when a step is
+    shortened), two per plain one.
     """
     lam = np.asarray(observed, dtype=float)
     pi = np.full(lam.shape, 1.0 / lam.size) if start is None else np.array(start, dtype=float)
@@ -121,10 +125,11 @@ def iterative_bayesian_update(
 
 def _squarem_step(operator, x, p1, lam):
     """From x and p1 = EM(x): p2 = EM(p1); the extrapolation x - 2 a r + a^2 v (r = p1 - x,
-    v = p2 - 2 p1 + x, a = -|r|/|v| <= -1). While it leaves the simplex, a moves halfway towards -1 (where the
-    extrapolation is p2 itself), so no cell is ever set to exactly 0 (EM could not revive it). One EM step
-    follows when the extrapolated point's likelihood is at least that of p1 (so the result's is too); else
-    p2 (whose likelihood is at least p1's)."""
+    v = p2 - 2 p1 + x, a = -|r|/|v| <= -1), with each cell kept at least 1/100 of min(x, p2) (so the step can
+    be long where most cells move freely while cells heading for 0 shrink geometrically and none is set to
+    exactly 0, which EM could not revive). The candidate is accepted when its likelihood is at least that of
+    p1, then one EM step follows (so the result's is too); else a moves halfway towards -1 (where the
+    extrapolation is p2 itself), at most 4 times; else p2 (whose likelihood is at least p1's)."""
     _, g1, loglik1 = _state(operator, p1, lam)
     p2 = _em(p1, g1)
     r, v = p1 - x, p2 - 2.0 * p1 + x
@@ -132,13 +137,12 @@ def _squarem_step(operator, x, p1, lam):
     if norm_v == 0:
         return p2
     alpha = min(-float(np.sqrt(np.sum(r * r))) / norm_v, -1.0)
-    for _ in range(30):
-        cand = x - 2.0 * alpha * r + alpha * alpha * v
-        if np.all(cand > 0):
-            break
+    floor = _FLOOR * np.minimum(x, p2)
+    for _ in range(_BACKTRACKS):
+        cand = np.maximum(x - 2.0 * alpha * r + alpha * alpha * v, floor)
+        cand = cand / cand.sum()
+        _, gc, loglik_c = _state(operator, cand, lam)
+        if loglik_c >= loglik1:
+            return _em(cand, gc)
         alpha = 0.5 * (alpha - 1.0)
-    else:
-        return p2
-    cand = cand / cand.sum()
-    _, gc, loglik_c = _state(operator, cand, lam)
-    return _em(cand, gc) if loglik_c >= loglik1 else p2
+    return p2

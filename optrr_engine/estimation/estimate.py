@@ -58,11 +58,16 @@ def estimate_from_counts(
     progress=None,
     cancel=None,
 ) -> MarginalEstimate:
-    """Estimate pi on the marginal's attributes from the perturbed counts (array of shape sizes)."""
+    """Estimate pi on the marginal's attributes from the perturbed counts (array of shape sizes).
+
+    ``marginal_mechanism``: the induced Mechanism, or directly its StructuredOperator (e.g. a pooled channel)."""
     if method not in METHODS:
         raise InputError(f"unknown estimation method {method!r}; choose one of {', '.join(METHODS)}")
     ctl = TaskControl(progress, cancel)
-    op = StructuredOperator.from_mechanism(marginal_mechanism)
+    if isinstance(marginal_mechanism, StructuredOperator):
+        op = marginal_mechanism
+    else:
+        op = StructuredOperator.from_mechanism(marginal_mechanism)
     counts = check_counts(counts, op.sizes)
     n = float(counts.sum())
     observed = counts / n

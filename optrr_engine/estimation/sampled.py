@@ -1,0 +1,127 @@
+"""Estimating a marginal from a sampling release (docs/sampling.md; designs in optrr_engine.sampling).
+
+``smp`` / ``sample-m``: the marginal on attributes A is estimated from the records that report every
+attribute of A. Such a record with subset S has y_A distributed as the inner mechanism M_S induced on A, which
+is pattern-structured on A; pooled over the subsets (n_S records each, N in all), the expected frequencies
+are sum_S (n_S / N) M_{S,A} pi, again pattern-structured with eigenvalues sum_S (n_S / N) lambda_T(M_{S,A}).
+The usual estimators (maximum likelihood by default, unbiased for intervals) then run on that operator.
+
+``rsfd``: every record carries every attribute; on A the channel is a mixture over the sampled attribute j:
+GRR on j (eigenvalue p_j - q_j on its contrast) and uniform fakes elsewhere (eigenvalue 0), so
+lambda_{{i}} = w_i (p_i - q_i), lambda_T = 0 for |T| >= 2: 1-way marginals only. The unbiased estimate is
+then Arcolezi et al.'s estimator pi_hat = (f - q~) / (p~ - q~), p~ = w p + (1 - w) / a, q~ = w q + (1 - w) / a.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from ..sampling import NOT_REPORTED, SamplingDesign
+from .counts import StreamingCounter
+from .estimate import DEFAULT_METHOD, estimate_from_counts
+from .operator import StructuredOperator
+from .spectrum import mechanism_eigenvalues
+
+
+def _subset_codes(design: SamplingDesign) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted mixed-radix codes of the subsets, their subset indices)."""
+    k = design.k
+    codes = np.array([sum(int(c) * k ** (design.m - 1 - t) for t, c in enumerate(s)) for s in design.subsets])
+    order = np.argsort(codes)
+    return codes[order], order
+
+
+class SamplingCounter:
+    """Counts of the reported marginal on ``attrs`` and, per subset, the rows that report all of ``attrs``."""
+
+    def __init__(self, design: SamplingDesign, attrs):
+        self.design = design
+        self.attrs = [int(a) for a in attrs]
+        if design.fills_fakes and len(self.attrs) > 1:
+            raise InputError(
+                "an RS+FD release supports 1-way marginals only: each record holds one true (randomized) value, "
+                "the others are fakes, so joint distributions cannot be recovered"
+            )
+        self.counter = StreamingCounter(design.sizes[self.attrs])
+        self.subset_rows = np.zeros(len(design.subsets), dtype=np.int64)
+        self._codes, self._index = _subset_codes(design)
+        self.rows_seen = 0
+
+    def add(self, out: np.ndarray) -> None:
+        """Add a chunk of released codes (n, k) with NOT_REPORTED in cells a record does not report."""
+        out = np.asarray(out)
+        self.rows_seen += out.shape[0]
+        if self.design.fills_fakes:
+            self.counter.add(out[:, self.attrs])
+            return
+        reported = out != NOT_REPORTED
+        counts = reported.sum(axis=1)
+        if np.any(counts != self.design.m):
+            raise InputError(
+                f"a row of the release reports {int(counts[counts != self.design.m][0])} attributes; this design "
+                f"reports exactly {self.design.m} per row: the file does not match its manifest"
+            )
+        rows = np.flatnonzero(reported[:, self.attrs].all(axis=1))
+        if rows.size == 0:
+            return
+        cols = np.nonzero(reported[rows])[1].reshape(rows.size, self.design.m)
+        weights = self.design.k ** np.arange(self.design.m - 1, -1, -1, dtype=np.int64)
+        code = cols.astype(np.int64) @ weights
+        pos = np.searchsorted(self._codes, code)
+        if np.any(pos >= self._codes.size) or np.any(self._codes[np.minimum(pos, self._codes.size - 1)] != code):
+            raise InputError("a row of the release reports a set of attributes this design never samples")
+        self.subset_rows += np.bincount(self._index[pos], minlength=len(self.design.subsets))
+        self.counter.add(out[np.ix_(rows, self.attrs)])
+
+
+def marginal_operator(design: SamplingDesign, attrs, subset_rows=None) -> StructuredOperator:
+    """The structured operator of the pooled channel on ``attrs`` (module docstring)."""
+    attrs = [int(a) for a in attrs]
+    sizes = design.sizes[attrs]
+    masks = 1 << len(attrs)
+    if design.fills_fakes:
+        if len(attrs) > 1:
+            raise InputError("an RS+FD release supports 1-way marginals only")
+        lam = np.zeros(masks)
+        lam[0] = 1.0
+        for (j,), w, mech in zip(design.subsets, design.probs, design.inner, strict=True):
+            if j == attrs[0]:
+                lx = np.exp(mech.log_pattern_probs())
+                lam[1] += w * (lx[0] - lx[1])
+        return StructuredOperator(sizes, lam)
+    rows = np.asarray(subset_rows, dtype=float)
+    total = rows.sum()
+    if total <= 0:
+        raise InputError(
+            "no record of the release reports all of these attributes together; "
+            f"{design.suppression_text()}, so choose at most {design.m} attributes that are sampled together"
+        )
+    lam = np.zeros(masks)
+    for s, n_s in enumerate(rows):
+        if n_s == 0:
+            continue
+        subset = list(design.subsets[s])
+        local = [subset.index(a) for a in attrs]
+        lam += (n_s / total) * mechanism_eigenvalues(design.inner[s].marginal(local))
+    return StructuredOperator(sizes, lam)
+
+
+def estimate_sampling_counts(
+    design: SamplingDesign, counter: SamplingCounter, method: str = DEFAULT_METHOD, **kwargs
+):
+    """MarginalEstimate of the counter's attributes; ``info`` says how many records reported them."""
+    op = marginal_operator(design, counter.attrs, counter.subset_rows)
+    est = estimate_from_counts(op, counter.counter.table, method=method, **kwargs)
+    est.info["sampling_method"] = design.method
+    est.info["records_reporting_all"] = int(counter.counter.rows)
+    est.info["records_total"] = int(counter.rows_seen)
+    est.info["suppression"] = design.suppression_text()
+    return est
+
+
+def estimate_sampled_codes(design: SamplingDesign, released: np.ndarray, attrs, method: str = DEFAULT_METHOD, **kw):
+    """Estimate the marginal on ``attrs`` from released codes held in memory."""
+    counter = SamplingCounter(design, attrs)
+    counter.add(released)
+    return estimate_sampling_counts(design, counter, method=method, **kw)

@@ -1,0 +1,282 @@
+"""Sampling designs: each record reports a random subset of its attributes (docs/sampling.md).
+
+- ``smp`` (Wang et al. 2019): one attribute j, chosen with probability w_j (uniform by default), perturbed by
+  GRR at the whole-record epsilon; the other cells are not reported.
+- ``sample-m``: m attributes, the subset S uniform among the C(k, m), perturbed jointly by an inner mechanism
+  on S designed for the whole-record epsilon (``optimal`` by default, or ``kronecker``); the others not
+  reported. m = 1 is ``smp`` with uniform weights.
+- ``rsfd`` (Arcolezi et al. 2021, RS+FD[GRR]): one attribute j reported by GRR, every other cell filled with a
+  uniform fake value, so the release looks complete.
+
+The choice of S is independent of the data and part of the output (a not-reported cell is visible), so an
+output (S, y_S) has probability w_S M_S(y_S | x_S) and the whole-record epsilon is max_S eps(M_S). For RS+FD
+the output is a full record y with P(y | x) = (1/prod a) sum_j w_j a_j M_j(y_j | x_j): every term is
+maximised (x_j = y_j) or minimised independently, so eps = ln(sum_j w_j a_j p_j / sum_j w_j a_j q_j) = the
+inner GRR's epsilon when all are equal. (The paper's smaller epsilon is the guarantee for records that differ
+in one attribute; its "amplified" epsilon is the whole-record one.) Every epsilon is recomputed from the
+inner mechanisms; tests check them against brute force over every input and output.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..mechanism import Mechanism
+
+#: Code of a cell that a record does not report (in code arrays; the release file writes NOT_REPORTED_LABEL).
+NOT_REPORTED = -1
+SAMPLING_METHODS = ("smp", "sample-m", "rsfd")
+INNER_METHODS = ("optimal", "kronecker")
+#: Largest number of reported subsets C(k, m) a sample-m design may have.
+MAX_SUBSETS = 5000
+
+
+def _grr(size: int, eps: float) -> Mechanism:
+    from ..blocks import IndependentBlock
+
+    return Mechanism.single(IndependentBlock.from_epsilons([size], [eps]))
+
+
+def _single_keep_move(mechanism: Mechanism, position: int) -> tuple[float, float]:
+    """(P(keep), P(move to one given other value)) of the mechanism induced on one attribute."""
+    lx = mechanism.marginal([position]).log_pattern_probs()
+    return float(np.exp(lx[0])), float(np.exp(lx[1]))
+
+
+@dataclass
+class SamplingDesign:
+    method: str
+    sizes: np.ndarray
+    m: int
+    subsets: list  # tuples of attribute indices (increasing)
+    probs: np.ndarray  # P(S) for each subset
+    inner: list  # Mechanism on sizes[S] for each subset
+    target: float
+    info: dict = field(default_factory=dict)
+
+    @property
+    def k(self) -> int:
+        return int(self.sizes.size)
+
+    @property
+    def fills_fakes(self) -> bool:
+        return self.method == "rsfd"
+
+    # -- accounting (recomputed from the inner mechanisms) -----------------------------------
+    def whole_record_epsilon(self) -> float:
+        if not self.fills_fakes:
+            return float(max(mech.overall_epsilon() for mech in self.inner))
+        hi, lo = [], []
+        for (j,), w, mech in zip(self.subsets, self.probs, self.inner, strict=True):
+            h, low = mech.parts[0][1].log_max_min()
+            base = np.log(w) + np.log(float(self.sizes[j]))
+            hi.append(base + h)
+            lo.append(base + low)
+        return float(np.logaddexp.reduce(hi) - np.logaddexp.reduce(lo))
+
+    def attribute_epsilons(self) -> np.ndarray:
+        """eps_i of the channel induced on attribute i (value or "not reported"; paper eq. 2)."""
+        keep = np.zeros(self.k)
+        move = np.zeros(self.k)
+        for subset, w, mech in zip(self.subsets, self.probs, self.inner, strict=True):
+            for pos, i in enumerate(subset):
+                p, q = _single_keep_move(mech, pos)
+                keep[i] += w * p
+                move[i] += w * q
+        if self.fills_fakes:
+            reported = self.reporting_probabilities()
+            keep += (1.0 - reported) / self.sizes
+            move += (1.0 - reported) / self.sizes
+        return np.abs(np.log(keep) - np.log(move))
+
+    def reporting_probabilities(self) -> np.ndarray:
+        """P(attribute i is reported by a record's sampled subset)."""
+        out = np.zeros(self.k)
+        for subset, w in zip(self.subsets, self.probs, strict=True):
+            out[list(subset)] += w
+        return out
+
+    def coverage(self, attrs) -> float:
+        """P(every attribute of ``attrs`` is in the sampled subset)."""
+        need = set(int(a) for a in attrs)
+        return float(sum(w for s, w in zip(self.subsets, self.probs, strict=True) if need <= set(s)))
+
+    def suppression_text(self, names=None) -> str:
+        """Plain statement of what each row carries, e.g. "each row carries 2 of 9 columns"."""
+        if self.fills_fakes:
+            return (
+                f"each row carries all {self.k} columns, but only 1 holds a (randomized) true value; the other "
+                f"{self.k - 1} are uniform fake values, and which one is real is not marked"
+            )
+        rest = self.k - self.m
+        if rest == 0:
+            return f"each row carries all {self.k} columns"
+        return (
+            f"each row carries {self.m} of {self.k} columns (chosen at random, independently of the data); the "
+            f"other {rest} {'is' if rest == 1 else 'are'} marked as not reported"
+        )
+
+    # -- sampling ----------------------------------------------------------------------------
+    def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Perturb codes (n, k): NOT_REPORTED in cells outside the sampled subset (``rsfd``: uniform fakes)."""
+        codes = np.asarray(codes)
+        if codes.ndim != 2 or codes.shape[1] != self.k:
+            raise InputError(f"codes must have shape (rows, {self.k})")
+        n = codes.shape[0]
+        choice = rng.choice(len(self.subsets), size=n, p=self.probs)
+        if self.fills_fakes:
+            out = np.stack([rng.integers(0, int(a), size=n) for a in self.sizes], axis=1).astype(np.int64)
+        else:
+            out = np.full((n, self.k), NOT_REPORTED, dtype=np.int64)
+        for s in np.unique(choice):
+            rows = np.flatnonzero(choice == s)
+            cols = list(self.subsets[s])
+            out[np.ix_(rows, cols)] = self.inner[s].sample(codes[np.ix_(rows, cols)], rng)
+        return out
+
+    # -- description ---------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """Everything that rebuilds the design exactly (inner mechanisms as Mechanism.to_dict())."""
+        shared: dict = {}
+        inner_index = []
+        mechanisms = []
+        for mech in self.inner:
+            key = id(mech)
+            if key not in shared:
+                shared[key] = len(mechanisms)
+                mechanisms.append(mech.to_dict())
+            inner_index.append(shared[key])
+        return {
+            "kind": "sampling",
+            "method": self.method,
+            "sizes": self.sizes.tolist(),
+            "m": int(self.m),
+            "subsets": [list(map(int, s)) for s in self.subsets],
+            "probabilities": [float(p) for p in self.probs],
+            "inner_mechanisms": mechanisms,
+            "inner_of_subset": inner_index,
+            "fake_values": self.fills_fakes,
+            "target_epsilon": float(self.target),
+            "info": dict(self.info),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> SamplingDesign:
+        try:
+            mechanisms = [Mechanism.from_dict(x) for x in d["inner_mechanisms"]]
+            design = cls(
+                method=str(d["method"]),
+                sizes=np.asarray(d["sizes"], dtype=np.int64),
+                m=int(d["m"]),
+                subsets=[tuple(int(i) for i in s) for s in d["subsets"]],
+                probs=np.asarray(d["probabilities"], dtype=float),
+                inner=[mechanisms[int(i)] for i in d["inner_of_subset"]],
+                target=float(d["target_epsilon"]),
+                info=dict(d.get("info") or {}),
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise InputError(f"sampling design description is incomplete or malformed: {exc}") from None
+        design.check()
+        return design
+
+    def check(self) -> SamplingDesign:
+        if self.method not in SAMPLING_METHODS:
+            raise InputError(f"unknown sampling method {self.method!r}; choose one of {', '.join(SAMPLING_METHODS)}")
+        if len(self.subsets) != len(self.inner) or len(self.subsets) != self.probs.size:
+            raise InputError("a sampling design needs one probability and one inner mechanism per subset")
+        if np.any(self.probs < 0) or abs(float(self.probs.sum()) - 1.0) > 1e-9:
+            raise InputError("the subset probabilities of a sampling design must be >= 0 and sum to 1")
+        for s, mech in zip(self.subsets, self.inner, strict=True):
+            if len(s) != self.m or len(set(s)) != len(s) or min(s) < 0 or max(s) >= self.k:
+                raise InputError(f"subset {list(s)} is not {self.m} distinct attributes of {self.k}")
+            if mech.sizes.tolist() != self.sizes[list(s)].tolist():
+                raise InputError(f"the inner mechanism of subset {list(s)} does not match its category counts")
+        return self
+
+
+def _check_common(sizes, target) -> tuple[np.ndarray, float]:
+    from ..validation import check_sizes
+
+    sizes = check_sizes(sizes)
+    if isinstance(target, bool) or not np.isfinite(float(target)) or float(target) <= 0:
+        raise InputError(f"the whole-record epsilon must be a positive number; got {target!r}")
+    return sizes, float(target)
+
+
+def _weights(weights, k: int) -> np.ndarray:
+    if weights is None:
+        return np.full(k, 1.0 / k)
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (k,) or np.any(~np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise InputError(f"sampling weights must be {k} non-negative numbers, not all 0")
+    return w / w.sum()
+
+
+def smp_design(sizes, target: float, weights=None) -> SamplingDesign:
+    """SMP: attribute j with probability w_j, GRR at the whole-record epsilon ``target``."""
+    sizes, target = _check_common(sizes, target)
+    w = _weights(weights, sizes.size)
+    keep = np.flatnonzero(w > 0)
+    inner = {}
+    mechs = [inner.setdefault(int(sizes[j]), _grr(int(sizes[j]), target)) for j in keep]
+    return SamplingDesign("smp", sizes, 1, [(int(j),) for j in keep], w[keep], mechs, target).check()
+
+
+def rsfd_design(sizes, target: float, weights=None) -> SamplingDesign:
+    """RS+FD[GRR]: attribute j with probability w_j by GRR, uniform fakes elsewhere; every inner GRR gets the
+    same epsilon, which is then exactly the whole-record epsilon (module docstring)."""
+    sizes, target = _check_common(sizes, target)
+    w = _weights(weights, sizes.size)
+    keep = np.flatnonzero(w > 0)
+    inner = {}
+    mechs = [inner.setdefault(int(sizes[j]), _grr(int(sizes[j]), target)) for j in keep]
+    return SamplingDesign("rsfd", sizes, 1, [(int(j),) for j in keep], w[keep], mechs, target).check()
+
+
+def sample_m_design(sizes, target: float, m: int, inner_method: str = "optimal") -> SamplingDesign:
+    """m attributes uniformly at random, jointly perturbed by an inner design at the whole-record epsilon
+    (equal weights; one design per distinct tuple of category counts)."""
+    from ..budget import distribute_budget
+
+    sizes, target = _check_common(sizes, target)
+    k = sizes.size
+    if isinstance(m, bool) or int(m) != m or not 1 <= int(m) <= k:
+        raise InputError(f"m must be a whole number from 1 to {k} (the number of attributes); got {m!r}")
+    m = int(m)
+    if inner_method not in INNER_METHODS:
+        raise InputError(f"unknown inner method {inner_method!r}; choose one of {', '.join(INNER_METHODS)}")
+    count = math.comb(k, m)
+    if count > MAX_SUBSETS:
+        raise InputError(f"{k} attributes give {count:,} subsets of {m}; at most {MAX_SUBSETS:,} are supported")
+    subsets = list(itertools.combinations(range(k), m))
+    cache: dict = {}
+    inner = []
+    for s in subsets:
+        key = tuple(int(a) for a in sizes[list(s)])
+        if key not in cache:
+            method = inner_method if m > 1 else "kronecker"
+            cache[key] = distribute_budget(method, list(key), np.ones(m), target).design.mechanism
+        inner.append(cache[key])
+    probs = np.full(len(subsets), 1.0 / len(subsets))
+    info = {"inner_method": inner_method if m > 1 else "kronecker (GRR)"}
+    return SamplingDesign("sample-m", sizes, m, subsets, probs, inner, target, info).check()
+
+
+def make_sampling_design(method: str, sizes, target: float, m: int | None = None, weights=None, inner_method=None):
+    """The sampling design ``method`` (smp, sample-m, rsfd) at whole-record epsilon ``target``."""
+    if method == "smp":
+        return smp_design(sizes, target, weights)
+    if method == "rsfd":
+        return rsfd_design(sizes, target, weights)
+    if method == "sample-m":
+        if m is None:
+            raise InputError("the sample-m design needs m, the number of attributes each record reports")
+        if weights is not None:
+            raise InputError("sample-m chooses its subsets uniformly; weights apply to smp and rsfd only")
+        return sample_m_design(sizes, target, m, inner_method or "optimal")
+    raise InputError(f"unknown sampling method {method!r}; choose one of {', '.join(SAMPLING_METHODS)}")

@@ -14,8 +14,10 @@ PRODUCT_TOL = 1e-9
 
 
 def pair_is_product(marginal_mechanism) -> bool:
-    """True when the induced mechanism on the two attributes perturbs them independently (lambda_11 = l_10 l_01)."""
-    lam = StructuredOperator.from_mechanism(marginal_mechanism).eigenvalues
+    """True when the induced mechanism on the two attributes perturbs them independently (lambda_11 = l_10 l_01);
+    ``marginal_mechanism`` may also be its StructuredOperator."""
+    op = marginal_mechanism
+    lam = (op if isinstance(op, StructuredOperator) else StructuredOperator.from_mechanism(op)).eigenvalues
     return bool(abs(lam[3] - lam[1] * lam[2]) <= PRODUCT_TOL * max(1.0, abs(lam[3])))
 
 
@@ -37,8 +39,14 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
         raise InputError("a chi-square test of association needs exactly two attributes, e.g. --chi2 sex,smoker")
     manifest, mechanism = open_release(release_path, manifest_path, check_hash)
     est = estimate_release(release_path, names, progress=progress, cancel=cancel, opened=(manifest, mechanism))
-    mech = mechanism.marginal(attribute_index(manifest, names))
-    op = StructuredOperator.from_mechanism(mech)
+    idx = attribute_index(manifest, names)
+    if "subset_rows" in est.info or est.info.get("sampling_method") == "rsfd":  # a sampling release
+        from ..estimation.sampled import marginal_operator
+
+        mech = op = marginal_operator(mechanism, idx, est.info.get("subset_rows"))
+    else:
+        mech = mechanism.marginal(idx)
+        op = StructuredOperator.from_mechanism(mech)
     lam = est.observed / est.rows
     cov = covariance_matrix(op, lam, est.unbiased, est.rows)
     wald = wald_independence(est.unbiased, cov)

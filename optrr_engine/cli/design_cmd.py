@@ -13,8 +13,10 @@ def add_parser(sub):
         default="auto",
         help="auto (default: exact eps_i, best design found, certified bound; with --target-total: the design "
         "with the smallest predicted error), kronecker, optimal, heuristic, family, classes or utility "
-        "(least predicted error of --marginals at --target-total)",
+        "(least predicted error of --marginals at --target-total); sampling designs (with --target-total): smp, "
+        "sample-m (with --m) or rsfd",
     )
+    p.add_argument("--m", type=int, help="sample-m: the number of attributes each record reports")
     p.add_argument(
         "--budget",
         type=float,
@@ -77,12 +79,20 @@ def run(args) -> int:
     import sys
 
     from ..designs import METHODS, run_design
+    from ..sampling import SAMPLING_METHODS
     from ..validation import check_epsilons, check_seconds, check_sizes
     from . import design_utility
     from .common import print_json
 
+    if args.method in SAMPLING_METHODS:
+        from .sampling_design import run_sampling
+
+        return run_sampling(args, gather(args))
+    if args.m is not None:
+        raise InputError("--m applies to --method sample-m only")
     if args.method not in METHODS and args.method != "utility":
-        raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS + ('utility',))}")
+        known = ", ".join((*METHODS, "utility", *SAMPLING_METHODS))
+        raise InputError(f"unknown method {args.method!r}; choose one of {known}")
     sizes, epsilons, weights, target = gather(args)
     sizes = check_sizes(sizes)
     if args.budget is not None:

@@ -57,6 +57,11 @@ def print_estimate(est) -> None:
     if "whole_record_epsilon" in est.info:
         eps = ", ".join(f"{e:.4g}" for e in est.info["attribute_epsilons"])
         print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; these attributes: {eps}")
+    if "suppression" in est.info:
+        print(
+            f"sampling design ({est.info['sampling_method']}): {est.info['suppression']}; "
+            f"{est.info['records_reporting_all']:,} of {est.info['records_total']:,} records report these attributes"
+        )
     if est.method == "ibu":
         print(convergence_line(est.info))
     cells = est.cells()

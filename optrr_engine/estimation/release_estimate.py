@@ -7,6 +7,7 @@ import os
 import numpy as np
 
 from ..errors import InputError
+from ..mechanism import Mechanism
 from ..tasks import TaskControl
 from .counts import StreamingCounter
 from .estimate import DEFAULT_METHOD, estimate_from_counts
@@ -71,6 +72,12 @@ def estimate_release(
     if not names:
         raise InputError("name at least one attribute for the marginal")
     manifest, mechanism = opened or open_release(release_path, manifest_path, check_hash)
+    if not isinstance(mechanism, Mechanism):
+        from .sampled import estimate_sampling_release
+
+        return estimate_sampling_release(
+            release_path, manifest, mechanism, names, method, confidence, ctl.progress, cancel
+        )
     idx = attribute_index(manifest, names)
     names = [str(manifest["attributes"][i]["name"]) for i in idx]
     counts = count_release(release_path, manifest, names, ctl.sub(0.0, 0.8).progress, cancel)

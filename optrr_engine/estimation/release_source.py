@@ -34,21 +34,31 @@ def _reader_options():
     return ReaderOptions(chunk_rows=CHUNK_ROWS)
 
 
-def iter_code_chunks(path: str, names: list[str], categories: list[list[str]]):
-    """Integer codes (rows, len(names)) chunk by chunk, labels mapped by the manifest's categories."""
+def iter_code_chunks(path: str, names: list[str], categories: list[list[str]], not_reported: str | None = None):
+    """Integer codes (rows, len(names)) chunk by chunk, labels mapped by the manifest's categories; with
+    ``not_reported`` (a sampling release's marker) that label becomes code -1."""
     from ..io.readers import iter_tables
 
     for table in iter_tables(path, _reader_options(), columns=names):
         missing = [n for n in names if n not in table.column_names]
         if missing:
             raise InputError(f"the release file has no column {missing[0]!r}")
-        yield np.stack([encode_arrow(table.column(n), c, n) for n, c in zip(names, categories, strict=True)], axis=1)
+        yield np.stack(
+            [encode_arrow(table.column(n), c, n, not_reported) for n, c in zip(names, categories, strict=True)],
+            axis=1,
+        )
 
 
-def _lookup(seen: list, categories: list[str], name: str) -> np.ndarray:
+def _lookup(seen: list, categories: list[str], name: str, not_reported: str | None = None) -> np.ndarray:
     import pandas as pd
 
     lookup = pd.Index(categories).get_indexer(seen)
+    if not_reported is not None:
+        lookup = np.where(np.asarray(seen, dtype=object) == not_reported, -1, np.where(lookup < 0, -2, lookup))
+        if np.any(lookup == -2):
+            bad = seen[int(np.flatnonzero(lookup == -2)[0])]
+            raise InputError(f"value {bad!r} in column {name!r} is not one of the manifest's categories")
+        return lookup
     if np.any(lookup < 0):
         bad = seen[int(np.flatnonzero(lookup < 0)[0])]
         raise InputError(f"value {bad!r} in column {name!r} is not one of the manifest's categories")
@@ -62,12 +72,12 @@ def _missing_code(categories: list[str], name: str) -> int:
     raise InputError(f"column {name!r} has empty cells, which are not among the manifest's categories")
 
 
-def encode_arrow(column, categories: list[str], name: str) -> np.ndarray:
+def encode_arrow(column, categories: list[str], name: str, not_reported: str | None = None) -> np.ndarray:
     """Codes of an Arrow string column: dictionary-encode, then map the few distinct labels."""
     import pyarrow.compute as pc
 
     enc = pc.dictionary_encode(column.combine_chunks() if hasattr(column, "combine_chunks") else column)
-    lookup = _lookup([str(v) for v in enc.dictionary.to_pylist()], categories, name)
+    lookup = _lookup([str(v) for v in enc.dictionary.to_pylist()], categories, name, not_reported)
     idx = enc.indices
     if idx.null_count:
         filler = len(lookup)

@@ -125,3 +125,43 @@ def estimate_sampled_codes(design: SamplingDesign, released: np.ndarray, attrs, 
     counter = SamplingCounter(design, attrs)
     counter.add(released)
     return estimate_sampling_counts(design, counter, method=method, **kw)
+
+
+def estimate_sampling_release(release_path, manifest, design, names, method, confidence, progress=None, cancel=None):
+    """Estimate the marginal on ``names`` from a sampling release (file streamed chunk by chunk)."""
+    import os
+
+    from ..tasks import TaskControl
+    from .release_source import attribute_index, iter_code_chunks
+
+    ctl = TaskControl(progress, cancel)
+    idx = attribute_index(manifest, names)
+    names = [str(a["name"]) for a in manifest["attributes"]]
+    cats = [[str(c) for c in a["categories"]] for a in manifest["attributes"]]
+    marker = manifest["mechanism"].get("not_reported_label")
+    counter = SamplingCounter(design, idx)
+    total = manifest.get("rows")
+    for codes in iter_code_chunks(release_path, names, cats, marker):
+        ctl.check()
+        counter.add(codes)
+        if total:
+            ctl.report(0.8 * counter.rows_seen / float(total), f"counted {counter.rows_seen:,} rows")
+    if total is not None and int(total) != counter.rows_seen:
+        raise InputError(
+            f"the release has {counter.rows_seen} rows but its manifest says {total}; the files do not match"
+        )
+    est = estimate_sampling_counts(
+        design,
+        counter,
+        method=method,
+        confidence=confidence,
+        attributes=[names[i] for i in idx],
+        categories=[cats[i] for i in idx],
+        progress=ctl.sub(0.8, 1.0).progress,
+        cancel=cancel,
+    )
+    est.info["release"] = os.path.basename(release_path)
+    est.info["whole_record_epsilon"] = design.whole_record_epsilon()
+    est.info["attribute_epsilons"] = [float(e) for e in design.attribute_epsilons()[idx]]
+    est.info["subset_rows"] = [int(v) for v in counter.subset_rows]
+    return est

@@ -238,11 +238,30 @@ class Codec:
         index_type = pa.int16() if self.dtype == np.int16 else pa.int32()
         arrays = {}
         for j, spec in enumerate(self.specs):
-            indices = pa.array(np.ascontiguousarray(codes[:, j]), type=index_type)
-            arrays[spec.name] = pa.DictionaryArray.from_arrays(indices, spec.label_array())
+            column = np.ascontiguousarray(codes[:, j])
+            labels = spec.label_array()
+            if column.size and column.min() < 0:  # cells a sampling design does not report
+                column, labels = self._not_reported(column, spec, labels)
+            indices = pa.array(column, type=index_type)
+            arrays[spec.name] = pa.DictionaryArray.from_arrays(indices, labels)
         for name in self.kept:
             arrays[name] = kept.column(name)
         return pa.table([arrays[n] for n in self.columns], names=self.columns)
+
+    @staticmethod
+    def _not_reported(column, spec, labels):
+        """Code NOT_REPORTED becomes one extra dictionary entry, NOT_REPORTED_LABEL (never a category)."""
+        import pyarrow as pa
+
+        from ..sampling.design import NOT_REPORTED_LABEL
+
+        if NOT_REPORTED_LABEL in [str(v) for v in spec.labels]:
+            raise InputError(
+                f"column {spec.name!r} has a category {NOT_REPORTED_LABEL!r}, the marker of not-reported cells; "
+                "rename that category"
+            )
+        marker = len(labels)
+        return np.where(column < 0, marker, column), pa.concat_arrays([labels, pa.array([NOT_REPORTED_LABEL])])
 
     def codebook(self) -> list[dict]:
         return [s.codebook() for s in self.specs]

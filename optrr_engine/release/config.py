@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import InputError
+from ..sampling.design import SAMPLING_METHODS
 from ..validation import first_duplicate
 from .bins import bins_to_json, normalize_bins
 
@@ -46,6 +47,7 @@ _TOP_KEYS = (
     "method",
     "columns",
     "target_total",
+    "sample_m",
     "accept_changed_epsilons",
     "input",
     "source",
@@ -216,6 +218,7 @@ class ReleaseConfig:
     method: str = "auto"
     columns: list = field(default_factory=list)
     target_total: float | None = None
+    sample_m: int | None = None
     accept_changed_epsilons: bool = False
     input: dict = field(default_factory=dict)
     source: dict | None = None
@@ -249,8 +252,10 @@ class ReleaseConfig:
         if not isinstance(self.method, str):
             raise InputError("method must be a text such as auto, optimal or kronecker")
         self.method = METHOD_ALIASES.get(self.method, self.method)
-        if self.method not in METHODS and self.method != "auto":
-            raise InputError(f"method {self.method!r} is unknown; choose one of {', '.join(METHODS)}")
+        if self.method not in METHODS and self.method != "auto" and self.method not in SAMPLING_METHODS:
+            known = ", ".join((*METHODS, *SAMPLING_METHODS))
+            raise InputError(f"method {self.method!r} is unknown; choose one of {known}")
+        self._validate_sampling()
         if self.target_total is not None:
             t = _number(self.target_total, "target_total")
             if not math.isfinite(t) or t <= 0:
@@ -293,6 +298,22 @@ class ReleaseConfig:
         except InputError as exc:
             raise InputError(f"the configuration's mechanism is invalid: {exc}") from None
 
+    def _validate_sampling(self) -> None:
+        """Sampling designs (smp, sample-m, rsfd) are defined by a whole-record epsilon (target_total); the
+        columns' weights are smp / rsfd sampling weights; sample-m needs sample_m (attributes per record)."""
+        if self.method not in SAMPLING_METHODS:
+            if self.sample_m is not None:
+                raise InputError("sample_m applies to method sample-m only")
+            return
+        if self.target_total is None:
+            raise InputError(f"method {self.method} needs target_total, the whole-record epsilon")
+        if self.method == "sample-m":
+            m = self.sample_m
+            if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+                raise InputError("method sample-m needs sample_m, the number of attributes each record reports (>= 1)")
+        elif self.sample_m is not None:
+            raise InputError("sample_m applies to method sample-m only")
+
     def check_releasable(self) -> None:
         if not self.perturbed():
             raise InputError("no column has role 'perturb'; choose at least one column to randomize")
@@ -309,6 +330,8 @@ class ReleaseConfig:
             d["needed_marginals"] = [list(s) for s in self.needed_marginals]
         if self.allow_unidentifiable:
             d["allow_unidentifiable"] = True
+        if self.sample_m is not None:
+            d["sample_m"] = self.sample_m
         if self.input:
             d["input"] = dict(self.input)
         if self.source:
@@ -339,6 +362,7 @@ class ReleaseConfig:
             method=d.get("method", "auto"),
             columns=[ColumnConfig.from_dict(c) for c in columns],
             target_total=d.get("target_total"),
+            sample_m=d.get("sample_m"),
             accept_changed_epsilons=d.get("accept_changed_epsilons", False),
             input=d.get("input") or {},
             source=d.get("source"),

@@ -75,7 +75,12 @@ def _given(config, mech, sizes, eps, target):
 
 def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> ReleaseDesign:
     from ..designs import METHODS
+    from ..sampling.design import SAMPLING_METHODS
 
+    if config.method in SAMPLING_METHODS:
+        from .sampling import make_sampling_release_design
+
+        return make_sampling_release_design(config, sizes)
     ctl = TaskControl(progress, cancel)
     sizes = np.asarray(sizes, dtype=np.int64)
     cols = config.perturbed()

@@ -262,6 +262,10 @@ def mechanism_from_manifest(manifest: dict, path="manifest") -> Mechanism:
     if not isinstance(d, dict):
         raise _fail(path, "has no mechanism description")
     try:
+        if d.get("kind") == "sampling":
+            from ..sampling.design import SamplingDesign
+
+            return SamplingDesign.from_dict(d)
         return Mechanism.from_dict(d)
     except InputError as exc:
         raise _fail(path, f"has an invalid mechanism: {exc}") from None

@@ -2,6 +2,7 @@
 
 from .design import (
     NOT_REPORTED,
+    NOT_REPORTED_LABEL,
     SAMPLING_METHODS,
     SamplingDesign,
     make_sampling_design,
@@ -12,6 +13,7 @@ from .design import (
 
 __all__ = [
     "NOT_REPORTED",
+    "NOT_REPORTED_LABEL",
     "SAMPLING_METHODS",
     "SamplingDesign",
     "make_sampling_design",

@@ -30,6 +30,8 @@ from ..mechanism import Mechanism
 
 #: Code of a cell that a record does not report (in code arrays; the release file writes NOT_REPORTED_LABEL).
 NOT_REPORTED = -1
+#: The text of a not-reported cell in a release file: never a category (checked) and never empty (= missing).
+NOT_REPORTED_LABEL = "<not reported>"
 SAMPLING_METHODS = ("smp", "sample-m", "rsfd")
 INNER_METHODS = ("optimal", "kronecker")
 #: Largest number of reported subsets C(k, m) a sample-m design may have.
@@ -68,6 +70,19 @@ class SamplingDesign:
         return self.method == "rsfd"
 
     # -- accounting (recomputed from the inner mechanisms) -----------------------------------
+    def overall_epsilon(self) -> float:
+        """The whole-record epsilon (the name a Mechanism uses)."""
+        return self.whole_record_epsilon()
+
+    def self_check(self, tol: float = 1e-9):
+        """Every inner mechanism's own check, plus the subset probabilities summing to 1."""
+        from ..mechanism import CheckReport
+
+        reports = [mech.self_check(tol) for mech in self.inner]
+        mass = max([abs(float(self.probs.sum()) - 1.0)] + [r.mass_error for r in reports])
+        ok = all(r.ok for r in reports) and mass <= tol and np.isfinite(self.whole_record_epsilon())
+        return CheckReport(ok, mass)
+
     def whole_record_epsilon(self) -> float:
         if not self.fills_fakes:
             return float(max(mech.overall_epsilon() for mech in self.inner))
@@ -161,6 +176,8 @@ class SamplingDesign:
             "inner_mechanisms": mechanisms,
             "inner_of_subset": inner_index,
             "fake_values": self.fills_fakes,
+            "not_reported_label": None if self.fills_fakes else NOT_REPORTED_LABEL,
+            "suppression": self.suppression_text(),
             "target_epsilon": float(self.target),
             "info": dict(self.info),
         }

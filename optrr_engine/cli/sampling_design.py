@@ -1,0 +1,52 @@
+"""``optrr design --method smp|sample-m|rsfd``: a sampling design at a whole-record epsilon, its exact
+accounting and what each released row carries."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+
+
+def sampling_json(design) -> dict:
+    return {
+        "method": design.method,
+        "sizes": design.sizes.tolist(),
+        "m": design.m,
+        "overall_epsilon": design.whole_record_epsilon(),
+        "target_total": design.target,
+        "attribute_epsilons": design.attribute_epsilons().tolist(),
+        "reporting_probabilities": design.reporting_probabilities().tolist(),
+        "subsets": len(design.subsets),
+        "inner_designs": len({id(m) for m in design.inner}),
+        "suppresses_attributes": not design.fills_fakes and design.m < design.k,
+        "suppression": design.suppression_text(),
+        "info": dict(design.info),
+    }
+
+
+def run_sampling(args, gathered) -> int:
+    from ..sampling import make_sampling_design
+    from .common import print_json
+
+    sizes, epsilons, weights, target = gathered
+    if target is None or epsilons is not None:
+        raise InputError(
+            f"method {args.method} is defined by a whole-record epsilon: give --target-total, not --epsilons"
+        )
+    if args.method == "sample-m" and args.m is None:
+        raise InputError("method sample-m needs --m, the number of attributes each record reports")
+    if args.method != "sample-m" and args.m is not None:
+        raise InputError("--m applies to --method sample-m only")
+    explicit = args.weights is not None or (weights is not None and any(w != weights[0] for w in weights))
+    design = make_sampling_design(
+        args.method, sizes, target, m=args.m, weights=weights if explicit and args.method != "sample-m" else None
+    )
+    out = sampling_json(design)
+    if args.json:
+        print_json(out)
+        return 0
+    print(f"method: {out['method']}   attributes: {len(out['sizes'])}   {out['suppression']}")
+    print(f"whole-record epsilon: {out['overall_epsilon']:.6f}   (target {out['target_total']:.6g})")
+    print(f"{'attr':>6} {'size':>6} {'reported':>10} {'epsilon':>12}")
+    for i, a in enumerate(out["sizes"]):
+        print(f"{i + 1:>6} {a:>6} {out['reporting_probabilities'][i]:>10.4f} {out['attribute_epsilons'][i]:>12.6f}")
+    return 0

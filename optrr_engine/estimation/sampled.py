@@ -107,9 +107,7 @@ def marginal_operator(design: SamplingDesign, attrs, subset_rows=None) -> Struct
     return StructuredOperator(sizes, lam)
 
 
-def estimate_sampling_counts(
-    design: SamplingDesign, counter: SamplingCounter, method: str = DEFAULT_METHOD, **kwargs
-):
+def estimate_sampling_counts(design: SamplingDesign, counter: SamplingCounter, method: str = DEFAULT_METHOD, **kwargs):
     """MarginalEstimate of the counter's attributes; ``info`` says how many records reported them."""
     op = marginal_operator(design, counter.attrs, counter.subset_rows)
     est = estimate_from_counts(op, counter.counter.table, method=method, **kwargs)

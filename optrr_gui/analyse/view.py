@@ -32,13 +32,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from optrr_engine.analysis.chi_square import format_p_value
+
 from ..common.widgets import Spinner, fmt_eps
 from ..workers.jobs.analyse import estimate_task, open_release_task
 
 ESTIMATORS = {
-    "unbiased": "Unbiased (may show negative shares)",
+    "ibu": "Maximum likelihood (EM; recommended)",
+    "unbiased": "Unbiased, for inference (may show negative shares)",
     "clip": "Clipped and rescaled (no negatives)",
-    "ibu": "Iterative Bayesian update (EM)",
 }
 
 
@@ -78,8 +80,9 @@ class AnalyseView(QWidget):
         for key, label in ESTIMATORS.items():
             self.estimator.addItem(label, key)
         self.estimator.setToolTip(
-            "How the true shares are recovered. Unbiased is exact on average but can go below 0 with few rows; "
-            "clipped and EM always give proper shares. The confidence intervals are the same for all three."
+            "How the true shares are recovered. Maximum likelihood (the default) always gives proper shares and is "
+            "the most accurate; unbiased is exact on average but can go below 0 with few rows. The confidence "
+            "intervals and tests always come from the unbiased estimate."
         )
         self.confidence = QDoubleSpinBox()
         self.confidence.setRange(0.5, 0.999)
@@ -267,6 +270,10 @@ class AnalyseView(QWidget):
         est = result["estimate"]
         level = f"{100 * est.confidence:g} %"
         negatives = f"; {est.negative_cells} negative cells in the unbiased estimate" if est.negative_cells else ""
+        if est.method == "ibu" and not est.info.get("converged", True):
+            negatives += f"; NOT converged after {est.info['iterations']} iterations"
+        if "suppression" in est.info:
+            negatives += f"; {est.info['suppression']}"
         self.result_label.setText(
             f"{' × '.join(est.names())}: {ESTIMATORS[est.method].split(' (')[0].lower()} estimate from "
             f"{est.rows:,} perturbed rows, {level} confidence intervals{negatives}."
@@ -334,7 +341,7 @@ class AnalyseView(QWidget):
         for t in chi2["tests"]:
             rec = " — <b>recommended</b>" if t["test"] == chi2.get("recommended") else ""
             p = t["p_value"]
-            p_text = f"{p:.3g}" if p is not None and not (isinstance(p, float) and math.isnan(p)) else "—"
+            p_text = format_p_value(p, 3) if p is not None and not (isinstance(p, float) and math.isnan(p)) else "—"
             parts.append(
                 f"<li>{t['test'].replace('_', ' ')}{rec}: χ² = {t['statistic']:.3f}, df = {t['dof']}, "
                 f"p = {p_text}<br><small>{t['assumes']}</small></li>"

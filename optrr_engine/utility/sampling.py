@@ -1,0 +1,61 @@
+"""Sampling designs (optrr_engine.sampling) as design candidates ranked by predicted error.
+
+Marginal A is estimated from the n * coverage(A) records that report all of A, through the pooled channel
+whose eigenvalues are sum_{S >= A} (w_S / coverage(A)) lambda_T(M_{S,A}) (estimation/sampled.py, with the
+expected subset counts); RS+FD uses all n records and its 1-way channel (its |A| >= 2 eigenvalues are 0, so
+those marginals are named non-identifiable).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..estimation.sampled import marginal_operator
+from .marginals import resolve_marginals
+from .predicted import MarginalError, PredictedError, error_of_marginal
+from .prior import UniformPrior
+
+
+@dataclass
+class SamplingCandidate:
+    design: object  # optrr_engine.sampling.SamplingDesign
+    name: str = ""
+    info: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.name:
+            self.name = self.design.method if self.design.method != "sample-m" else f"sample-{self.design.m}"
+        self.info.setdefault("suppression", self.design.suppression_text())
+
+    def whole_record_epsilon(self) -> float:
+        return self.design.whole_record_epsilon()
+
+    def attribute_epsilons(self) -> np.ndarray:
+        return self.design.attribute_epsilons()
+
+    def predicted_error(self, n: int, marginals=None, prior=None) -> PredictedError:
+        design = self.design
+        prior = prior or UniformPrior()
+        out = PredictedError(int(n))
+        for attrs in resolve_marginals(marginals, design.k):
+            out.marginals.append(self._one(attrs, float(n), prior))
+        return out
+
+    def _one(self, attrs, n: float, prior) -> MarginalError:
+        design = self.design
+        sizes = design.sizes
+        if design.fills_fakes:
+            lam = np.zeros(1 << len(attrs))
+            lam[0] = 1.0
+            if len(attrs) == 1:
+                lam = marginal_operator(design, attrs).eigenvalues
+            return error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n)
+        need = set(attrs)
+        expected = np.array([w if need <= set(s) else 0.0 for s, w in zip(design.subsets, design.probs, strict=True)])
+        coverage = float(expected.sum())
+        if coverage <= 0:
+            return error_of_marginal(sizes, attrs, np.ones(1 << len(attrs)), prior.marginal(sizes, attrs), 0.0)
+        lam = marginal_operator(design, attrs, expected).eigenvalues
+        return error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n * coverage)

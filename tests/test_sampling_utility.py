@@ -6,7 +6,7 @@ import pytest
 from optrr_engine.estimation.sampled import estimate_sampled_codes
 from optrr_engine.sampling import make_sampling_design
 from optrr_engine.utility import DesignCandidate
-from optrr_engine.utility.sampling import SamplingCandidate
+from optrr_engine.utility.sampling import SamplingCandidate, sampling_candidates
 
 SIZES = [3, 2, 4, 2]
 
@@ -41,3 +41,10 @@ def test_marginals_that_a_design_cannot_recover_are_named():
     assert np.isfinite(pairs.predicted_error(1000, spec).score()) and not np.isfinite(
         smp.predicted_error(1000, spec).score()
     )
+
+
+def test_candidates_for_ranking_meet_the_target():
+    cands = sampling_candidates([3, 2, 4, 2, 3], 2.0)
+    assert [c.name for c in cands] == ["smp", "sample-2", "sample-3", "rsfd"]
+    for c in cands:
+        assert c.whole_record_epsilon() <= 2.0 * (1 + 1e-9)

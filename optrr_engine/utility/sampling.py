@@ -59,3 +59,16 @@ class SamplingCandidate:
             return error_of_marginal(sizes, attrs, np.ones(1 << len(attrs)), prior.marginal(sizes, attrs), 0.0)
         lam = marginal_operator(design, attrs, expected).eigenvalues
         return error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n * coverage)
+
+
+def sampling_candidates(sizes, target: float, max_m: int = 3) -> list[SamplingCandidate]:
+    """SMP, sample-m for m = 2..max_m (m < k) and RS+FD at the whole-record epsilon ``target``, for ranking."""
+    from ..sampling import make_sampling_design
+
+    k = len(sizes)
+    out = [SamplingCandidate(make_sampling_design("smp", sizes, target))]
+    out += [
+        SamplingCandidate(make_sampling_design("sample-m", sizes, target, m=m)) for m in range(2, min(max_m, k - 1) + 1)
+    ]
+    out.append(SamplingCandidate(make_sampling_design("rsfd", sizes, target)))
+    return out

@@ -86,3 +86,19 @@ def test_sampling_configuration_is_checked(tmp_path):
     for bad in [{"method": "sample-m", "target_total": 2.0}, {"method": "smp"}, {"method": "auto", "sample_m": 2}]:
         with pytest.raises(InputError):
             ReleaseConfig.from_dict({**cfg, **bad})
+
+
+def test_cli_refuses_a_needed_marginal_the_design_never_reports(tmp_path, capsys):
+    cfg = infer_schema(DATA).to_dict()
+    cfg.update({"method": "smp", "target_total": 1.0, "needed_marginals": [["parents", "health"]]})
+    for c in cfg["columns"]:
+        c.pop("epsilon", None)
+    (tmp_path / "cfg.json").write_text(json.dumps(cfg), encoding="utf-8")
+    out = tmp_path / "smp.csv"
+    assert main(["perturb", str(DATA), "--config", str(tmp_path / "cfg.json"), "-o", str(out)]) == 2
+    assert "refusing" in capsys.readouterr().err and not out.exists()
+    cfg["needed_marginals"] = [["parents"]]
+    (tmp_path / "cfg.json").write_text(json.dumps(cfg), encoding="utf-8")
+    assert main(["perturb", str(DATA), "--config", str(tmp_path / "cfg.json"), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "each row carries 1 of 9 columns" in err and "36 marginal(s) cannot be estimated" in err

@@ -20,8 +20,17 @@ NOTE_LIMIT = 5000
 
 
 def _erased(mechanism, sets) -> list[tuple]:
-    res = predicted_error(mechanism, STRUCTURAL_ROWS, {"sets": sets})
-    return [m.attributes for m in res.marginals if not m.identifiable and m.reason.startswith("zero eigenvalue")]
+    """Marginals no number of rows recovers: a zero eigenvalue, or (sampling designs) never reported together."""
+    from ..sampling import SamplingDesign
+
+    if isinstance(mechanism, SamplingDesign):
+        from .sampling import SamplingCandidate
+
+        res = SamplingCandidate(mechanism).predicted_error(STRUCTURAL_ROWS, {"sets": sets})
+    else:
+        res = predicted_error(mechanism, STRUCTURAL_ROWS, {"sets": sets})
+    structural = ("zero eigenvalue", "never reported")
+    return [m.attributes for m in res.marginals if not m.identifiable and m.reason.startswith(structural)]
 
 
 def _label(attrs, names) -> str:

@@ -106,7 +106,15 @@ def peers_avd(codes, sizes, target, seed) -> dict:
     return out
 
 
-def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick):
+def write_csv(path, rows) -> None:
+    if rows:
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path):
     data = load_dataset(path)
     codes, sizes = data.codes, data.sizes
     k = len(sizes)
@@ -148,7 +156,8 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick):
                             "avd": float(np.mean(per_way[way])),
                         }
                     )
-        print(f"  {data.name} (n = {data.rows}, k = {k}) eps {target:g}: {time.perf_counter() - t0:.1f} s")
+        print(f"  {data.name} (n = {data.rows}, k = {k}) eps {target:g}: {time.perf_counter() - t0:.1f} s", flush=True)
+        write_csv(csv_path, rows_out)  # partial results survive an interrupted run
         if quick:
             print_table([r for r in rows_out if r["dataset"] == data.name and r["epsilon"] == target])
 
@@ -176,7 +185,16 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smoke run: car and nursery, eps 1 and 4, 2 repetitions")
     ap.add_argument("--csv", default="utility.csv")
     ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--table", help="only print the table of an existing CSV")
     args = ap.parse_args()
+    if args.table:
+        with open(args.table, encoding="utf-8") as fh:
+            rows = [
+                {**r, "epsilon": float(r["epsilon"]), "way": int(r["way"]), "avd": float(r["avd"])}
+                for r in csv.DictReader(fh)
+            ]
+        print_table(rows)
+        return
     rng = np.random.default_rng(args.seed)
     eps_list = [float(e) for e in args.eps.split(",")]
     paths = [os.path.join(DATA, f"{n}.csv") for n in args.datasets.split(",")]
@@ -188,11 +206,8 @@ def main():
     rows: list = []
     t0 = time.perf_counter()
     for path in paths:
-        run_dataset(path, eps_list, reps, pairs, rng, rows, args.quick)
-    with open(args.csv, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+        run_dataset(path, eps_list, reps, pairs, rng, rows, args.quick, args.csv)
+    write_csv(args.csv, rows)
     print(f"\nmean AVD over marginals and {reps} repetitions (wrote {args.csv}; {time.perf_counter() - t0:.0f} s)")
     print_table(rows)
 

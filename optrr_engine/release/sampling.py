@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..sampling.design import make_sampling_design
+from ..tolerance import eps_above
 from .design_step import ReleaseDesign
 
 
@@ -54,7 +55,7 @@ def make_sampling_release_design(config, sizes) -> ReleaseDesign:
     seconds = time.perf_counter() - t0
     if not sampling.self_check().ok:
         raise InputError(f"the {config.method} design failed its self-check")
-    if sampling.whole_record_epsilon() > config.target_total * (1 + 1e-9):
+    if eps_above(sampling.whole_record_epsilon(), config.target_total):
         raise InputError(f"the {config.method} design exceeds the whole-record epsilon {config.target_total:g}")
     notes = [
         f"sampling design {sampling.method}: {sampling.suppression_text()}",

@@ -23,8 +23,9 @@ def release(tmp_path, method, target, **extra):
     cfg.update({"method": method, "target_total": target, **extra})
     for c in cfg["columns"]:
         c.pop("epsilon", None)
-    out = tmp_path / f"{method}.csv"
-    manifest = perturb_file(DATA, ReleaseConfig.from_dict(cfg), out)
+    (tmp_path / method).mkdir()
+    out = tmp_path / method / f"{method}.csv"
+    manifest = perturb_file(DATA, ReleaseConfig.from_dict(cfg), out, audit_dir=tmp_path / method)
     return out, manifest
 
 
@@ -43,7 +44,7 @@ def test_sample_m_release_marks_cells_and_estimates_a_two_way_table(tmp_path, ca
     released = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert len(released) == 12960
     assert ((released != NOT_REPORTED_LABEL).sum(axis=1) == 2).all() and not (released == "").any().any()
-    report = (tmp_path / "sample-m.csv.report.html").read_text(encoding="utf-8")
+    report = (tmp_path / "sample-m" / "sample-m.csv.report.html").read_text(encoding="utf-8")
     assert "each row carries 2 of 9 columns" in report
 
     est = estimate_release(str(out), ["parents", "health"])

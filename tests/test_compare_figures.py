@@ -1,5 +1,5 @@
-"""The comparison figures as FigureSpecs, drawn by both PNG backends (matplotlib; Qt/pyqtgraph for the
-desktop build, which ships without matplotlib), and ``optrr compare`` with matplotlib unimportable."""
+"""The comparison figures as FigureSpecs, drawn by the one renderer (pyqtgraph, optrr_gui.plots.figure_render) as
+PNG and SVG, found through its entry point; ``optrr compare`` writes them offscreen and imports Qt only to draw."""
 
 import json
 import os
@@ -12,22 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from optrr_engine.compare import output, ratio_curves, snp_chi2_curve, summarize_snp
-from optrr_engine.compare.figure_matplotlib import render_png_matplotlib
-from optrr_engine.compare.figures import (
-    FigureSpec,
-    PanelSpec,
-    SeriesSpec,
-    legend_place,
-    png_backend,
-    register_png_backend,
-    render_png,
-)
-from optrr_gui.plots.figure_png import _log_ticks, render_png_qt
+from optrr_engine.compare import figures, output, ratio_curves, snp_chi2_curve, summarize_snp
+from optrr_engine.compare.figures import FigureSpec, PanelSpec, SeriesSpec, legend_place
+from optrr_engine.errors import InputError
+from optrr_gui.plots import figure_render
+from optrr_gui.plots.figure_render import _log_ticks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-BACKENDS = {"matplotlib": render_png_matplotlib, "qt": render_png_qt}
 
 
 def _count_queries_summary():
@@ -93,7 +85,10 @@ def test_the_figures_describe_the_data(specs):
     ratios = specs["ratios_to_sum"]
     assert [p.title for p in ratios.panels] == ["k = 3", "k = 4"] and ratios.columns == 2
     assert {s.label for s in ratios.panels[0].series} == {"kronecker", "optimal", "heuristic"}
+    assert all(s.kind == "points" for p in ratios.panels for s in p.series)  # one point per random request
+    assert {s.color for s in ratios.panels[0].series} == {figures.STYLE[m][0] for m in ("kronecker", "optimal", "heuristic")}
     assert [p.legend for p in ratios.panels] == [None, "best"] and ratios.panels[1].ylabel == ""
+    assert ratios.panels[0].ylabel == "whole-record ε / Σ ε_i" and ratios.panels[0].xlabel == "Σ ε_i"
     assert [s.label for s in specs["ratios_to_optimal"].panels[0].series] == ["heuristic"]
     snp = specs["snp_chi2"].panels[0]
     assert {s.dash for s in snp.series} == {"solid", "dot"} and all(s.has_errors for s in snp.series)
@@ -102,62 +97,81 @@ def test_the_figures_describe_the_data(specs):
     assert len(cq.legend_series()) == 5
     avd = specs["avd"].panels[0]
     assert [s.label for s in avd.series] == ["family", "heuristic", "kronecker", "optimal", "rr_clusters"]
-    assert avd.xticks == (2, 3, 4, 5) and avd.title == "toy, whole-record epsilon 7"
+    assert avd.xticks == (2, 3, 4, 5) and avd.title == "toy: AVD of estimated marginals, whole-record ε 7"
 
 
-@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_the_renderer_is_found_through_its_entry_point():
+    assert figures.renderer() is figure_render.render
+
+
 @pytest.mark.parametrize("kind", ["ratios_to_sum", "ratios_to_optimal", "snp_chi2", "count_queries", "avd"])
-def test_every_figure_renders_with_both_backends(specs, kind, backend, tmp_path, qapp):
+def test_every_figure_renders_as_png(specs, kind, tmp_path, qapp):
     spec = specs[kind]
     path = tmp_path / f"{kind}.png"
-    BACKENDS[backend](spec, str(path))
+    figure_render.render(spec, str(path), "png")
     assert path.read_bytes()[:8] == PNG_SIGNATURE
     pixels = _pixels(path)
     assert pixels.shape[:2] == (spec.height_px, spec.width_px)
     assert _near(pixels, "#ffffff", 0) > 0.5 * pixels.shape[0] * pixels.shape[1]  # a white page with curves
     colors = {s.color for p in spec.panels for s in p.series}
     for color in colors:  # every curve's colour is drawn (not a blank or one-colour image)
-        assert _near(pixels, color) >= 30, (color, kind, backend)
+        assert _near(pixels, color) >= 30, (color, kind)
     assert len(np.unique(pixels.reshape(-1, 3) // 32, axis=0)) >= len(colors) + 2
 
 
-def test_render_png_uses_the_registered_backend_and_writes_atomically(specs, tmp_path, qapp):
+@pytest.mark.parametrize("kind", ["ratios_to_sum", "count_queries", "avd"])
+def test_every_figure_renders_as_svg_with_its_labels_and_colours(specs, kind, tmp_path, qapp):
+    spec = specs[kind]
+    path = tmp_path / f"{kind}.svg"
+    figure_render.render(spec, str(path), "svg")
+    text = path.read_text(encoding="utf-8")
+    assert text.lstrip().startswith("<?xml") and "<svg" in text[:2000]
+    for panel in spec.panels:
+        assert panel.title in text
+    for color in {s.color for p in spec.panels for s in p.series}:
+        assert color.lower() in text.lower(), (color, kind)
+    with pytest.raises(ValueError):
+        figure_render.render(spec, str(tmp_path / "x.pdf"), "pdf")
+
+
+def test_render_writes_atomically_with_the_installed_renderer(specs, tmp_path, qapp, monkeypatch):
     calls = []
 
-    def qt_and_record(spec, path):
-        calls.append(path)
-        render_png_qt(spec, path)
+    def record(spec, path, fmt):
+        calls.append((path, fmt))
+        figure_render.render(spec, path, fmt)
 
-    previous = register_png_backend(qt_and_record)
-    try:
-        assert png_backend() is qt_and_record
-        final = output.plot_avd(_avd_rows(), str(tmp_path / "sub" / "avd.png"))  # folder created
-        assert len(calls) == 1 and os.path.dirname(calls[0]) == str(tmp_path / "sub") and calls[0] != final
-        assert os.listdir(tmp_path / "sub") == ["avd.png"]
-        assert _pixels(final).shape[:2] == (495, 770)
+    monkeypatch.setattr(figures, "renderer", lambda: record)
+    final = output.plot_avd(_avd_rows(), str(tmp_path / "sub" / "avd.png"))  # folder created
+    assert len(calls) == 1 and os.path.dirname(calls[0][0]) == str(tmp_path / "sub") and calls[0][0] != final
+    assert calls[0][1] == "png" and os.listdir(tmp_path / "sub") == ["avd.png"]
+    assert _pixels(final).shape[:2] == (495, 770)
+    output.plot_avd(_avd_rows(), str(tmp_path / "sub" / "avd.svg"))
+    assert calls[-1][1] == "svg" and sorted(os.listdir(tmp_path / "sub")) == ["avd.png", "avd.svg"]
 
-        def broken(spec, path):
-            with open(path, "wb") as fh:
-                fh.write(b"\x89PNG half")
-            raise OSError("disk full")
+    def broken(spec, path, fmt):
+        with open(path, "wb") as fh:
+            fh.write(b"\x89PNG half")
+        raise OSError("disk full")
 
-        register_png_backend(broken)
-        with pytest.raises(OSError):
-            render_png(specs["avd"], str(tmp_path / "sub" / "broken.png"))
-        assert os.listdir(tmp_path / "sub") == ["avd.png"]  # nothing under the final name, no temp file
-    finally:
-        register_png_backend(previous)
-    register_png_backend(None)
-    assert png_backend() is render_png_matplotlib  # matplotlib is installed here
-    register_png_backend(previous)
+    monkeypatch.setattr(figures, "renderer", lambda: broken)
+    with pytest.raises(OSError):
+        figures.render(specs["avd"], str(tmp_path / "sub" / "broken.png"))
+    assert sorted(os.listdir(tmp_path / "sub")) == ["avd.png", "avd.svg"]  # nothing under the final name, no temp
+    with pytest.raises(InputError, match="must end in .png or .svg"):
+        figures.render(specs["avd"], str(tmp_path / "sub" / "avd.jpg"))
+    monkeypatch.setattr(figures, "renderer", lambda: None)
+    with pytest.raises(InputError, match="optrr_gui"):
+        figures.render(specs["avd"], str(tmp_path / "sub" / "none.png"))
+    assert sorted(os.listdir(tmp_path / "sub")) == ["avd.png", "avd.svg"]
 
 
-def test_qt_backend_refuses_other_threads(specs, tmp_path, qapp):
+def test_renderer_refuses_other_threads(specs, tmp_path, qapp):
     errors = []
 
     def draw():
         try:
-            render_png_qt(specs["avd"], str(tmp_path / "t.png"))
+            figure_render.render(specs["avd"], str(tmp_path / "t.png"), "png")
         except RuntimeError as exc:
             errors.append(str(exc))
 
@@ -202,51 +216,59 @@ def test_log_axis_ticks_label_decades():
 CHILD = textwrap.dedent(
     """
     import contextlib, io, json, os, sys
-    sys.modules["matplotlib"] = None  # as in the desktop build: matplotlib cannot be imported
     from optrr_engine.cli.main import main
+    import optrr_engine.compare.figures as figures
 
     out = sys.argv[1]
     args = ["compare", "ratios", "--ks", "3", "--sets", "2", "--seed", "1", "--out"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc_csv = main(args + [os.path.join(out, "csv"), "--csv"])
+    qt_after_csv = any(m.startswith(("PySide6", "pyqtgraph")) for m in sys.modules)
+    installed = figures.renderer
+    figures.renderer = lambda: None  # as if optrr_gui were not installed
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         rc_without = main(args + [os.path.join(out, "without")])
-    import optrr_gui.plots.figure_png
-
-    optrr_gui.plots.figure_png.install()
+    figures.renderer = installed
     with contextlib.redirect_stdout(io.StringIO()) as printed:
-        rc_with = main(args + [os.path.join(out, "with")])
+        rc_with = main(args + [os.path.join(out, "with"), "--png", "--svg"])
     from PySide6.QtGui import QGuiApplication
 
     print(json.dumps({
+        "rc_csv": rc_csv, "qt_after_csv": qt_after_csv,
         "rc_without": rc_without, "stderr_without": err.getvalue(), "rc_with": rc_with,
         "printed_with": printed.getvalue(), "platform": QGuiApplication.platformName(),
-        "matplotlib_blocked": sys.modules.get("matplotlib", 0) is None,
     }))
     """
 )
 
 
-def test_cli_without_matplotlib(tmp_path):
+def test_cli_draws_png_and_svg_offscreen_and_loads_qt_only_to_draw(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(tmp_path)], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-c", CHILD, str(tmp_path)], capture_output=True, text=True, env=env, timeout=180
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result["matplotlib_blocked"]
-    # no PNG backend: one error line, exit 2; the CSV (written before the PNGs) is there, no PNG, no temp file
+    # CSV only: no figure, so Qt is never imported
+    assert result["rc_csv"] == 0 and not result["qt_after_csv"]
+    assert os.listdir(tmp_path / "csv") == ["ratios_fixed_sizes.csv"]
+    # no renderer installed: one error line, exit 2; the CSV (written before the figures) is there, nothing else
     assert result["rc_without"] == 2
     lines = result["stderr_without"].strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("optrr: error: PNG figures need matplotlib")
+    assert len(lines) == 1 and lines[0].startswith("optrr: error: figures need the OptRR desktop package")
     assert os.listdir(tmp_path / "without") == ["ratios_fixed_sizes.csv"]
-    # with the Qt backend installed: CSV and both PNGs, offscreen (no display was available)
+    # with the installed renderer: PNG and SVG only (--png --svg), offscreen (no display was available)
     assert result["rc_with"] == 0 and result["platform"] == "offscreen"
-    names = ["ratios_fixed_sizes.csv", "ratios_fixed_sizes_heuristic_to_optimal.png", "ratios_fixed_sizes_to_sum.png"]
+    stems = ["ratios_fixed_sizes_heuristic_to_optimal", "ratios_fixed_sizes_to_sum"]
+    names = sorted(f"{stem}.{fmt}" for stem in stems for fmt in ("png", "svg"))
     assert sorted(os.listdir(tmp_path / "with")) == names
-    assert pd.read_csv(tmp_path / "with" / names[0]).shape[0] == 6  # 2 cases x 3 designs
-    for name in names[1:]:
+    for name in names:
         assert f"wrote {tmp_path / 'with' / name}" in result["printed_with"]
-        pixels = _pixels(tmp_path / "with" / name)
+    for stem in stems:
+        pixels = _pixels(tmp_path / "with" / f"{stem}.png")
         assert pixels.shape[:2] == (374, 352)
-        assert _near(pixels, output.STYLE["heuristic"][0]) >= 30
+        assert _near(pixels, figures.STYLE["heuristic"][0]) >= 30
+        svg = (tmp_path / "with" / f"{stem}.svg").read_text(encoding="utf-8")
+        assert "k = 3" in svg and figures.STYLE["heuristic"][0] in svg.lower()

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from PySide6.QtGui import QImage
 
+from optrr_engine.compare import output
 from optrr_gui.main_window import TAB_COMPARE
 from tests.test_gui_support import WAIT_MS, close_window, open_window
 
@@ -48,6 +49,25 @@ def test_ratio_curves_page(qtbot, compare, tmp_path):
     opt = frame[frame["method"] == "optimal"]["ratio_to_sum"]
     assert (opt < 1.0).all()
     assert len(page.graphics.ci.items) == 2  # one panel per k
+
+
+def test_the_tab_draws_the_engine_figure_with_its_colours_and_labels(qtbot, compare):
+    """The tab and ``optrr compare`` draw the same FigureSpec: titles, axis labels, colours and markers."""
+    _window, view = compare
+    page = view.pages[0]
+    page.ks.setText("3, 4")
+    page.sets.setValue(5)
+    page.figure.setCurrentIndex(2)  # Fig. 3: fixed epsilons, against the sum of the a_i
+    assert page.run()
+    qtbot.waitUntil(lambda: not page.is_running() and set(page.frame["mode"]) == {"fixed_epsilons"}, timeout=WAIT_MS)
+    spec = output.ratios_figure(page.frame, "ratio_to_sum")
+    for i, panel in enumerate(spec.panels):
+        plot = page.graphics.ci.getItem(0, i)
+        assert plot.titleLabel.text == panel.title
+        assert plot.getAxis("bottom").labelText == panel.xlabel == "Σ a_i"
+        assert plot.getAxis("left").labelText == panel.ylabel
+        drawn = [(item.opts["symbolBrush"], item.opts["symbol"]) for item in plot.listDataItems()]
+        assert drawn == [(s.color, s.marker) for s in panel.series]
 
 
 def test_avd_page_on_the_loaded_data(qtbot, compare, tmp_path):

@@ -1,4 +1,7 @@
-"""``optrr compare``: the comparison harness (papers' figures and the AVD table), written as CSV and PNG."""
+"""``optrr compare``: the comparison harness (papers' figures and the AVD table), written as CSV, PNG and SVG.
+
+Figures are drawn by the installed figure renderer (``optrr_engine.compare.figures.render``: the GUI package's
+pyqtgraph one, offscreen), the same that draws the Compare tab."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from ..errors import InputError
 
 
 def add_parser(sub):
-    p = sub.add_parser("compare", help="reproduce the papers' comparisons (CSV and PNG out)")
+    p = sub.add_parser("compare", help="reproduce the papers' comparisons (CSV, PNG and SVG out)")
     kinds = p.add_subparsers(dest="kind", metavar="KIND")
     common = {
         "--out": {"default": ".", "help": "output folder (default: current folder)"},
@@ -20,7 +23,8 @@ def add_parser(sub):
         for flag, kw in common.items():
             q.add_argument(flag, **kw)
         q.add_argument("--csv", action="store_true", help="write CSV (default: CSV and PNG)")
-        q.add_argument("--png", action="store_true", help="write PNG (default: CSV and PNG)")
+        q.add_argument("--png", action="store_true", help="write PNG figures (default: CSV and PNG)")
+        q.add_argument("--svg", action="store_true", help="write SVG figures (vector; default: CSV and PNG)")
         return q
 
     q = add("ratios", "Yamamoto & Shibuya Figs. 1-4: eps_total / sum eps_i of Kronecker, optimal, heuristic")
@@ -123,8 +127,9 @@ def _run(args) -> int:
 
     if not getattr(args, "kind", None):
         raise InputError("choose what to compare: ratios, snp-chi2, count-queries or avd")
-    both = not (args.csv or args.png)
-    want_csv, want_png = args.csv or both, args.png or both
+    both = not (args.csv or args.png or args.svg)
+    want_csv = args.csv or both
+    formats = [fmt for fmt, wanted in (("png", args.png or both), ("svg", args.svg)) if wanted]
     seed_note = f"seed {args.seed} (fixed)" if args.seed is not None else "seed: fresh OS entropy (not reproducible)"
     written = []
 
@@ -144,9 +149,9 @@ def _run(args) -> int:
         stem = f"ratios_{args.mode}"
         if want_csv:
             written.append(output.write_csv(frame, out(stem + ".csv")))
-        if want_png:
-            written.append(output.plot_ratios(frame, out(stem + "_to_sum.png"), "ratio_to_sum"))
-            written.append(output.plot_ratios(frame, out(stem + "_heuristic_to_optimal.png"), "ratio_to_optimal"))
+        for fmt in formats:
+            written.append(output.plot_ratios(frame, out(f"{stem}_to_sum.{fmt}"), "ratio_to_sum"))
+            written.append(output.plot_ratios(frame, out(f"{stem}_heuristic_to_optimal.{fmt}"), "ratio_to_optimal"))
         print(frame.groupby(["k", "method"])["ratio_to_sum"].mean().unstack().round(4).to_string())
     elif args.kind == "snp-chi2":
         from ..compare import snp_chi2_curve, summarize_snp
@@ -163,8 +168,8 @@ def _run(args) -> int:
         if want_csv:
             written.append(output.write_csv(frame, out("snp_chi2_runs.csv")))
             written.append(output.write_csv(summary, out("snp_chi2_summary.csv")))
-        if want_png:
-            written.append(output.plot_snp(summary, out("snp_chi2.png")))
+        for fmt in formats:
+            written.append(output.plot_snp(summary, out(f"snp_chi2.{fmt}")))
         print(summary.pivot_table(index="k", columns=["method", "estimator"], values="mean_abs_error").round(2))
     elif args.kind == "count-queries":
         from ..compare import count_query_errors, load_dataset
@@ -184,8 +189,8 @@ def _run(args) -> int:
         if want_csv:
             written.append(output.write_csv(queries, out(f"count_queries_{data.name}_all.csv")))
             written.append(output.write_csv(summary, out(f"count_queries_{data.name}.csv")))
-        if want_png:
-            written.append(output.plot_count_queries(summary, out(f"count_queries_{data.name}.png")))
+        for fmt in formats:
+            written.append(output.plot_count_queries(summary, out(f"count_queries_{data.name}.{fmt}")))
         for item in info:
             if "clusters" in item:
                 print(
@@ -193,7 +198,7 @@ def _run(args) -> int:
                 )
         print(summary.pivot_table(index=["p", "sigma"], columns="method", values="median_relative_error").round(4))
     elif args.kind == "avd":
-        _run_avd(args, want_csv, want_png, out, written)
+        _run_avd(args, want_csv, formats, out, written)
     else:
         raise InputError(f"unknown comparison {args.kind!r}")
     print(seed_note)
@@ -212,7 +217,7 @@ def _avd_methods(text):
     return _methods(text, (UTILITY_METHOD, *CLUSTER_METHODS, *BLOOM_METHODS)) if text else None
 
 
-def _run_avd(args, want_csv, want_png, out, written):
+def _run_avd(args, want_csv, formats, out, written):
     from ..compare import avd_sweep, avd_table, load_dataset, output
 
     given = [v is not None for v in (args.target, args.per_attribute, args.epsilons)]
@@ -246,14 +251,14 @@ def _run_avd(args, want_csv, want_png, out, written):
         )
     if want_csv:
         written.append(output.write_csv(rows, out(f"avd_{data.name}.csv")))
-    if want_png:
+    for fmt in formats:
         if args.epsilons is None:
-            written.append(output.plot_avd(rows, out(f"avd_{data.name}.png")))
+            written.append(output.plot_avd(rows, out(f"avd_{data.name}.{fmt}")))
         else:
             for axis in axes:
                 part = rows[rows.epsilon_axis == axis]
-                written.append(output.plot_avd_sweep(part, out(f"avd_{data.name}_{axis}.png"), "mean_avd"))
-                written.append(output.plot_avd_sweep(part, out(f"r2_{data.name}_{axis}.png"), "mean_r2"))
+                written.append(output.plot_avd_sweep(part, out(f"avd_{data.name}_{axis}.{fmt}"), "mean_avd"))
+                written.append(output.plot_avd_sweep(part, out(f"r2_{data.name}_{axis}.{fmt}"), "mean_r2"))
     seen = set()
     for d in designs:
         key = (d["method"], d.get("error", ""), d.get("note", ""))

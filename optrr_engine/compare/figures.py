@@ -1,9 +1,9 @@
-"""Figures of the comparisons as plain data (no plotting library), and the PNG backend registry.
+"""Figures of the comparisons as plain data (no plotting library), their colours, and the renderer lookup.
 
-A :class:`FigureSpec` is a grid of :class:`PanelSpec` (filled row by row), each with
-:class:`SeriesSpec` curves. Backends turn a spec into a PNG file: ``render_png(spec, path)`` uses the
-backend given to :func:`register_png_backend` (the desktop build registers a Qt one,
-``optrr_gui.plots.figure_png.install()``), else matplotlib when it can be imported, else raises ``InputError``.
+A :class:`FigureSpec` is a grid of :class:`PanelSpec` (filled row by row), each with :class:`SeriesSpec`
+curves. The same spec is drawn by the Compare tab of the GUI and written to PNG / SVG by ``optrr compare``;
+both go through one renderer, which the installed GUI package provides under the entry-point group
+:data:`RENDERER_GROUP` (``optrr_gui.plots.figure_render:render``, pyqtgraph), so this package never imports Qt.
 Sizes are in pixels (line widths and marker diameters too); fonts in points. Colours are ``#rrggbb``.
 """
 
@@ -18,8 +18,10 @@ from ..errors import InputError
 from ..io.atomic import write_atomic
 
 KINDS = ("line", "points")
+#: Marker shapes: circle, square, triangle, diamond, cross (x).
+MARKERS = ("o", "s", "t", "d", "x")
 DASHES = ("solid", "dash", "dashdot", "dot")
-#: Legend places (matplotlib's names, in its order for "best") -> anchor (x, y) as fractions of the plot from
+#: Legend places (in the order tried for "best") -> anchor (x, y) as fractions of the plot from
 #: its top-left corner: the legend's own point at that fraction sits on the plot's point at that fraction.
 LEGEND_PLACES = {
     "upper right": (1.0, 0.0),
@@ -31,8 +33,41 @@ LEGEND_PLACES = {
     "lower center": (0.5, 1.0),
     "upper center": (0.5, 0.0),
 }
-NO_BACKEND = (
-    "PNG figures need matplotlib (pip install matplotlib) or the OptRR desktop build; --csv writes the CSV files only"
+#: Entry-point group of the figure renderers: ``render(spec, path, fmt)`` writes ``spec`` as ``fmt`` at ``path``.
+RENDERER_GROUP = "optrr.figure_renderers"
+#: File formats a renderer writes, by file suffix.
+FORMATS = ("png", "svg")
+NO_RENDERER = "figures need the OptRR desktop package (optrr_gui, with PySide6 and pyqtgraph); --csv writes CSV only"
+
+#: The papers' colours and line styles for their three designs, and fixed ones for the Bloom-filter schemes.
+STYLE = {
+    "kronecker": ("#000000", "solid"),
+    "optimal": ("#d62728", "dashdot"),
+    "heuristic": ("#1f77b4", "dash"),
+    "auto": ("#9467bd", "solid"),
+    # the Bloom-filter schemes, the same colour in every figure (LASSO and LOPUB dotted: LOPUB starts from LASSO)
+    "lasso": ("#17becf", "dot"),
+    "lopub": ("#3949ab", "dash"),
+    "locop": ("#2e7d32", "dashdot"),
+    "brr": ("#e6550d", "solid"),
+}
+#: Marker shapes of the papers' designs where each request is a point (a cross over a circle keeps both visible
+#: when two designs reach the same value).
+DESIGN_MARKERS = {"kronecker": "s", "optimal": "o", "heuristic": "x"}
+#: Colours of the other designs, in this order (green, purple, orange, brown, pink, olive, cyan, grey).
+PALETTE = ("#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#7f7f7f")
+#: A ten-colour cycle for curves that are not designs (the "tab10" colours).
+TAB10 = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
 )
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -49,8 +84,8 @@ def _floats(values, what: str) -> tuple[float, ...] | None:
 @dataclass
 class SeriesSpec:
     """One curve. ``kind`` "line" joins the points in the given order (a NaN breaks the line) and draws
-    ``marker`` ("o") at each point if set; "points" draws markers only. ``err_low`` / ``err_high`` (lengths
-    below / above y, both or neither; NaN = no bar) add vertical error bars."""
+    ``marker`` (one of :data:`MARKERS`) at each point if set; "points" draws markers only. ``err_low`` /
+    ``err_high`` (lengths below / above y, both or neither; NaN = no bar) add vertical error bars."""
 
     x: Sequence[float]
     y: Sequence[float]
@@ -77,8 +112,8 @@ class SeriesSpec:
             raise ValueError(f"series kind must be one of {KINDS}, not {self.kind!r}")
         if self.dash not in DASHES:
             raise ValueError(f"dash must be one of {DASHES}, not {self.dash!r}")
-        if self.marker not in (None, "o"):
-            raise ValueError(f"marker must be None or 'o', not {self.marker!r}")
+        if self.marker is not None and self.marker not in MARKERS:
+            raise ValueError(f"marker must be None or one of {MARKERS}, not {self.marker!r}")
         if self.kind == "points" and self.marker is None:
             self.marker = "o"
         if not _COLOR.match(self.color):
@@ -185,34 +220,48 @@ def legend_place(panel: PanelSpec, box: tuple[float, float] = (0.35, 0.3)) -> st
     return min(LEGEND_PLACES, key=covered)
 
 
-PngBackend = Callable[[FigureSpec, str], None]
-_REGISTERED: list[PngBackend] = []
+def colors_for(methods) -> dict:
+    """One colour per method: the papers' colours for their designs, :data:`PALETTE` for the others in order."""
+    out, extra = {}, iter(PALETTE * 4)
+    for m in methods:
+        out[m] = STYLE[m][0] if m in STYLE else next(extra)
+    return out
 
 
-def register_png_backend(backend: PngBackend | None) -> PngBackend | None:
-    """Use ``backend(spec, path)`` (writes a PNG file at ``path``, whatever its suffix) for every PNG from
-    now on; None goes back to matplotlib. Returns the backend registered before (None if none)."""
-    previous = _REGISTERED[0] if _REGISTERED else None
-    _REGISTERED.clear()
-    if backend is not None:
-        _REGISTERED.append(backend)
-    return previous
+def marker_for(method: str) -> str:
+    """The marker shape of a design's points (a circle for designs without their own)."""
+    return DESIGN_MARKERS.get(method, "o")
 
 
-def png_backend() -> PngBackend | None:
-    """The backend :func:`render_png` would use: the registered one, else matplotlib's, else None."""
-    if _REGISTERED:
-        return _REGISTERED[0]
-    try:
-        from .figure_matplotlib import render_png_matplotlib
-    except ImportError:
-        return None
-    return render_png_matplotlib
+def dash_for(method: str) -> str:
+    """The papers' line style of a design; solid for the others."""
+    return STYLE.get(method, (None, "solid"))[1]
 
 
-def render_png(spec: FigureSpec, path: str) -> str:
-    """Draw ``spec`` into the PNG file ``path`` (atomically: nothing appears under ``path`` on failure)."""
-    backend = png_backend()
-    if backend is None:
-        raise InputError(NO_BACKEND)
-    return write_atomic(path, lambda tmp: backend(spec, tmp))
+Renderer = Callable[[FigureSpec, str, str], None]
+
+
+def renderer() -> Renderer | None:
+    """The installed figure renderer (the first of :data:`RENDERER_GROUP` by name), or None without one."""
+    from importlib.metadata import entry_points
+
+    found = sorted(entry_points(group=RENDERER_GROUP), key=lambda ep: ep.name)
+    return found[0].load() if found else None
+
+
+def figure_format(path: str) -> str:
+    """The file format named by ``path``'s suffix (one of :data:`FORMATS`)."""
+    fmt = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if fmt not in FORMATS:
+        raise InputError(f"a figure file must end in {' or '.join('.' + f for f in FORMATS)}: {path}")
+    return fmt
+
+
+def render(spec: FigureSpec, path: str) -> str:
+    """Write ``spec`` to ``path`` as PNG or SVG (by its suffix), atomically: nothing appears under ``path`` on
+    failure. Raises InputError when no renderer is installed."""
+    fmt = figure_format(path)
+    draw = renderer()
+    if draw is None:
+        raise InputError(NO_RENDERER)
+    return write_atomic(path, lambda tmp: draw(spec, tmp, fmt))

@@ -1,8 +1,8 @@
-"""CSV and PNG writers for the comparisons (files appear atomically: temp file in the folder, then os.replace).
+"""The comparisons' figures and files (files appear atomically: temp file in the folder, then os.replace).
 
-Each figure is first described as a :class:`~optrr_engine.compare.figures.FigureSpec` (``*_figure``
-functions, plain data) and then drawn by :func:`~optrr_engine.compare.figures.render_png`: matplotlib in a
-pip install, Qt/pyqtgraph in the desktop build (``optrr_gui.plots.figure_png``).
+Each figure is described as a :class:`~optrr_engine.compare.figures.FigureSpec` (``*_figure`` functions,
+plain data with the colours of :mod:`.figures`); the Compare tab draws these specs, and
+:func:`~optrr_engine.compare.figures.render` writes them as PNG or SVG through the same renderer.
 """
 
 from __future__ import annotations
@@ -10,55 +10,24 @@ from __future__ import annotations
 import math
 
 from ..io.atomic import write_atomic
-from .figures import FigureSpec, PanelSpec, SeriesSpec, render_png
-
-#: The papers' colours and line styles for their three designs, and fixed ones for the Bloom-filter schemes.
-STYLE = {
-    "kronecker": ("#000000", "solid"),
-    "optimal": ("#d62728", "dashdot"),
-    "heuristic": ("#1f77b4", "dash"),
-    "auto": ("#9467bd", "solid"),
-    # the Bloom-filter schemes, the same colour in every figure (LASSO and LOPUB dotted: LOPUB starts from LASSO)
-    "lasso": ("#17becf", "dot"),
-    "lopub": ("#3949ab", "dash"),
-    "locop": ("#2e7d32", "dashdot"),
-    "brr": ("#e6550d", "solid"),
-}
-#: Colours of the other designs (matplotlib's tab: green, purple, orange, brown, pink, olive, cyan, grey).
-PALETTE = ("#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#7f7f7f")
-#: matplotlib's default colour cycle ("tab10"), for curves that are not designs.
-TAB10 = (
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
+from .figures import TAB10, FigureSpec, PanelSpec, SeriesSpec, colors_for, dash_for, marker_for, render
 
 
 def write_csv(frame, path: str) -> str:
     return write_atomic(path, lambda tmp: frame.to_csv(tmp, index=False))
 
 
-def colors_for(methods) -> dict:
-    """One colour per method: the papers' colours for their designs, the palette for the others."""
-    out, extra = {}, iter(PALETTE * 4)
-    for m in methods:
-        out[m] = STYLE[m][0] if m in STYLE else next(extra)
-    return out
-
-
 def _column(frame, name) -> list[float]:
     return frame[name].to_numpy(dtype=float).tolist()
 
 
+#: The figures of the paper's ratios, by the column plotted: (y label, whose ratio is plotted).
+RATIO_LABELS = {"ratio_to_sum": "whole-record ε / Σ ε_i", "ratio_to_optimal": "heuristic / optimal whole-record ε"}
+
+
 def ratios_figure(frame, y: str = "ratio_to_sum") -> FigureSpec:
-    """Figs. 1/3 (y = ratio_to_sum) or 2/4 (y = ratio_to_optimal): one panel per k, cases sorted by the x value."""
+    """Figs. 1/3 (y = ratio_to_sum) or 2/4 (y = ratio_to_optimal): one panel per k, one point per random
+    request (as in the paper; a line would zig-zag between requests)."""
     ks = sorted(frame["k"].unique())
     xcol = "sum_eps" if frame["mode"].iloc[0] == "fixed_sizes" else "sum_a"
     colors = colors_for(frame["method"].unique())
@@ -69,15 +38,14 @@ def ratios_figure(frame, y: str = "ratio_to_sum") -> FigureSpec:
         series = []
         for m in methods:
             sub = part[part["method"] == m].sort_values(xcol)
-            dash = STYLE.get(m, (None, "solid"))[1]
-            series.append(SeriesSpec(_column(sub, xcol), _column(sub, y), label=m, color=colors[m], dash=dash))
-        ylabel = "eps_total / sum eps_i" if y == "ratio_to_sum" else "heuristic / optimal eps_total"
+            style = {"kind": "points", "marker": marker_for(m), "marker_size": 7.0}
+            series.append(SeriesSpec(_column(sub, xcol), _column(sub, y), label=m, color=colors[m], **style))
         panels.append(
             PanelSpec(
                 series,
                 title=f"k = {k}",
-                xlabel="sum of eps_i" if xcol == "sum_eps" else "sum of a_i",
-                ylabel=ylabel if i == 0 else "",
+                xlabel="Σ ε_i" if xcol == "sum_eps" else "Σ a_i",
+                ylabel=RATIO_LABELS[y] if i == 0 else "",
                 legend="best" if i == len(ks) - 1 else None,
             )
         )
@@ -161,7 +129,7 @@ def avd_figure(rows) -> FigureSpec:
                     _column(part, "mean_avd"),
                     label=m,
                     color=colors[m],
-                    dash=STYLE.get(m, (None, "solid"))[1],
+                    dash=dash_for(m),
                     width=2.0,
                     marker="o",
                     marker_size=7.0,
@@ -171,10 +139,14 @@ def avd_figure(rows) -> FigureSpec:
             )
     ways = sorted({int(w) for w in rows["way"].unique() if not math.isnan(w)})
     axis = rows["epsilon_axis"].iloc[0] if "epsilon_axis" in rows else "whole_record"
-    label = "whole-record epsilon" if axis == "whole_record" else "epsilon per attribute"
-    title = f"{rows['dataset'].iloc[0]}, {label} {rows['target_epsilon'].iloc[0]:g}"
+    label = "whole-record ε" if axis == "whole_record" else "ε per attribute"
+    title = f"{rows['dataset'].iloc[0]}: AVD of estimated marginals, {label} {rows['target_epsilon'].iloc[0]:g}"
     panel = PanelSpec(
-        series, title=title, xlabel="attributes in the marginal", ylabel="AVD (true vs estimated)", xticks=ways
+        series,
+        title=title,
+        xlabel="attributes in the marginal",
+        ylabel="AVD (true vs estimated; lower = better)",
+        xticks=ways,
     )
     return FigureSpec([panel], width_px=770, height_px=495)
 
@@ -202,7 +174,7 @@ def avd_sweep_figure(rows, value: str = "mean_avd") -> FigureSpec:
                     _column(part, value),
                     label=m,
                     color=colors[m],
-                    dash=STYLE.get(m, (None, "solid"))[1],
+                    dash=dash_for(m),
                     width=2.0,
                     marker="o",
                     marker_size=6.0,
@@ -225,20 +197,20 @@ def avd_sweep_figure(rows, value: str = "mean_avd") -> FigureSpec:
 
 
 def plot_avd_sweep(rows, path: str, value: str = "mean_avd") -> str:
-    return render_png(avd_sweep_figure(rows, value), path)
+    return render(avd_sweep_figure(rows, value), path)
 
 
 def plot_ratios(frame, path: str, y: str = "ratio_to_sum") -> str:
-    return render_png(ratios_figure(frame, y), path)
+    return render(ratios_figure(frame, y), path)
 
 
 def plot_snp(summary, path: str) -> str:
-    return render_png(snp_figure(summary), path)
+    return render(snp_figure(summary), path)
 
 
 def plot_count_queries(summary, path: str) -> str:
-    return render_png(count_queries_figure(summary), path)
+    return render(count_queries_figure(summary), path)
 
 
 def plot_avd(rows, path: str) -> str:
-    return render_png(avd_figure(rows), path)
+    return render(avd_figure(rows), path)

@@ -2,7 +2,9 @@
 
 Pages: the paper's Figs. 1-4 (whole-record epsilon of the designs); AVD of k-way marginals of the loaded data
 at one whole-record epsilon; one attribute's marginal (original vs raw perturbed vs estimated). Every job
-runs in the background with progress and Cancel.
+runs in the background with progress and Cancel. Figs. 1-4 and the AVD plot are the engine's figure specs
+(``optrr_engine.compare.output``) drawn by the one renderer (``optrr_gui.plots.figure_render``), so they look
+as ``optrr compare`` writes them.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,29 +29,11 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine import compare as harness
+from optrr_engine.compare import output as figures
 
+from ..plots.figure_render import draw_figure, export_png, export_svg
 from ..state.design_summary import METHOD_LABELS
 from ..workers.jobs import compare as compare_jobs
-
-COLORS = {
-    "kronecker": (0, 0, 0),
-    "optimal": (204, 0, 0),
-    "heuristic": (32, 96, 200),
-    "family": (0, 150, 110),
-    "auto": (150, 60, 170),
-    "classes": (230, 140, 0),
-    "lopub": (57, 73, 171),
-    "locop": (46, 125, 50),
-    "brr": (230, 85, 13),
-}
-
-
-def pen_for(method: str, width: float = 1.6, dashed: bool = False):
-    import pyqtgraph as pg
-
-    color = COLORS.get(method, (90, 90, 90))
-    style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
-    return pg.mkPen(color=color, width=width, style=style)
 
 
 def new_plot(graphics, **kwargs):
@@ -200,35 +183,15 @@ class ComparePage(QWidget):
             self.frame.to_csv(path, index=False)
             return True
         if kind == "svg":
-            return self.export_svg(path)
-        import pyqtgraph.exporters as ex
-
-        exporter = ex.ImageExporter(self.graphics.ci)
-        exporter.parameters()["width"] = max(1200, int(self.graphics.width()))
-        exporter.export(path)
+            export_svg(self.graphics.ci, path, self.title)
+            return True
+        export_png(self.graphics.ci, path, max(1200, int(self.graphics.width())))
         return True
 
-    def export_svg(self, path: str) -> bool:
-        """Vector SVG through Qt's own generator (pyqtgraph 0.14's SVG exporter cannot parse the paths Qt 6
-        writes: pyqtgraph issue #3485)."""
-        from PySide6.QtCore import QRectF, QSize
-        from PySide6.QtGui import QPainter
-        from PySide6.QtSvg import QSvgGenerator
-
-        scene = self.graphics.scene()
-        rect = self.graphics.ci.sceneBoundingRect()
-        gen = QSvgGenerator()
-        gen.setFileName(path)
-        gen.setSize(QSize(int(rect.width()), int(rect.height())))
-        gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
-        gen.setTitle(self.title)
-        gen.setDescription("OptRR comparison plot")
-        painter = QPainter(gen)
-        try:
-            scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
-        finally:
-            painter.end()
-        return True
+    def show_figure(self, spec) -> None:
+        """Replace the plots by the engine's figure ``spec`` (drawn at the widget's size)."""
+        self.graphics.clear()
+        draw_figure(self.graphics.ci, spec, (self.graphics.width(), self.graphics.height()))
 
 
 class RatioPage(ComparePage):
@@ -259,33 +222,8 @@ class RatioPage(ComparePage):
 
     def draw(self, frame) -> None:
         self.frame = frame
-        key = self.figure.currentData()
-        _mode, ycol, xcol, label = compare_jobs.FIGURES[key]
-        self.graphics.clear()
-        ks = sorted(frame["k"].unique())
-        for i, k in enumerate(ks):
-            plot = new_plot(self.graphics, row=0, col=i, title=f"k = {k}")
-            plot.setLabel("bottom", "Σ ε_i" if xcol == "sum_eps" else "Σ a_i")
-            if i == 0:
-                plot.setLabel("left", "whole-record ε / Σ ε_i" if ycol == "ratio_to_sum" else "heuristic / optimal")
-                add_legend(plot, "bottom-left")
-            part = frame[frame["k"] == k]
-            methods = ["heuristic"] if ycol == "ratio_to_optimal" else list(part["method"].unique())
-            for m in methods:
-                sub = part[part["method"] == m].sort_values(xcol)
-                y = sub[ycol].to_numpy(dtype=float)
-                ok = np.isfinite(y)
-                # one point per random request (as in the paper's figures): a line would zig-zag between requests
-                plot.plot(
-                    sub[xcol].to_numpy(dtype=float)[ok],
-                    y[ok],
-                    pen=None,
-                    symbol="o",
-                    symbolSize=5,
-                    symbolPen=None,
-                    symbolBrush=COLORS.get(m),
-                    name=m if i == 0 else None,
-                )
+        _mode, ycol, _xcol, label = compare_jobs.FIGURES[self.figure.currentData()]
+        self.show_figure(figures.ratios_figure(frame, ycol))
         changed = frame.drop_duplicates(["k", "set"])["heuristic_changed"].mean()
         self.status.setText(
             f"{label}. {len(frame.drop_duplicates(['k', 'set']))} random requests; the heuristic changed some ε_i "
@@ -363,31 +301,12 @@ class AvdPage(DataPageBase):
         )
 
     def draw(self, result) -> None:
-        import pyqtgraph as pg
-
         rows = result["rows"]
         self.frame = rows
-        self.graphics.clear()
-        plot = new_plot(
-            self.graphics,
-            title=f"{result['name']}: AVD of estimated marginals, {self.axis.currentText()} ε {self.target.value():g}",
-        )
-        plot.setLabel("bottom", "attributes in the marginal")
-        plot.setLabel("left", "AVD (true vs estimated; lower = better)")
-        add_legend(plot)
-        ways = sorted(int(w) for w in rows["way"].unique())
-        plot.getAxis("bottom").setTicks([[(w, str(w)) for w in ways]])
-        skipped = []
-        for m, part in rows.groupby("method"):
-            part = part.sort_values("way")
-            y = part["mean_avd"].to_numpy(dtype=float)
-            if not np.isfinite(y).any():
-                skipped.append(f"{m} ({part['error'].iloc[0]})")
-                continue
-            x = part["way"].to_numpy(dtype=float)
-            plot.plot(x, y, pen=pen_for(m), symbol="o", symbolSize=6, symbolBrush=COLORS.get(m), name=m)
-            sd = np.nan_to_num(part["sd_avd"].to_numpy(dtype=float))
-            plot.addItem(pg.ErrorBarItem(x=x, y=y, height=2 * sd, beam=0.08, pen=pen_for(m, 1.0)))
+        self.show_figure(figures.avd_figure(rows))
+        skipped = [
+            f"{m} ({part['error'].iloc[0]})" for m, part in rows.groupby("method") if not part["mean_avd"].notna().any()
+        ]
         note = f" Not shown: {'; '.join(skipped)}." if skipped else ""
         self.status.setText(f"Columns prepared as: {harness.rules_text()}.{note}")
 

@@ -1,10 +1,12 @@
-"""Qt PNG backend for the engine's figures (``optrr compare`` without matplotlib, as in the desktop build).
+"""The one figure renderer: pyqtgraph draws an engine :class:`~optrr_engine.compare.figures.FigureSpec`.
 
-:func:`render_png_qt` draws any :class:`~optrr_engine.compare.figures.FigureSpec` with pyqtgraph (a
-GraphicsLayout of PlotItems, never shown on screen) and saves it through ``ImageExporter``. It works from
-a plain command-line process (a QApplication is created on first use; on Linux with ``QT_QPA_PLATFORM``
-unset it uses the offscreen platform, so no display is needed or touched) and inside the running GUI (on
-the GUI thread). :func:`install` registers it with the engine.
+- :func:`draw_figure` lays a spec out in a pyqtgraph ``GraphicsLayout`` (the Compare tab's plots);
+- :func:`export_png` / :func:`export_svg` save a drawn layout (the tab's Export buttons);
+- :func:`render` writes a spec as a PNG or SVG file from any process, drawing into a never-shown widget. It is
+  the engine's figure renderer (entry point ``optrr.figure_renderers`` in pyproject.toml), so ``optrr compare``
+  writes the same pictures as the tab, with the same colours and labels. From a plain command-line process a
+  QApplication is created on first use; on Linux with ``QT_QPA_PLATFORM`` unset it uses the offscreen platform,
+  so no display is needed or touched.
 """
 
 from __future__ import annotations
@@ -16,14 +18,7 @@ import threading
 
 import numpy as np
 
-from optrr_engine.compare.figures import (
-    LEGEND_PLACES,
-    FigureSpec,
-    PanelSpec,
-    SeriesSpec,
-    legend_place,
-    register_png_backend,
-)
+from optrr_engine.compare.figures import LEGEND_PLACES, FigureSpec, PanelSpec, SeriesSpec, legend_place
 
 TEXT = "#000000"
 AXIS = "#000000"
@@ -31,11 +26,6 @@ FRAME = "#cccccc"
 GRID_ALPHA = 60  # of 255: light grid lines, drawn by the bottom and left axes only
 LEGEND_MARGIN = 8  # px between the legend and the plot's edge
 _APP: list = []  # keeps the QApplication this module created alive
-
-
-def install() -> None:
-    """Make ``optrr_engine.compare.figures.render_png`` (hence every ``optrr compare`` PNG) use Qt."""
-    register_png_backend(render_png_qt)
 
 
 def ensure_app():
@@ -46,67 +36,113 @@ def ensure_app():
     app = QApplication.instance()
     if app is None:
         if threading.current_thread() is not threading.main_thread():
-            raise RuntimeError("PNG figures through Qt: create the QApplication on the main thread first")
+            raise RuntimeError("figures through Qt: create the QApplication on the main thread first")
         if sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM"):
             # nothing is ever shown: do not depend on (or fail at) a DISPLAY / WAYLAND_DISPLAY connection
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
         app = QApplication([sys.argv[0] if sys.argv and sys.argv[0] else "optrr"])
         _APP.append(app)
     elif not isinstance(app, QApplication):
-        raise RuntimeError("PNG figures through Qt need a QApplication (a QGuiApplication cannot host pyqtgraph)")
+        raise RuntimeError("figures through Qt need a QApplication (a QGuiApplication cannot host pyqtgraph)")
     if QThread.currentThread() != app.thread():
-        raise RuntimeError("PNG figures through Qt must be drawn on the Qt application's thread")
+        raise RuntimeError("figures through Qt must be drawn on the Qt application's thread")
     return app
 
 
-def render_png_qt(spec: FigureSpec, path: str) -> None:
-    """Draw ``spec`` into the PNG file ``path`` (any suffix), ``spec.width_px`` x ``spec.height_px`` pixels."""
+def render(spec: FigureSpec, path: str, fmt: str = "png") -> None:
+    """Write ``spec`` to ``path`` (any suffix) as ``fmt`` ("png": ``spec.width_px`` x ``spec.height_px``
+    pixels; "svg": a vector drawing of that size)."""
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"figures are written as png or svg, not {fmt!r}")
     ensure_app()
     import pyqtgraph as pg
-    import pyqtgraph.exporters as exporters
     from PySide6.QtCore import Qt
-    from PySide6.QtGui import QColor
 
     widget = pg.GraphicsLayoutWidget()
     try:
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         widget.setBackground("w")
         widget.resize(spec.width_px, spec.height_px)
-        layout = widget.ci
-        layout.setSpacing(6)
-        panel_px = (spec.width_px / spec.columns, spec.height_px / spec.rows)
-        drawn = []  # (plot, panel, [(curve item, series)])
-        for i, panel in enumerate(spec.panels):
-            row, col = divmod(i, spec.columns)
-            plot = layout.addPlot(row=row, col=col)
-            drawn.append((plot, panel, _draw_panel(plot, panel, panel_px)))
-        right = 10
-        if spec.legend == "right":
-            firsts = {id(s) for s in spec.legend_series()}
-            entries = [(item, s.label) for _p, _panel, items in drawn for item, s in items if id(s) in firsts]
-            if entries:
-                legend = _legend(entries, spec.legend_size)
-                legend.setParentItem(layout)
-                legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-6, 6))
-                right = int(legend.boundingRect().width()) + 16
-        layout.setContentsMargins(4, 4, right, 4)
         widget.show()  # lays the items out at the widget's size; WA_DontShowOnScreen keeps it off screen
-        layout.layout.activate()
-        for plot, panel, items in drawn:  # the panels' legends, now that the plots have their final size
-            entries = [(item, s.label) for item, s in items if s.label]
-            if panel.legend is not None and entries:
-                _place_legend(plot, panel, _legend(entries, panel.legend_size))
-        exporter = exporters.ImageExporter(layout)
-        exporter.parameters()["background"] = QColor("white")
-        exporter.parameters()["width"] = spec.width_px
-        image = exporter.export(toBytes=True)
-        if image.height() != spec.height_px:
-            image = image.scaled(spec.width_px, spec.height_px)
-        if not image.save(path, "PNG"):
-            raise OSError(f"could not write the PNG file {path}")
+        draw_figure(widget.ci, spec, (spec.width_px, spec.height_px))
+        if fmt == "png":
+            export_png(widget.ci, path, spec.width_px, spec.height_px)
+        else:
+            export_svg(widget.ci, path, _title(spec))
     finally:
         widget.close()
         widget.deleteLater()
+
+
+def _title(spec: FigureSpec) -> str:
+    return "; ".join(p.title for p in spec.panels if p.title) or "OptRR figure"
+
+
+def draw_figure(layout, spec: FigureSpec, size_px: tuple[float, float] | None = None) -> list:
+    """Draw ``spec`` into the (empty) pyqtgraph GraphicsLayout ``layout``, which is ``size_px`` (default: the
+    spec's size) on screen; returns the PlotItems. Legends are placed once the layout has its size."""
+    width, height = size_px or (spec.width_px, spec.height_px)
+    layout.setSpacing(6)
+    panel_px = (width / spec.columns, height / spec.rows)
+    drawn = []  # (plot, panel, [(curve item, series)])
+    for i, panel in enumerate(spec.panels):
+        row, col = divmod(i, spec.columns)
+        plot = layout.addPlot(row=row, col=col)
+        drawn.append((plot, panel, _draw_panel(plot, panel, panel_px)))
+    right = 10
+    if spec.legend == "right":
+        firsts = {id(s) for s in spec.legend_series()}
+        entries = [(item, s.label) for _p, _panel, items in drawn for item, s in items if id(s) in firsts]
+        if entries:
+            legend = _legend(entries, spec.legend_size)
+            legend.setParentItem(layout)
+            legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-6, 6))
+            right = int(legend.boundingRect().width()) + 16
+    layout.setContentsMargins(4, 4, right, 4)
+    layout.layout.activate()
+    for plot, panel, items in drawn:  # the panels' legends, now that the plots have their final size
+        entries = [(item, s.label) for item, s in items if s.label]
+        if panel.legend is not None and entries:
+            _place_legend(plot, panel, _legend(entries, panel.legend_size))
+    return [plot for plot, _panel, _items in drawn]
+
+
+def export_png(layout, path: str, width: int, height: int | None = None) -> None:
+    """Save a drawn layout as a PNG ``width`` pixels wide (and ``height`` high if given) on white."""
+    import pyqtgraph.exporters as exporters
+    from PySide6.QtGui import QColor
+
+    exporter = exporters.ImageExporter(layout)
+    exporter.parameters()["background"] = QColor("white")
+    exporter.parameters()["width"] = int(width)
+    image = exporter.export(toBytes=True)
+    if height is not None and image.height() != height:
+        image = image.scaled(int(width), int(height))
+    if not image.save(path, "PNG"):
+        raise OSError(f"could not write the PNG file {path}")
+
+
+def export_svg(layout, path: str, title: str) -> None:
+    """Save a drawn layout as SVG through Qt's own SVG generator (pyqtgraph's SVG exporter cannot parse the
+    paths Qt 6 writes: pyqtgraph issue #3485; see docs/decisions.md)."""
+    from PySide6.QtCore import QRectF, QSize
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    rect = layout.sceneBoundingRect()
+    gen = QSvgGenerator()
+    gen.setFileName(path)
+    gen.setSize(QSize(int(rect.width()), int(rect.height())))
+    gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+    gen.setTitle(title)
+    gen.setDescription("OptRR figure")
+    painter = QPainter(gen)
+    try:
+        layout.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+    finally:
+        painter.end()
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        raise OSError(f"could not write the SVG file {path}")
 
 
 def _font(points: float):
@@ -151,7 +187,7 @@ def _draw_panel(plot, panel: PanelSpec, panel_px: tuple[float, float]) -> list:
     plot.setMenuEnabled(False)
     plot.hideButtons()
     x_span = _span([v for s in panel.series for v in s.x])
-    beam = 6.0 * x_span / max(panel_px[0] - 90.0, 50.0)  # about 6 px wide caps, as matplotlib's capsize=2
+    beam = 6.0 * x_span / max(panel_px[0] - 90.0, 50.0)  # caps about 6 px wide
     return [(_draw_series(plot, s, panel.ylog, beam), s) for s in panel.series]
 
 
@@ -185,8 +221,8 @@ def _place_legend(plot, panel: PanelSpec, legend) -> None:
 
 
 def _log_ticks(values) -> list | None:
-    """Ticks of a log axis in its log10 coordinates: labelled decades, unlabelled 2..9 between them (as
-    matplotlib's; pyqtgraph's own labels every minor tick of a two-decade range). The minor ticks are
+    """Ticks of a log axis in its log10 coordinates: labelled decades, unlabelled 2..9 between them
+    (pyqtgraph's own ticks label every minor tick of a two-decade range). The minor ticks are
     labelled too when fewer than two decades fall inside the data's range."""
     positive = [v for v in values if math.isfinite(v) and v > 0]
     if not positive:
@@ -227,10 +263,10 @@ def _draw_series(plot, s: SeriesSpec, ylog: bool, beam: float):
     x = np.asarray(s.x, dtype=float)
     y = np.asarray(s.y, dtype=float)
     if ylog:
-        y = np.where(y > 0, y, np.nan)  # a log axis cannot show y <= 0 (matplotlib masks them too)
+        y = np.where(y > 0, y, np.nan)  # a log axis cannot show y <= 0
     symbol = {}
     if s.marker:
-        symbol = {"symbol": "o", "symbolSize": s.marker_size, "symbolBrush": s.color, "symbolPen": s.color}
+        symbol = {"symbol": s.marker, "symbolSize": s.marker_size, "symbolBrush": s.color, "symbolPen": s.color}
     pen = None if s.kind == "points" else _pen(s, s.width)
     curve = plot.plot(x, y, pen=pen, connect="finite", antialias=True, **symbol)
     if not s.has_errors:
@@ -247,7 +283,7 @@ def _draw_series(plot, s: SeriesSpec, ylog: bool, beam: float):
         top, bottom = high, low
     if ok.any():
         top, bottom = np.nan_to_num(top[ok], nan=0.0), np.nan_to_num(bottom[ok], nan=0.0)
-        pen = pg.mkPen(s.color, width=1.2)  # solid bars, as matplotlib's
+        pen = pg.mkPen(s.color, width=1.2)  # solid bars
         top, bottom = np.maximum(top, 0), np.maximum(bottom, 0)
         plot.addItem(pg.ErrorBarItem(x=x[ok], y=y[ok], top=top, bottom=bottom, beam=beam, pen=pen))
     return curve

@@ -13,7 +13,8 @@ libraries and this source tree are hidden under empty tmpfs mounts. Without it t
 Checks (exit code and output of each): the isolation (only a loopback interface, hidden folders empty);
 ``optrr --version`` (= the source version); the import self-test of both
 programs (every native extension and every OptRR module loads); ``optrr design --method auto --json``;
-``optrr schema`` + ``optrr perturb`` + ``optrr estimate`` on the bundled sample; ``optrr-gui --screenshot`` of the
+``optrr schema`` + ``optrr perturb`` + ``optrr estimate`` on the bundled sample; ``optrr compare ratios`` (CSV, PNG and
+SVG figures through the bundled renderer); ``optrr-gui --screenshot`` of the
 design and compare tabs (valid PNG of plausible size); and ``install.sh`` (per-user menu entry). The last line is
 "smoke: N passed, M failed"; the exit code is 0 only when nothing failed.
 """
@@ -340,15 +341,18 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
 
     def compare_figures():
         out = work / "compare"
-        proc = r.run([optrr, "compare", "ratios", "--ks", "3", "--sets", "4", "--seed", "7", "--out", str(out)])
+        cmd = [optrr, "compare", "ratios", "--ks", "3", "--sets", "4", "--seed", "7", "--out", str(out)]
+        proc = r.run(cmd + ["--csv", "--png", "--svg"])
         expect_ok(proc, "optrr compare ratios")
-        pngs = sorted(out.glob("*.png"))
-        if len(pngs) != 2 or not list(out.glob("*.csv")):
+        pngs, svgs = sorted(out.glob("*.png")), sorted(out.glob("*.svg"))
+        if len(pngs) != 2 or len(svgs) != 2 or not list(out.glob("*.csv")):
             raise Failed(f"optrr compare ratios wrote {sorted(p.name for p in out.iterdir())}")
         sizes = [png_size(p) for p in pngs]
         if any(w < 200 or h < 200 for w, h in sizes):
             raise Failed(f"implausible figure sizes {sizes}")
-        return f"CSV + {len(pngs)} PNG figures drawn with Qt, {sizes[0][0]}x{sizes[0][1]}"
+        if not all("<svg" in p.read_text(encoding="utf-8", errors="replace")[:4000] for p in svgs):
+            raise Failed("an SVG figure is not SVG")
+        return f"CSV + {len(pngs)} PNG ({sizes[0][0]}x{sizes[0][1]}) + {len(svgs)} SVG figures drawn with pyqtgraph"
 
     def screenshot(tab):
         def check():
@@ -407,7 +411,7 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
     r.check("optrr schema (bundled sample)", schema)
     r.check("optrr perturb (bundled sample)", perturb)
     r.check("optrr estimate --marginal --json", estimate)
-    r.check("optrr compare ratios (CSV + PNG figures)", compare_figures)
+    r.check("optrr compare ratios (CSV + PNG + SVG figures)", compare_figures)
     r.check("optrr-gui --screenshot (design tab)", screenshot("design"))
     r.check("optrr-gui --screenshot (compare tab)", screenshot("compare"))
     r.check("install.sh per-user menu entry", install)

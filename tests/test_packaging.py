@@ -6,7 +6,6 @@ from __future__ import annotations
 import ctypes
 import importlib.metadata
 import importlib.util
-import os
 import shutil
 import struct
 import sys
@@ -139,82 +138,3 @@ def test_entry_script_picks_the_program_by_the_name_it_was_started_by():
         assert entry.wants_gui(name.replace("\\", "/")), name
     for name in ("optrr", "/opt/optrr/optrr", "optrr.exe", "/home/u/.local/bin/optrr", "python3"):
         assert not entry.wants_gui(name), name
-
-
-def test_pyqtgraph_draws_without_the_qt_opengl_binding(tmp_path):
-    """The Linux bundle leaves PySide6.QtOpenGL out: with the placeholder, pyqtgraph imports, plots curves and
-    exports them, and touching the placeholder names the cause."""
-    import subprocess
-
-    shot = tmp_path / "plot.png"
-    code = f"""
-import sys
-sys.path.insert(0, {str(PACKAGING / "entry")!r})
-import builtins
-import qt_opengl_placeholder
-real_import = builtins.__import__
-def blocked(name, *args, **kwargs):  # as if the binding were absent from the bundle
-    if name == "PySide6.QtOpenGL":
-        raise ImportError("blocked for the test")
-    return real_import(name, *args, **kwargs)
-builtins.__import__ = blocked
-assert qt_opengl_placeholder.install() is True
-builtins.__import__ = real_import
-import numpy as np
-import pyqtgraph as pg
-from pyqtgraph.Qt import QtWidgets
-import pyqtgraph.exporters
-app = QtWidgets.QApplication([])
-w = pg.PlotWidget()
-w.plot(np.arange(50.0), np.sin(np.arange(50.0) / 5), pen="r")
-w.resize(400, 300)
-w.show()
-app.processEvents()
-pg.exporters.ImageExporter(w.plotItem).export({str(shot)!r})
-try:
-    sys.modules["PySide6.QtOpenGL"].QOpenGLBuffer
-except AttributeError as exc:
-    assert "not part of this bundle" in str(exc), exc
-else:
-    raise SystemExit("the placeholder answered an attribute")
-print("ok", type(sys.modules["PySide6.QtOpenGL"]).__name__)
-"""
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.split() == ["ok", "QtOpenGLPlaceholder"]
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 2000
-
-
-def test_qt_opengl_placeholder_stays_out_when_the_binding_exists():
-    import subprocess
-
-    code = (
-        f"import sys; sys.path.insert(0, {str(PACKAGING / 'entry')!r}); import qt_opengl_placeholder; "
-        "print(qt_opengl_placeholder.install(), type(sys.modules['PySide6.QtOpenGL']).__name__)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["False", "module"]
-
-
-def test_entry_script_draws_compare_figures_with_qt_when_matplotlib_is_absent(tmp_path):
-    """As in the bundle (no matplotlib): `optrr compare` still writes its PNG figures, drawn by Qt."""
-    import subprocess
-
-    code = f"""
-import sys
-sys.modules["matplotlib"] = None  # absent, as in the bundle
-sys.path.insert(0, {str(PACKAGING / "entry")!r})
-import run_optrr
-assert run_optrr.draw_compare_figures_with_qt() is True
-from optrr_engine.cli.main import main
-code = main(["compare", "ratios", "--ks", "3", "--sets", "3", "--seed", "1", "--out", {str(tmp_path)!r}])
-print("exit", code, "qt" if "PySide6" in sys.modules else "no-qt")
-"""
-    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.strip().splitlines()[-1] == "exit 0 qt"
-    pngs = sorted(tmp_path.glob("*.png"))
-    assert len(pngs) == 2 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
-    assert list(tmp_path.glob("*.csv"))

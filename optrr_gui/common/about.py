@@ -24,7 +24,6 @@ COMPONENTS = (
     ("openpyxl", "MIT"),
     ("pyreadstat", "Apache-2.0"),
     ("scipy", "BSD-3-Clause"),
-    ("matplotlib", "PSF-based (matplotlib licence)"),
 )
 
 

@@ -23,14 +23,15 @@ LAZY = [
     "openpyxl",
     "pyreadstat",
     "highspy",
+    "scipy.special",
+    "scipy.stats",
+    "scipy.optimize",
     "hashlib",
     "csv",
     "json",
 ]
 LAZY_GUI = ["PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg", "pyqtgraph", "pyqtgraph.exporters"]
 EXTENSION_SUFFIXES = (".abi3.so", ".so", ".pyd")
-#: OptRR modules that exist to use a library a bundle may leave out: not imported when that library is absent.
-NEEDS_OPTIONAL = {"optrr_engine.compare.figure_matplotlib": "matplotlib"}
 
 
 def extension_modules(root: str) -> list[str]:
@@ -90,6 +91,18 @@ def worker_process_failure() -> dict[str, str]:
     return {}
 
 
+def renderer_failure() -> dict[str, str]:
+    """``optrr compare`` finds its figure renderer through OptRR's entry points, read from the bundled metadata."""
+    try:
+        from optrr_engine.compare.figures import renderer
+
+        if renderer() is None:
+            return {"figure renderer": "no entry point optrr.figure_renderers (is OptRR's metadata bundled?)"}
+    except Exception as exc:
+        return {"figure renderer": f"{type(exc).__name__}: {exc}"}
+    return {}
+
+
 def loads(exc: ImportError) -> bool:
     """Whether the dynamic loader accepts the extension's file (all its libraries found, layout valid)."""
     import ctypes
@@ -113,8 +126,6 @@ def run(gui: bool) -> int:
         mod = importlib.import_module(package)
         wanted.append(package)
         wanted += [m.name for m in pkgutil.walk_packages(mod.__path__, package + ".")]
-    absent = {name for name, lib in NEEDS_OPTIONAL.items() if importlib.util.find_spec(lib) is None}
-    wanted = [name for name in wanted if name not in absent]
     ext = [m for m in extension_modules(root) if gui or not m.startswith(("PySide6", "shiboken6"))]
     failed = {}
     for name in wanted + ext:
@@ -124,6 +135,7 @@ def run(gui: bool) -> int:
             if "partially initialized module" in str(exc) and name in ext and loads(exc):
                 continue  # the package's own circular import (fails the same outside a bundle); the library loads
             failed[name] = f"{type(exc).__name__}: {exc}"
+    failed.update(renderer_failure())
     if gui:
         failed.update(missing_gui_resources())
         failed.update(worker_process_failure())

@@ -8,7 +8,8 @@ link's name). The GUI's worker processes and multiprocessing's resource tracker 
 itself, whatever its name (``--multiprocessing-fork ...``, ``-B -s -c "from multiprocessing..."``), so
 multiprocessing's freeze_support looks at the arguments first: it runs such a process and exits, and returns
 otherwise (PyInstaller's runtime hook has imported multiprocessing already, so this costs nothing).
-``OPTRR_BUNDLE_SELF_TEST=1`` runs the import self-test instead of the program.
+``OPTRR_BUNDLE_SELF_TEST=1`` runs the import self-test instead of the program. ``optrr compare`` draws its figures
+with the GUI package's renderer, found through OptRR's entry points (the spec bundles the package metadata).
 (Not named like a package: a script called optrr_gui.py would shadow the optrr_gui package.)
 """
 
@@ -20,36 +21,11 @@ def wants_gui(argv0: str) -> bool:
     return os.path.basename(argv0).lower().startswith("optrr-gui")
 
 
-def draw_compare_figures_with_qt() -> bool:
-    """A bundle without matplotlib draws the PNG figures of ``optrr compare`` with Qt (optrr_gui/plots/figure_png.py),
-    as the Compare tab does; Qt is loaded only when a figure is drawn. True if the Qt backend was registered."""
-    import importlib.util
-
-    if importlib.util.find_spec("matplotlib") is not None:
-        return False
-    from optrr_engine.compare.figures import register_png_backend
-
-    def render_png(spec, path):
-        import qt_opengl_placeholder
-
-        qt_opengl_placeholder.install()  # before pyqtgraph is imported
-        from optrr_gui.plots.figure_png import render_png_qt
-
-        return render_png_qt(spec, path)
-
-    register_png_backend(render_png)
-    return True
-
-
 if __name__ == "__main__":
     import multiprocessing
 
     multiprocessing.freeze_support()
     gui = wants_gui(sys.argv[0])
-    if gui:
-        import qt_opengl_placeholder
-
-        qt_opengl_placeholder.install()  # before anything imports pyqtgraph
     if os.environ.get("OPTRR_BUNDLE_SELF_TEST") == "1":
         from bundle_self_test import run
 
@@ -57,7 +33,5 @@ if __name__ == "__main__":
     if gui:
         from optrr_gui.app import main
     else:
-        if sys.argv[1:2] == ["compare"]:
-            draw_compare_figures_with_qt()
         from optrr_engine.cli.main import main
     sys.exit(main())

@@ -52,6 +52,25 @@ def _avd_rows():
     return pd.DataFrame(rows)
 
 
+def _marginal_frame():
+    original = np.array([0.5, 0.3, 0.2])
+    estimated = np.array([0.45, 0.33, 0.22])
+    return pd.DataFrame(
+        {
+            "attribute": "age",
+            "method": "kronecker",
+            "attribute_epsilon": 1.25,
+            "overall_epsilon": 4.0,
+            "category": ["30-39", "40-49", "a very long category name"],
+            "original": original,
+            "perturbed": [0.4, 0.33, 0.27],
+            "estimated": estimated,
+            "ci_low": estimated - 0.05,
+            "ci_high": estimated + 0.05,
+        }
+    )
+
+
 @pytest.fixture(scope="module")
 def specs():
     ratios = ratio_curves(ks=(3, 4), sets=4, seed=1)
@@ -61,6 +80,7 @@ def specs():
         "snp_chi2": output.snp_figure(summarize_snp(snp_chi2_curve(ks=(10, 20), runs=2, seed=2))),
         "count_queries": output.count_queries_figure(_count_queries_summary()),
         "avd": output.avd_figure(_avd_rows()),
+        "marginal": output.marginal_figure(_marginal_frame(), "Kronecker (GRR per attribute)"),
     }
 
 
@@ -98,13 +118,19 @@ def test_the_figures_describe_the_data(specs):
     avd = specs["avd"].panels[0]
     assert [s.label for s in avd.series] == ["family", "heuristic", "kronecker", "optimal", "rr_clusters"]
     assert avd.xticks == (2, 3, 4, 5) and avd.title == "toy: AVD of estimated marginals, whole-record ε 7"
+    marginal = specs["marginal"].panels[0]
+    assert [s.kind for s in marginal.series] == ["bars"] * 3 and marginal.series[2].has_errors
+    assert [s.color for s in marginal.series] == list(figures.SHARE_COLORS.values())
+    assert marginal.xtick_labels == ("30-39", "40-49", "a very long…")
+    assert marginal.series[2].err_high == pytest.approx((0.05, 0.05, 0.05))
+    assert marginal.title.startswith("age: Kronecker (GRR per attribute), ε of the column 1.250")
 
 
 def test_the_renderer_is_found_through_its_entry_point():
     assert figures.renderer() is figure_render.render
 
 
-@pytest.mark.parametrize("kind", ["ratios_to_sum", "ratios_to_optimal", "snp_chi2", "count_queries", "avd"])
+@pytest.mark.parametrize("kind", ["ratios_to_sum", "ratios_to_optimal", "snp_chi2", "count_queries", "avd", "marginal"])
 def test_every_figure_renders_as_png(specs, kind, tmp_path, qapp):
     spec = specs[kind]
     path = tmp_path / f"{kind}.png"
@@ -119,7 +145,7 @@ def test_every_figure_renders_as_png(specs, kind, tmp_path, qapp):
     assert len(np.unique(pixels.reshape(-1, 3) // 32, axis=0)) >= len(colors) + 2
 
 
-@pytest.mark.parametrize("kind", ["ratios_to_sum", "count_queries", "avd"])
+@pytest.mark.parametrize("kind", ["ratios_to_sum", "count_queries", "avd", "marginal"])
 def test_every_figure_renders_as_svg_with_its_labels_and_colours(specs, kind, tmp_path, qapp):
     spec = specs[kind]
     path = tmp_path / f"{kind}.svg"
@@ -203,6 +229,10 @@ def test_specs_reject_inconsistent_input():
         PanelSpec([], legend="somewhere")
     with pytest.raises(ValueError):
         FigureSpec([])
+    with pytest.raises(ValueError):
+        PanelSpec([], xticks=[1, 2], xtick_labels=["one"])
+    with pytest.raises(ValueError):
+        SeriesSpec([1], [1], kind="bars", bar_width=0)
 
 
 def test_log_axis_ticks_label_decades():

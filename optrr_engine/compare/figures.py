@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..errors import InputError
 from ..io.atomic import write_atomic
 
-KINDS = ("line", "points")
+KINDS = ("line", "points", "bars")
 #: Marker shapes: circle, square, triangle, diamond, cross (x).
 MARKERS = ("o", "s", "t", "d", "x")
 DASHES = ("solid", "dash", "dashdot", "dot")
@@ -51,6 +51,8 @@ STYLE = {
     "locop": ("#2e7d32", "dashdot"),
     "brr": ("#e6550d", "solid"),
 }
+#: Colours of the shares in the marginal comparison: what the sender has, what the receiver sees, what it recovers.
+SHARE_COLORS = {"original": "#787878", "perturbed": "#e69138", "estimated": "#3465a4"}
 #: Marker shapes of the papers' designs where each request is a point (a cross over a circle keeps both visible
 #: when two designs reach the same value).
 DESIGN_MARKERS = {"kronecker": "s", "optimal": "o", "heuristic": "x"}
@@ -84,8 +86,9 @@ def _floats(values, what: str) -> tuple[float, ...] | None:
 @dataclass
 class SeriesSpec:
     """One curve. ``kind`` "line" joins the points in the given order (a NaN breaks the line) and draws
-    ``marker`` (one of :data:`MARKERS`) at each point if set; "points" draws markers only. ``err_low`` /
-    ``err_high`` (lengths below / above y, both or neither; NaN = no bar) add vertical error bars."""
+    ``marker`` (one of :data:`MARKERS`) at each point if set; "points" draws markers only; "bars" draws a bar
+    from 0 to y, ``bar_width`` wide (in x units), at each x. ``err_low`` / ``err_high`` (lengths below / above
+    y, both or neither; NaN = no bar) add vertical error bars, in ``err_color`` (default: the series' colour)."""
 
     x: Sequence[float]
     y: Sequence[float]
@@ -98,6 +101,8 @@ class SeriesSpec:
     marker_size: float = 5.0
     err_low: Sequence[float] | None = None
     err_high: Sequence[float] | None = None
+    err_color: str | None = None
+    bar_width: float = 0.8
 
     def __post_init__(self):
         self.x, self.y = _floats(self.x, "x"), _floats(self.y, "y")
@@ -116,8 +121,11 @@ class SeriesSpec:
             raise ValueError(f"marker must be None or one of {MARKERS}, not {self.marker!r}")
         if self.kind == "points" and self.marker is None:
             self.marker = "o"
-        if not _COLOR.match(self.color):
-            raise ValueError(f"color must be '#rrggbb', not {self.color!r}")
+        for color in (self.color, self.err_color or self.color):
+            if not _COLOR.match(color):
+                raise ValueError(f"color must be '#rrggbb', not {color!r}")
+        if not self.bar_width > 0:
+            raise ValueError("bar_width must be positive")
 
     @property
     def has_errors(self) -> bool:
@@ -128,8 +136,8 @@ class SeriesSpec:
 class PanelSpec:
     """One plot. ``legend``: None (no legend), "best" (the place covering the fewest data; see
     :func:`legend_place`) or one of :data:`LEGEND_PLACES`; only series with a label are listed.
-    ``xticks``: explicit tick positions (e.g. whole numbers), else automatic. ``ylog``: logarithmic y axis
-    (y values must be positive)."""
+    ``xticks``: explicit tick positions (e.g. whole numbers), else automatic; ``xtick_labels``: their texts
+    (default: the numbers). ``ylog``: logarithmic y axis (y values must be positive)."""
 
     series: Sequence[SeriesSpec]
     title: str = ""
@@ -137,6 +145,7 @@ class PanelSpec:
     ylabel: str = ""
     ylog: bool = False
     xticks: Sequence[float] | None = None
+    xtick_labels: Sequence[str] | None = None
     grid: bool = True
     legend: str | None = "best"
     legend_size: float = 8.0
@@ -144,6 +153,10 @@ class PanelSpec:
     def __post_init__(self):
         self.series = tuple(self.series)
         self.xticks = _floats(self.xticks, "xticks")
+        if self.xtick_labels is not None:
+            self.xtick_labels = tuple(str(t) for t in self.xtick_labels)
+            if self.xticks is None or len(self.xtick_labels) != len(self.xticks):
+                raise ValueError("xtick_labels need xticks, one label per tick")
         if self.legend is not None and self.legend != "best" and self.legend not in LEGEND_PLACES:
             raise ValueError(f"legend must be None, 'best' or one of {tuple(LEGEND_PLACES)}, not {self.legend!r}")
 
@@ -199,6 +212,8 @@ def legend_place(panel: PanelSpec, box: tuple[float, float] = (0.35, 0.3)) -> st
                 y = math.log10(y) if y > 0 else math.nan
             pts.append((x, y) if math.isfinite(x) and math.isfinite(y) else None)
         samples += [p for p in pts if p is not None]
+        if s.kind == "bars":  # the bar's body, not only its top
+            samples += [(p[0], p[1] * t / 8) for p in pts if p is not None for t in range(8)]
         if s.kind == "line":
             for a, b in zip(pts, pts[1:], strict=False):
                 if a is not None and b is not None:

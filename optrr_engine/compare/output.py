@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..io.atomic import write_atomic
-from .figures import TAB10, FigureSpec, PanelSpec, SeriesSpec, colors_for, dash_for, marker_for, render
+from .figures import SHARE_COLORS, TAB10, FigureSpec, PanelSpec, SeriesSpec, colors_for, dash_for, marker_for, render
 
 
 def write_csv(frame, path: str) -> str:
@@ -198,6 +200,32 @@ def avd_sweep_figure(rows, value: str = "mean_avd") -> FigureSpec:
 
 def plot_avd_sweep(rows, path: str, value: str = "mean_avd") -> str:
     return render(avd_sweep_figure(rows, value), path)
+
+
+def marginal_figure(frame, method_label: str | None = None) -> FigureSpec:
+    """One attribute's shares: original, raw perturbed and estimated (bars: its 95 % interval), per category
+    (``frame`` as the Compare tab's marginal job returns it)."""
+    n = len(frame)
+    labels = {"original": "original data", "perturbed": "raw perturbed", "estimated": "estimated (95 % CI)"}
+    series = []
+    for j, (col, label) in enumerate(labels.items()):
+        errors = {}
+        if col == "estimated":
+            est = frame[col].to_numpy(dtype=float)
+            low = np.maximum(est - frame["ci_low"].to_numpy(dtype=float), 0.0)
+            high = np.maximum(frame["ci_high"].to_numpy(dtype=float) - est, 0.0)
+            errors = {"err_low": low.tolist(), "err_high": high.tolist(), "err_color": "#000000"}
+        x = [i + (j - 1) * 0.27 for i in range(n)]  # three bars side by side per category
+        bars = {"kind": "bars", "bar_width": 0.26, **errors}
+        series.append(SeriesSpec(x, _column(frame, col), label=label, color=SHARE_COLORS[col], **bars))
+    first = frame.iloc[0]
+    title = (
+        f"{first['attribute']}: {method_label or first['method']}, ε of the column {first['attribute_epsilon']:.3f}, "
+        f"whole-record ε {first['overall_epsilon']:.3f}"
+    )
+    ticks = [str(c) if len(str(c)) <= 12 else str(c)[:11] + "…" for c in frame["category"]]
+    panel = PanelSpec(series, title=title, ylabel="share of rows", xticks=range(n), xtick_labels=ticks)
+    return FigureSpec([panel], width_px=770, height_px=495)
 
 
 def plot_ratios(frame, path: str, y: str = "ratio_to_sum") -> str:

@@ -36,21 +36,6 @@ from ..state.design_summary import METHOD_LABELS
 from ..workers.jobs import compare as compare_jobs
 
 
-def new_plot(graphics, **kwargs):
-    """A plot with plain axis numbers (no automatic 'x0.001' scaling) and a readable legend."""
-    plot = graphics.addPlot(**kwargs)
-    for side in ("left", "bottom"):
-        plot.getAxis(side).enableAutoSIPrefix(False)
-    plot.showGrid(x=True, y=True, alpha=0.25)
-    return plot
-
-
-def add_legend(plot, corner: str = "top-left"):
-    """A legend in a corner of the plot ("bottom-left" keeps it off curves that sit at the top)."""
-    offset = {"top-left": (5, 5), "bottom-left": (5, -5)}[corner]
-    return plot.addLegend(offset=offset, labelTextSize="8pt", labelTextColor=(30, 30, 30), brush=(255, 255, 255, 200))
-
-
 def parse_ints(text: str, lo: int, hi: int) -> list[int]:
     try:
         values = [int(v) for v in text.replace(";", ",").split(",") if v.strip()]
@@ -353,46 +338,10 @@ class MarginalPage(DataPageBase):
                 self.attribute.setCurrentText(current)
 
     def draw(self, result) -> None:
-        import pyqtgraph as pg
-
         self.set_columns(result["columns"])
         frame, rows = result["frame"], result["rows"]
         self.frame = frame
-        self.graphics.clear()
-        name = frame["attribute"].iloc[0]
-        plot = new_plot(
-            self.graphics,
-            title=f"{name}: {METHOD_LABELS.get(frame['method'].iloc[0], '')}, ε of the column "
-            f"{frame['attribute_epsilon'].iloc[0]:.3f}, whole-record ε {frame['overall_epsilon'].iloc[0]:.3f}",
-        )
-        plot.setLabel("left", "share of rows")
-        legend = add_legend(plot)
-        n = len(frame)
-        x = np.arange(n, dtype=float)
-        series = (("original", (120, 120, 120)), ("perturbed", (230, 145, 56)), ("estimated", (52, 101, 164)))
-        for j, (col, color) in enumerate(series):
-            bars = pg.BarGraphItem(
-                x=x + (j - 1) * 0.27, height=frame[col].to_numpy(dtype=float), width=0.26, brush=pg.mkBrush(*color)
-            )
-            plot.addItem(bars)
-            legend.addItem(
-                bars,
-                {"original": "original data", "perturbed": "raw perturbed", "estimated": "estimated (95 % CI)"}[col],
-            )
-        est = frame["estimated"].to_numpy(dtype=float)
-        lo, hi = frame["ci_low"].to_numpy(dtype=float), frame["ci_high"].to_numpy(dtype=float)
-        plot.addItem(
-            pg.ErrorBarItem(
-                x=x + 0.27,
-                y=est,
-                top=np.maximum(hi - est, 0),
-                bottom=np.maximum(est - lo, 0),
-                beam=0.1,
-                pen=pg.mkPen((0, 0, 0), width=1),
-            )
-        )
-        labels = [str(c) if len(str(c)) <= 12 else str(c)[:11] + "…" for c in frame["category"]]
-        plot.getAxis("bottom").setTicks([list(zip(x.tolist(), labels, strict=True))])
+        self.show_figure(figures.marginal_figure(frame, METHOD_LABELS.get(frame["method"].iloc[0])))
         err = float(np.abs(frame["estimated"] - frame["original"]).sum() / 2)
         raw = float(np.abs(frame["perturbed"] - frame["original"]).sum() / 2)
         self.status.setText(

@@ -183,7 +183,8 @@ def _draw_panel(plot, panel: PanelSpec, panel_px: tuple[float, float]) -> list:
         if ticks:
             plot.getAxis("left").setTicks(ticks)
     if panel.xticks is not None:
-        plot.getAxis("bottom").setTicks([[(v, f"{v:g}") for v in panel.xticks]])
+        texts = panel.xtick_labels or [f"{v:g}" for v in panel.xticks]
+        plot.getAxis("bottom").setTicks([list(zip(panel.xticks, texts, strict=True))])
     plot.setMenuEnabled(False)
     plot.hideButtons()
     x_span = _span([v for s in panel.series for v in s.x])
@@ -267,8 +268,12 @@ def _draw_series(plot, s: SeriesSpec, ylog: bool, beam: float):
     symbol = {}
     if s.marker:
         symbol = {"symbol": s.marker, "symbolSize": s.marker_size, "symbolBrush": s.color, "symbolPen": s.color}
-    pen = None if s.kind == "points" else _pen(s, s.width)
-    curve = plot.plot(x, y, pen=pen, connect="finite", antialias=True, **symbol)
+    if s.kind == "bars":
+        curve = pg.BarGraphItem(x=x, height=np.nan_to_num(y), width=s.bar_width, brush=s.color, pen=None)
+        plot.addItem(curve)
+    else:
+        pen = None if s.kind == "points" else _pen(s, s.width)
+        curve = plot.plot(x, y, pen=pen, connect="finite", antialias=True, **symbol)
     if not s.has_errors:
         return curve
     low, high = np.asarray(s.err_low, dtype=float), np.asarray(s.err_high, dtype=float)
@@ -283,7 +288,7 @@ def _draw_series(plot, s: SeriesSpec, ylog: bool, beam: float):
         top, bottom = high, low
     if ok.any():
         top, bottom = np.nan_to_num(top[ok], nan=0.0), np.nan_to_num(bottom[ok], nan=0.0)
-        pen = pg.mkPen(s.color, width=1.2)  # solid bars
+        pen = pg.mkPen(s.err_color or s.color, width=1.2)  # solid bars
         top, bottom = np.maximum(top, 0), np.maximum(bottom, 0)
         plot.addItem(pg.ErrorBarItem(x=x[ok], y=y[ok], top=top, bottom=bottom, beam=beam, pen=pen))
     return curve

@@ -105,10 +105,7 @@ def main():
     ap.add_argument("--skip-headline", action="store_true")
     ap.add_argument("--skip-timing", action="store_true")
     args = ap.parse_args()
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from optrr_gui.plots.figure_png import install
-
-    install()  # the project's pyqtgraph renderer
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # figures: the installed pyqtgraph renderer, offscreen
     if not args.skip_timing:
         timing(args.subsets, args.seed)
     if not args.skip_figures:

@@ -106,7 +106,8 @@ def test_the_figures_describe_the_data(specs):
     assert [p.title for p in ratios.panels] == ["k = 3", "k = 4"] and ratios.columns == 2
     assert {s.label for s in ratios.panels[0].series} == {"kronecker", "optimal", "heuristic"}
     assert all(s.kind == "points" for p in ratios.panels for s in p.series)  # one point per random request
-    assert {s.color for s in ratios.panels[0].series} == {figures.STYLE[m][0] for m in ("kronecker", "optimal", "heuristic")}
+    papers = ("kronecker", "optimal", "heuristic")
+    assert {s.color for s in ratios.panels[0].series} == {figures.STYLE[m][0] for m in papers}
     assert [p.legend for p in ratios.panels] == [None, "best"] and ratios.panels[1].ylabel == ""
     assert ratios.panels[0].ylabel == "whole-record ε / Σ ε_i" and ratios.panels[0].xlabel == "Σ ε_i"
     assert [s.label for s in specs["ratios_to_optimal"].panels[0].series] == ["heuristic"]

@@ -6,8 +6,11 @@ thread hands the plain function to a warm worker process and waits on a pipe, so
 with two big jobs at once. Protocol: the parent sends ``(task_id, fn, args, kwargs)`` (pickled; ``fn`` by
 reference); the child calls ``fn(*args, progress=..., cancel=..., **kwargs)`` and sends back progress
 messages and one final ``done`` / ``error`` / ``cancelled``. Cancelling sets a shared flag that the
-engine's ``cancel()`` reads; a task that does not stop within ``GRACE_SECONDS`` (a solver inside one call)
-is ended by terminating its process, which is replaced on the next use. This module never imports Qt.
+engine's ``cancel()`` reads; a task that does not stop within ``GRACE_SECONDS`` (a solver inside one call, or
+a child starved of CPU on a busy machine) is ended by terminating its process, which is replaced on the next use.
+A terminated child runs none of its ``finally`` blocks, so it cannot remove its own temporary files: the parent
+waits until the process is gone, then calls the task's ``after_kill`` (e.g. remove the temporaries of processes
+that no longer run), and only then reports the cancel. This module never imports Qt.
 """
 
 from __future__ import annotations
@@ -92,6 +95,9 @@ class _Worker:
         return self.process.is_alive()
 
     def stop(self, terminate: bool = False) -> None:
+        """End the process (asked politely, or terminated) and reap it; a second call does nothing."""
+        if self.conn.closed:
+            return
         try:
             if terminate:
                 self.process.terminate()
@@ -99,8 +105,8 @@ class _Worker:
                 self.conn.send(None)
             self.process.join(2.0)
             if self.process.is_alive():
-                self.process.kill()
-                self.process.join(1.0)
+                self.process.kill()  # cannot be ignored: the join returns
+                self.process.join()
         except (OSError, ValueError, BrokenPipeError):
             pass
         finally:
@@ -176,9 +182,11 @@ class ProcessPool:
                 threading.Thread(target=worker.stop, args=(True,), daemon=True).start()
             self._cond.notify()
 
-    def run(self, fn, args=(), kwargs=None, progress=None, cancel=None, partial=None):
+    def run(self, fn, args=(), kwargs=None, progress=None, cancel=None, partial=None, after_kill=None):
         """Run ``fn`` in a worker process; progress and cancellation as in the engine's protocol. With
-        ``partial``, ``fn`` gets a keyword ``emit`` whose payloads reach ``partial`` here (in order)."""
+        ``partial``, ``fn`` gets a keyword ``emit`` whose payloads reach ``partial`` here (in order). When a
+        cancelled task outlives ``GRACE_SECONDS``, its process is terminated and reaped, then ``after_kill()`` runs
+        here, before :class:`Cancelled` is raised."""
         worker = self._acquire()
         task_id = next(self._ids)
         healthy = True
@@ -219,6 +227,9 @@ class ProcessPool:
                         cancel_sent = now
                     elif now - cancel_sent > GRACE_SECONDS:
                         healthy = False
+                        worker.stop(terminate=True)  # gone before anything cleans up after it
+                        if after_kill is not None:
+                            after_kill()
                         raise Cancelled("cancelled by the user (the computation was stopped)")
         except (EOFError, BrokenPipeError, ConnectionResetError):
             healthy = False

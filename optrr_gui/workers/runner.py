@@ -57,18 +57,22 @@ class _Bridge(QObject):
 
 
 class _Runnable(QRunnable):
-    def __init__(self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge, process=False, partial=None):
+    def __init__(
+        self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge, process=False, partial=None, after_kill=None
+    ):
         super().__init__()
         self.setAutoDelete(True)
         self.handle, self.fn, self.args, self.kwargs, self.bridge = handle, fn, args, kwargs, bridge
-        self.process, self.partial = process, partial
+        self.process, self.partial, self.after_kill = process, partial, after_kill
 
     def call(self, progress):
         """In a worker process when asked (and possible), else right here in the worker thread."""
         h = self.handle
         if self.process:
             try:
-                return shared_pool().run(self.fn, self.args, self.kwargs, progress, h.is_cancelled, self.partial)
+                return shared_pool().run(
+                    self.fn, self.args, self.kwargs, progress, h.is_cancelled, self.partial, self.after_kill
+                )
             except (NotPicklable, ProcessUnavailable):
                 pass  # e.g. a closure, or no way to start a process here: run it in this thread
         kwargs = dict(self.kwargs)
@@ -140,6 +144,7 @@ class TaskRunner(QObject):
         quick: bool = False,
         process: bool = False,
         partial: Callable | None = None,
+        after_kill: Callable | None = None,
         **kwargs,
     ) -> TaskHandle:
         """Start ``fn`` for ``channel``; a previous task of the channel is cancelled and becomes stale.
@@ -147,7 +152,8 @@ class TaskRunner(QObject):
         ``quick``: a separate one-thread pool, so cheap work never waits behind slow work. ``process``: heavy
         work whose thread hands ``fn`` to a worker process (see :mod:`optrr_engine.process_pool`). ``partial``:
         ``fn`` gets a keyword ``emit`` whose payloads are passed to ``partial`` ON THE WORKER THREAD, in order (for
-        streaming data into a thread-safe store)."""
+        streaming data into a thread-safe store). ``after_kill``: called on the worker thread when a process task
+        ignored its cancel and its process was terminated (e.g. to remove the temporary files it left)."""
         previous = self._current.get(channel)
         if previous is not None and not previous.finished:
             previous.cancel()
@@ -156,7 +162,9 @@ class TaskRunner(QObject):
         handle = TaskHandle(channel, generation, next(self._ids), on_done=on_done, on_error=on_error)
         handle.on_progress, handle.on_cancelled = on_progress, on_cancelled
         self._current[channel] = handle
-        runnable = _Runnable(handle, fn, args, kwargs, self._bridge, process=process and not quick, partial=partial)
+        runnable = _Runnable(
+            handle, fn, args, kwargs, self._bridge, process and not quick, partial=partial, after_kill=after_kill
+        )
         (self._quick_pool if quick else self._pool).start(runnable)
         self.busyChanged.emit(channel, True)
         return handle

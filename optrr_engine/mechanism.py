@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .blocks import Block, block_from_dict
 from .blocks.patterns import require_pattern_k, restrict_masks
@@ -30,7 +31,7 @@ class CheckReport:
 
 
 class Mechanism:
-    def __init__(self, sizes: Sequence[int], parts: Sequence[tuple[Sequence[int], Block]]):
+    def __init__(self, sizes: ArrayLike, parts: Sequence[tuple[ArrayLike, Block]]):
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.parts: list[tuple[np.ndarray, Block]] = []
         seen = np.zeros(self.k, dtype=bool)

@@ -24,7 +24,7 @@ def check_sizes(sizes: Sequence[int]) -> np.ndarray:
     arr = list(sizes)
     if len(arr) == 0:
         raise InputError("no attributes given: need at least one category count")
-    out = []
+    out: list[float] = []
     for i, a in enumerate(arr):
         try:
             ai = int(a)
@@ -82,8 +82,8 @@ def check_weights(weights: Sequence[float], k: int) -> np.ndarray:
         if not math.isfinite(wf) or wf <= 0:
             raise InputError(f"weight of attribute {i + 1} is {wf}; it must be a finite positive number")
         out.append(wf)
-    w = np.asarray(out, dtype=float)
-    return w / w.max()
+    shares = np.asarray(out, dtype=float)
+    return shares / shares.max()
 
 
 def check_seconds(seconds: float, name: str = "time budget") -> float:

@@ -113,7 +113,9 @@ class ClassBlock(Block):
         if self._stats is not None:
             return self._stats
         m = self.class_sizes.size
-        tot, diff, same, hi, lo, mass = [], [[] for _ in range(m)], [[] for _ in range(m)], -np.inf, np.inf, []
+        diff: list[list[float]] = [[] for _ in range(m)]
+        same: list[list[float]] = [[] for _ in range(m)]
+        tot, hi, lo, mass = [], -np.inf, np.inf, []
         for _, counts, lu, lx in self.iter_grid():
             w = lu + lx
             tot.append(logsumexp(w))
@@ -121,8 +123,8 @@ class ClassBlock(Block):
             frac = counts / self.class_counts[None, :]
             with np.errstate(divide="ignore"):
                 for j in range(m):
-                    diff[j].append(logsumexp(w + np.log(frac[:, j])))
-                    same[j].append(logsumexp(w + np.log1p(-frac[:, j])))
+                    diff[j].append(float(logsumexp(w + np.log(frac[:, j]))))
+                    same[j].append(float(logsumexp(w + np.log1p(-frac[:, j]))))
             hi, lo = max(hi, float(lx.max())), min(lo, float(lx.min()))
         self._stats = {
             "log_ex": float(logsumexp(tot)),

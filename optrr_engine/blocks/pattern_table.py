@@ -13,6 +13,7 @@ from .patterns import log_multiplicities, require_pattern_k
 
 class PatternBlock(Block):
     kind = "pattern_table"
+    _cdf: np.ndarray  #: pattern_cdf(), computed on the first sample
 
     def __init__(self, sizes, log_x, normalize: bool = True):
         super().__init__(sizes)

@@ -53,7 +53,7 @@ def marginal(sizes: np.ndarray, log_x: np.ndarray, positions) -> np.ndarray:
             shape = [1] * k
             shape[j] = 2
             weights = weights + np.array([0.0, np.log(sizes[j] - 1.0)]).reshape(shape)
-        arr = logsumexp(arr + weights, axis=tuple(dropped))
+        arr = np.asarray(logsumexp(arr + weights, axis=tuple(dropped)))
         kept_order = [j for j in range(k) if j in positions]
     else:
         kept_order = list(range(k))

@@ -12,6 +12,7 @@ Coefficients are clipped at 0 and divided by their sum (uniform if none is posit
 from __future__ import annotations
 
 import warnings
+from functools import reduce
 
 import numpy as np
 
@@ -77,7 +78,7 @@ def em_joint(reports: BloomReports, attrs, candidates: np.ndarray, theta: np.nda
     # per chunk: likelihoods of the candidates, each row scaled by its maximum (log space first)
     lik = []
     for rows in chunks:
-        ll = sum(value_log_likelihoods(reports, j, rows)[:, codes[i]] for i, j in enumerate(attrs))
+        ll = reduce(np.add, (value_log_likelihoods(reports, j, rows)[:, codes[i]] for i, j in enumerate(attrs)))
         lik.append(np.exp(ll - ll.max(axis=1, keepdims=True)))
     theta = np.asarray(theta, dtype=float) / np.sum(theta)
     for _ in range(max_iter):

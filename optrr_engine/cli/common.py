@@ -13,7 +13,7 @@ def parse_list(text: str, kind=float, what: str = "value") -> list:
     items = [t.strip() for t in str(text).split(",")]
     if not items or any(t == "" for t in items):
         raise InputError(f"could not read the list of {what}s {text!r}: use comma-separated numbers like 1,2,0.5")
-    out = []
+    out: list[float] = []
     for t in items:
         try:
             f = float(t)

@@ -207,7 +207,7 @@ def _run(args) -> int:
     return 0
 
 
-AXIS_NAMES = {"per-attribute": ("per_attribute",), "whole-record": ("whole_record",)}
+AXIS_NAMES: dict[str, tuple[str, ...]] = {"per-attribute": ("per_attribute",), "whole-record": ("whole_record",)}
 AXIS_NAMES["both"] = AXIS_NAMES["per-attribute"] + AXIS_NAMES["whole-record"]
 
 

@@ -93,11 +93,11 @@ def run(args) -> int:
     if args.method not in METHODS and args.method != "utility":
         known = ", ".join((*METHODS, "utility", *SAMPLING_METHODS))
         raise InputError(f"unknown method {args.method!r}; choose one of {known}")
-    sizes, epsilons, weights, target = gather(args)
-    sizes = check_sizes(sizes)
+    given_sizes, epsilons, weights, target = gather(args)
+    sizes = check_sizes(given_sizes)
     if args.budget is not None:
         check_seconds(args.budget, "--budget")
-    budget = None
+    budget: dict | None = None
     if target is not None and args.method == "auto":
         out = design_utility.recommend_output(args, sizes, weights, target)
         if args.json:
@@ -110,14 +110,16 @@ def run(args) -> int:
         return 0
     if args.method == "utility":
         design = design_utility.utility_result(args, sizes, target)
-        budget = {"target_total": float(target)}
+        budget = {"target_total": float(target)} if target is not None else None
     elif target is not None:
         from ..budget import distribute_budget
 
+        assert weights is not None  # gather: a target always comes with weights
         result = distribute_budget(args.method, sizes, weights, target)
         design = result.design
         budget = {"target_total": float(target), "weights": [float(w) for w in weights], "scale": result.scale}
     else:
+        assert epsilons is not None  # gather: epsilons when there is no target
         check_epsilons(epsilons, len(sizes))
         options = {"budget": args.budget} if (args.method == "auto" and args.budget is not None) else {}
         design = run_design(args.method, sizes, epsilons, **options)

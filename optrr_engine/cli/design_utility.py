@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from math import comb
 
-from ..errors import InputError
+from ..errors import InputError, OptRRError
 
 #: With no --marginals, all 1- and 2-way marginals are predicted when there are at most this many of them.
 DEFAULT_PAIR_LIMIT = 2000
@@ -106,16 +106,20 @@ def warn_non_identifiable(pe_json: dict) -> None:
 def recommend_output(args, sizes, weights, target) -> dict:
     """auto with a whole-record target: every design kind ranked by predicted error; the best one's JSON."""
     from ..designs import Design
-    from ..utility.recommend import recommend
+    from ..utility.candidate import MechanismCandidate
+    from ..utility.recommend import FailedCandidate, recommend
 
     spec, text, _ = marginal_spec(args, len(sizes))
     n = rows(args)
     rec = recommend(sizes, target, weights, n, spec, caps=caps(args, len(sizes)))
     best = rec.best
     cand = best.candidate
-    design = (cand.info or {}).get("budget_design")
-    if design is None and hasattr(cand, "mechanism"):
-        design = Design(cand.name, cand.mechanism, cand.mechanism.attribute_epsilons(), best.seconds, cand.info)
+    if best.error is None or isinstance(cand, FailedCandidate):
+        raise OptRRError(f"no design kind could be ranked: {best.failure}")
+    info = getattr(cand, "info", None) or {}
+    design = info.get("budget_design")
+    if design is None and isinstance(cand, MechanismCandidate):
+        design = Design(cand.name, cand.mechanism, cand.mechanism.attribute_epsilons(), best.seconds, info)
     if design is not None:
         out = design.to_json_dict(include_patterns=True if args.patterns else None)
     else:  # a sampling design
@@ -125,7 +129,7 @@ def recommend_output(args, sizes, weights, target) -> dict:
             "attribute_epsilons": [float(e) for e in cand.attribute_epsilons()],
             "overall_epsilon": cand.whole_record_epsilon(),
             "design_seconds": best.seconds,
-            **{k: v for k, v in (cand.info or {}).items() if isinstance(v, (str, int, float))},
+            **{k: v for k, v in info.items() if isinstance(v, (str, int, float))},
         }
     out["recommended"] = cand.name
     out["budget"] = {"target_total": float(target), "weights": [float(w) for w in weights]}

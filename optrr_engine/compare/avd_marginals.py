@@ -65,7 +65,7 @@ def draw_subsets(k: int, way: int, count: int, sizes, rng, bloom: bool = False) 
     from ..bloom.encoding import bloom_length
     from ..bloom.reports import MAX_CANDIDATE_ENTRIES
 
-    out = []
+    out: list[list[int]] = []
     tries = 0
     while len(out) < count and tries < 50 * count:
         tries += 1
@@ -158,6 +158,8 @@ class BloomRun:
         from ..bloom import estimators
 
         if method == "locop":
+            if self.locop is None:
+                raise OptRRError("LoCop was not fitted for these reports (need_locop=False)")
             return self.locop.joint(attrs)
         fn = {"lasso": estimators.lasso_joint, "lopub": estimators.lopub_joint, "brr": estimators.brr_joint}[method]
         return fn(self.reports, attrs)
@@ -229,13 +231,13 @@ def avd_table(
         for w in ways
         for i, s in enumerate(chosen[w])
     }
-    values = {(m, w): ([], []) for m in methods for w in ways}
+    values: dict[tuple[str, int], tuple[list[float], list[float]]] = {(m, w): ([], []) for m in methods for w in ways}
 
     def record(m, w, i, est):
         values[(m, w)][0].append(avd(truth[(w, i)], est))
         values[(m, w)][1].append(r_squared(truth[(w, i)], est))
 
-    ok = [m for m in methods if m in designs and designs[m].ok]
+    ok = {m: mech for m in methods if m in designs and (mech := designs[m].mechanism) is not None}
     steps = max(1, repetitions * (len(ok) + len(bloom)))
     done = 0
     # small dense problems: one BLAS thread is faster than several competing ones
@@ -243,7 +245,7 @@ def avd_table(
         for _ in range(repetitions):
             for m in ok:
                 ctl.check()
-                dmech = designs[m].mechanism
+                dmech = ok[m]
                 perturbed = dmech.sample(data.codes, rng)
                 for w in ways:
                     for i, s in enumerate(chosen[w]):
@@ -320,7 +322,8 @@ def avd_sweep(
     ways = [w for w in ways if 2 <= w <= k]
     chosen = {w: draw_subsets(k, w, subsets, data.sizes, rng, bloom=bloom) for w in ways}
     cases = [(a, float(e)) for a in axes for e in epsilons]
-    frames, designs = [], []
+    frames: list = []
+    designs: list[dict] = []
     for i, (axis, eps) in enumerate(cases):
         sub = ctl.sub(i / len(cases), (i + 1) / len(cases))
         rows, summ = avd_table(

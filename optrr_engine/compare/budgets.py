@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import Cancelled, OptRRError
+from ..mechanism import Mechanism
 
 #: The exact LP is skipped above this many attributes in comparisons (it is slow there).
 OPTIMAL_MAX_K = 16
@@ -23,7 +24,7 @@ DEGENERATE_EPSILON = 1e-6
 @dataclass
 class BudgetedDesign:
     method: str
-    mechanism: object | None
+    mechanism: Mechanism | None
     seconds: float
     error: str = ""
     note: str = ""
@@ -33,12 +34,13 @@ class BudgetedDesign:
         return self.mechanism is not None
 
     def summary(self) -> dict:
-        if not self.ok:
+        mech = self.mechanism
+        if mech is None:
             return {"method": self.method, "error": self.error}
-        eps = self.mechanism.attribute_epsilons()
+        eps = mech.attribute_epsilons()
         return {
             "method": self.method,
-            "overall_epsilon": self.mechanism.overall_epsilon(),
+            "overall_epsilon": mech.overall_epsilon(),
             "mean_attribute_epsilon": float(np.mean(eps)),
             "min_attribute_epsilon": float(np.min(eps)),
             "max_attribute_epsilon": float(np.max(eps)),

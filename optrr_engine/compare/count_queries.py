@@ -140,7 +140,7 @@ def count_query_errors(
         mechs = {"independent": rr_independent_mechanism(sizes, eps), "clusters": cluster_mechanism(sizes, eps, plan)}
         if "optimized_structured" in methods:
             d = budgeted_design(optimized_method, sizes, eps, total, ctl)
-            if d.ok:
+            if d.mechanism is not None:
                 mechs["optimized"] = d.mechanism
             info.append({"p": p, **d.summary()})
         info.append({"p": p, "method": "clusters", "clusters": [[data.columns[i] for i in c] for c in plan]})

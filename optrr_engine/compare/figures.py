@@ -198,7 +198,7 @@ class FigureSpec:
         return -(-len(self.panels) // self.columns)
 
 
-def legend_place(panel: PanelSpec, box: tuple[float, float] = (0.35, 0.3)) -> str:
+def legend_place(panel: PanelSpec, box: tuple[float, float] = (0.35, 0.3)) -> str | None:
     """The panel's legend place; "best" becomes the place of :data:`LEGEND_PLACES` where a legend box of
     ``box`` (width, height as fractions of the plot) covers the fewest points of the curves (sampled along
     the lines too), ties in the order of :data:`LEGEND_PLACES`."""

@@ -90,7 +90,7 @@ def snp_chi2_curve(
             codes = records_from_tables(tables, rng)
             for m in methods:
                 d = budgeted_design(m, sizes, weights, budget, ctl)
-                if not d.ok:
+                if d.mechanism is None:
                     rows.append({"k": int(k), "run": r, "method": m, "estimator": "", "error": d.error})
                     continue
                 counts = column_counts(d.mechanism.sample(codes, rng))

@@ -254,7 +254,7 @@ def _band_lp(prob: ClassProblem, lam: np.ndarray, width: float):
     c = np.zeros(cells.shape[0] + 1)
     c[-1] = 1.0
     sol = maximise(c, a_dense, -fixed, np.zeros(cells.shape[0] + 1), np.append(upper, np.inf))
-    if not sol.optimal:
+    if not sol.optimal or sol.x is None:
         return None
     y, s_scaled = sol.x[:-1], float(sol.x[-1])
     # polish: re-solve the fractional cells and s exactly from the m equalities

@@ -72,10 +72,10 @@ def maximise(c, a_dense, b, lower, upper, time_limit: float | None = None) -> LP
     if run_status == highspy.HighsStatus.kError:
         raise OptRRError("the LP solver (HiGHS) reported an error")
     model_status = h.getModelStatus()
-    status = h.modelStatusToString(model_status)
+    status_text = h.modelStatusToString(model_status)
     optimal = model_status == highspy.HighsModelStatus.kOptimal
     sol = h.getSolution()
     x = np.asarray(sol.col_value, dtype=float) if sol.value_valid else None
     dual = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid else None
     iters = int(h.getInfo().simplex_iteration_count)
-    return LPSolution(status, optimal, x, dual, iters)
+    return LPSolution(status_text, optimal, x, dual, iters)

@@ -188,6 +188,7 @@ def optimal(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
     solve_seconds = time.perf_counter() - t0
     if ctl is not None:
         ctl.report(0.95, "building the mechanism")
+    assert best is not None  # the loop ran at least once
     v, s, raw_residual, polished, lower, res = best
     mech = problem.mechanism(v, s)
     info = {

@@ -21,11 +21,11 @@ def product_of(sizes, groups: Sequence[Sequence[int]], mechanisms: Sequence[Mech
     sizes = np.asarray(sizes, dtype=np.int64)
     parts = []
     for group, mech in zip(groups, mechanisms, strict=True):
-        group = np.asarray(group, dtype=np.int64)
-        if mech.k != group.size:
+        attrs = np.asarray(group, dtype=np.int64)
+        if mech.k != attrs.size:
             raise InputError("a group's mechanism has the wrong number of attributes")
         for pos, block in mech.parts:
-            parts.append((group[pos], block))
+            parts.append((attrs[pos], block))
     return Mechanism(sizes, parts)
 
 

@@ -22,7 +22,7 @@ from ..errors import TooLargeError
 MAX_COVARIANCE_CELLS = 4096
 
 
-def variance(operator, observed: np.ndarray, estimate: np.ndarray, n: int) -> np.ndarray:
+def variance(operator, observed: np.ndarray, estimate: np.ndarray, n: float) -> np.ndarray:
     """Var(pi_hat_x) for every cell x (same shape as the table); never negative."""
     second = operator.apply_spectrum(observed, operator.squared_inverse_spectrum())
     return np.clip(second - np.asarray(estimate) ** 2, 0.0, None) / float(n)

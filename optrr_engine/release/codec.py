@@ -51,8 +51,8 @@ class ColumnCodec:
         if cfg.type == "numeric":
             if not cfg.bins or "edges" not in cfg.bins:
                 raise InputError(f"column {cfg.name!r}: numeric bins need edges; run optrr schema or list them")
-            self.edges = [float(e) for e in cfg.bins["edges"]]
-            self.bins = dict(cfg.bins)
+            self.edges: list[float] | None = [float(e) for e in cfg.bins["edges"]]
+            self.bins: dict | None = dict(cfg.bins)
             self.extras = list(cfg.categories or [])
             self.labels = bin_labels(self.edges) + self.extras
         else:
@@ -73,7 +73,7 @@ class ColumnCodec:
             raise InputError(f"column {cfg.name!r} has {len(self.labels):,} categories; at most {MAX_CATEGORIES:,}")
         self.unlisted = 0  # cells of a numeric column that were neither numbers nor listed: released as missing
         if self.missing == "category" and self.missing_label in self.labels:
-            self.missing_code = self.labels.index(self.missing_label)
+            self.missing_code: int | None = self.labels.index(self.missing_label)
         else:
             self.missing_code = None
 
@@ -96,7 +96,7 @@ class ColumnCodec:
             listed = pc.is_in(values, value_set=pa.array(self.missing_values, pa.string()))
             codes[np.asarray(listed.to_numpy(zero_copy_only=False), dtype=bool)] = MISSING
         offset = 0
-        if self.type == "numeric":
+        if self.edges is not None:  # a numeric column (its bins)
             is_num, numbers = numeric_values(values, self.decimal)
             rows = np.flatnonzero(is_num)
             keep = codes[rows] != MISSING  # a missing-value code may look like a number (e.g. -9)

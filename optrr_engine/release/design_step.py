@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..designs import Design
 from ..errors import InfeasibleError, InputError
 from ..tasks import TaskControl
 
@@ -24,7 +25,7 @@ AUTO_FALLBACK_OPTIMAL_K = 10
 
 @dataclass
 class ReleaseDesign:
-    design: object
+    design: Design
     method_requested: str
     budget: dict | None = None
     notes: list = field(default_factory=list)
@@ -92,7 +93,8 @@ def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> 
     given = config.given_mechanism()
     if given is not None:
         design, budget = _given(config, given, sizes, eps, target), None
-        if target is not None:  # the scale c of eps_i = c w_i / max(w): the epsilon of a largest-weight column
+        if target is not None and weights is not None:
+            # the scale c of eps_i = c w_i / max(w): the epsilon of a largest-weight column
             scale = float(design.mechanism.attribute_epsilons()[int(np.argmax(weights))])
             budget = {"target_total": float(target), "weights": [float(w) for w in weights], "scale": scale}
         notes.append("the mechanism given in the configuration, released as it is (not recomputed)")

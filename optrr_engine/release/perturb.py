@@ -211,7 +211,7 @@ def perturb_file(
             for k, v in ex.items():
                 excluded[k] = excluded.get(k, 0) + v
             out = codec.output_table(mechanism.sample(codes, rng_sample), kept)
-            _write(spill.add if shuffle else writer.write, output_path, out)
+            _write(spill.add if spill is not None else writer.write, output_path, out)
             rows_read += n
             rows_out += out.num_rows
             stream.report(source.fraction_done(), f"randomized {rows_read:,} rows")
@@ -220,7 +220,7 @@ def perturb_file(
         if rows_out == 0:
             raise InputError("every row has a missing value in a column with missing: exclude; nothing to release")
         seen.check(rows_out)
-        if shuffle:
+        if spill is not None:
             for table in spill.tables(chunk_rows, ctl.sub(0.75, 0.95)):
                 _write(writer.write, output_path, table)
         _write(writer.close, output_path)

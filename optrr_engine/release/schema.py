@@ -271,12 +271,14 @@ def resolve_bins(source, cfg: ReleaseConfig, ctl: TaskControl) -> list[str]:
     stats, _ = gather_stats(source, [c.name for c in todo], source.options.decimal or ".", ctl)
     for c in todo:
         s = stats[c.name]
-        count = int(c.bins.get("count", DEFAULT_BIN_COUNT))
-        if c.bins["method"] == "equal_width":
+        bins = c.bins
+        assert isinstance(bins, dict)  # normalised by the configuration; needs_bins: a method, no edges
+        count = int(bins.get("count", DEFAULT_BIN_COUNT))
+        if bins["method"] == "equal_width":
             edges = equal_width_edges(s.num_min, s.num_max, count)
         else:
             edges = quantile_edges(s.sample, count)
         if len(edges) < 3 or any(math.isnan(e) for e in edges):
             raise InputError(f"column {c.name!r}: its values do not spread over 2 or more bins; list the edges")
-        c.bins = {**c.bins, "edges": edges}
+        c.bins = {**bins, "edges": edges}
     return [c.name for c in todo]

@@ -19,6 +19,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..mechanism import Mechanism
 from .predicted import PredictedError, predicted_error
 
 
@@ -38,7 +39,7 @@ class MechanismCandidate:
     """A pattern-structured mechanism (every design of optrr_engine.designs) as a candidate."""
 
     name: str
-    mechanism: object
+    mechanism: Mechanism
     info: dict = field(default_factory=dict)
 
     def whole_record_epsilon(self) -> float:

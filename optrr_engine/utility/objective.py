@@ -95,8 +95,8 @@ def order_weights(cs: ClassStructure, orders) -> tuple[np.ndarray, np.ndarray]:
     k = int(n.sum())
     n_marginals = sum(comb(k, o) for o in orders)
     types, weights = [], []
-    for tau in product(*[range(min(int(nj), max(orders)) + 1) for nj in n]):
-        tau = np.array(tau)
+    for combo in product(*[range(min(int(nj), max(orders)) + 1) for nj in n]):
+        tau = np.array(combo)
         t = int(tau.sum())
         if t == 0 or t > max(orders):
             continue

@@ -56,7 +56,7 @@ class EigenOracle:
         self.sizes = np.asarray(sizes, dtype=float)
         g, nt = self.grid.shape[0], types.shape[0]
         if float(g) * nt <= DENSE_ENTRIES:
-            self.h = cs.eigen_rows(types, self.grid)
+            self.h: np.ndarray | None = cs.eigen_rows(types, self.grid)
         elif cs.singletons:
             self.h = None
             self.masks = types @ (np.int64(1) << np.arange(types.shape[1], dtype=np.int64))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import OptRRError
-from .candidate import MechanismCandidate
+from .candidate import DesignCandidate, MechanismCandidate
 from .predicted import PredictedError
 
 #: Default number of rows the error is predicted for when the user does not say.
@@ -23,7 +23,7 @@ DEFAULT_ROWS = 10_000
 
 @dataclass
 class Ranked:
-    candidate: object
+    candidate: DesignCandidate | FailedCandidate  # FailedCandidate: a design kind that failed (see failure)
     error: PredictedError | None
     seconds: float
     failure: str = ""
@@ -34,7 +34,7 @@ class Ranked:
 
     def to_json(self, names=None, per_marginal: bool = False) -> dict:
         out = {"design": self.candidate.name if self.candidate is not None else None, "seconds": self.seconds}
-        if self.failure:
+        if self.failure or self.error is None or isinstance(self.candidate, FailedCandidate):
             out["result"] = f"not available: {self.failure}"
             return out
         pe = self.error.to_json(names)
@@ -126,7 +126,7 @@ def recommend(
         try:
             cands = build()
         except OptRRError as exc:
-            ranked.append(Ranked(_Named(name), None, time.perf_counter() - t0, str(exc)))
+            ranked.append(Ranked(FailedCandidate(name), None, time.perf_counter() - t0, str(exc)))
             continue
         for cand in cands:
             ranked.append(Ranked(cand, cand.predicted_error(rows, marginals, prior), time.perf_counter() - t0))
@@ -140,5 +140,5 @@ def recommend(
 
 
 @dataclass
-class _Named:
+class FailedCandidate:
     name: str

@@ -120,6 +120,36 @@ def test_cancelled_release_leaves_nothing_behind(qtbot, tmp_path):
     close_window(window)
 
 
+def release_stalled_while_writing(input_path, config, output_path, options, progress=None, cancel=None):
+    """The release job of a worker that never gets to read its cancel flag once it writes rows (a child starved
+    of CPU on a busy machine, or stuck in one long call): its temporary files exist when it is terminated."""
+    from optrr_gui.workers.jobs.release import run_release
+
+    def stall_at_first_rows(fraction, message):
+        if "randomized" in message:
+            progress(1.0, "stalled while writing")  # a final fraction always passes the throttle
+            threading.Event().wait()  # never returns and never reads the cancel flag
+
+    return run_release(input_path, config, output_path, options, progress=stall_at_first_rows)
+
+
+def test_a_release_terminated_while_writing_leaves_no_temporary_file(qtbot, window, tmp_path, monkeypatch):
+    import optrr_gui.release.dialog as rd
+    from optrr_engine import process_pool
+
+    monkeypatch.setattr(rd, "run_release", release_stalled_while_writing)
+    monkeypatch.setattr(process_pool, "GRACE_SECONDS", 0.5)  # the parent gives up on the stalled child sooner
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    dialog = release(qtbot, window, out_dir / "released.csv")
+    qtbot.waitUntil(lambda: "stalled while writing" in dialog.progress_label.text(), timeout=WAIT_MS)
+    assert os.listdir(out_dir), "the stalled child has its temporary files open"
+    dialog.cancel()
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "cancelled", dialog.progress_label.text()
+    assert os.listdir(out_dir) == []  # the parent removed what the terminated child could not
+
+
 def test_release_runs_off_the_ui_thread(qtbot, window, tmp_path, monkeypatch):
     import optrr_gui.release.dialog as rd
 

@@ -45,3 +45,9 @@ def test_engine_imports_without_qt_in_a_fresh_interpreter():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_mypy_finds_no_type_error_in_the_engine():
+    """mypy over optrr_engine with the configuration in pyproject.toml ([tool.mypy])."""
+    proc = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

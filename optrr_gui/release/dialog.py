@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
@@ -34,7 +35,7 @@ from optrr_engine.release.manifest import mechanism_from_manifest
 
 from ..common.widgets import fmt_eps, fmt_seconds
 from ..state.design_summary import METHOD_LABELS
-from ..workers.jobs.release import run_release
+from ..workers.jobs.release import remove_release_leftovers, run_release
 
 #: Output formats offered: label -> (engine output_format, extension).
 FORMATS = {
@@ -322,6 +323,7 @@ class ReleaseDialog(QDialog):
             on_progress=self._progress,
             on_cancelled=self._cancelled,
             process=True,
+            after_kill=partial(remove_release_leftovers, self.state.data_path, config, output, options),
         )
         return True
 

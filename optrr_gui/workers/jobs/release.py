@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+
+from optrr_engine.io.atomic import remove_stale_temporaries
 from optrr_engine.release.audit import audit_folder, audit_path, load_audit, releases_of
 from optrr_engine.release.perturb import perturb_file
 
@@ -27,3 +30,11 @@ def run_release(input_path, config, output_path, options: dict, progress=None, c
     entry = releases[-1]
     ledger = releases_of({"releases": releases}, entry["input"]["sha256"])
     return {"manifest": manifest, "audit": entry, "ledger": ledger}
+
+
+def remove_release_leftovers(input_path, config, output_path, options: dict) -> None:
+    """Parent side, after a release worker that ignored its cancel was terminated (it ran no ``finally``): remove
+    the hidden temporaries whose process is gone from the output and audit folders (same arguments as
+    :func:`run_release`), so a cancel leaves nothing behind."""
+    remove_stale_temporaries(os.path.dirname(os.path.abspath(output_path)))
+    remove_stale_temporaries(audit_folder(config, input_path, options.get("audit_dir")))

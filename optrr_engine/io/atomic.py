@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import shutil
+import sys
 import tempfile
 
 from ..errors import InputError
@@ -89,7 +90,7 @@ def pid_alive(pid: int) -> bool:
     """Whether process ``pid`` exists (another user's process counts as alive)."""
     if pid <= 0:
         return False
-    if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT on Windows
+    if sys.platform == "win32":  # os.kill(pid, 0) would send CTRL_C_EVENT on Windows
         import ctypes
 
         kernel32 = ctypes.windll.kernel32
@@ -114,7 +115,7 @@ def pid_alive(pid: int) -> bool:
 def remove_stale_temporaries(folder) -> list[str]:
     """Delete the hidden temporary files and shuffle folders in ``folder`` left by OptRR processes that no
     longer run (a killed run); returns the names removed."""
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(folder)
     except OSError:

@@ -98,8 +98,8 @@ class ReleaseRandomness:
         if self.source == "os-entropy":
             return [secrets.token_bytes(16) for _ in _STREAMS]
         if self.source == "secret-key":
-            if context is None:
-                raise ValueError("a keyed release needs its context digest")
+            if context is None or self.key is None:
+                raise ValueError("a keyed release needs its key and its context digest")
             return [hmac.new(self.key, b"optrr-stream-1\0" + s.encode() + b"\0" + context, "sha256").digest()[:16]
                     for s in _STREAMS]
         material = f"optrr-insecure-test-seed-1\0{self.test_seed}".encode()
@@ -121,7 +121,7 @@ class ReleaseRandomness:
     def audit_entry(self) -> dict:
         """What the hospital keeps: the manifest entry plus the key's fingerprint."""
         d = self.manifest_entry()
-        if self.source == "secret-key":
+        if self.source == "secret-key" and self.key is not None:
             d["key_fingerprint"] = key_fingerprint(self.key)
         return d
 

@@ -97,8 +97,8 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
         col.role = "drop"
         warn.append("likely identifier (its name); dropped - set role to perturb only if it is not identifying")
         return col
-    markers = sum(stats.counts.get(m, 0) for m in MISSING_MARKERS)
-    numeric = stats.numeric > 0 and stats.numeric >= NUMERIC_SHARE * (rows - markers)
+    marker_cells = sum(stats.counts.get(m, 0) for m in MISSING_MARKERS)
+    numeric = stats.numeric > 0 and stats.numeric >= NUMERIC_SHARE * (rows - marker_cells)
     spaced = stats.with_space > 0.5 * rows and (distinct is None or distinct > 0.5 * rows)
     if not numeric and (stats.mean_length > FREE_TEXT_LENGTH or spaced):
         col.role = "drop"

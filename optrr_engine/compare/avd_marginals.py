@@ -237,7 +237,8 @@ def avd_table(
         values[(m, w)][0].append(avd(truth[(w, i)], est))
         values[(m, w)][1].append(r_squared(truth[(w, i)], est))
 
-    ok = {m: mech for m in methods if m in designs and (mech := designs[m].mechanism) is not None}
+    built = {m: designs[m].mechanism for m in methods if m in designs}
+    ok = {m: mech_m for m, mech_m in built.items() if mech_m is not None}  # the designs that could be built
     steps = max(1, repetitions * (len(ok) + len(bloom)))
     done = 0
     # small dense problems: one BLAS thread is faster than several competing ones

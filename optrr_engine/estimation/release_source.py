@@ -7,10 +7,15 @@ tables, each column dictionary-encoded and mapped to codes by the manifest's ord
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import InputError
 from ..mechanism import Mechanism
+
+if TYPE_CHECKING:
+    from ..sampling.design import SamplingDesign
 
 #: Rows per chunk when reading a release.
 CHUNK_ROWS = 1_000_000
@@ -22,7 +27,7 @@ def load_manifest(path: str, data_path: str | None = None, check_hash: bool = Tr
     return load(path, data_path=data_path, check_hash=check_hash)
 
 
-def mechanism_from_manifest(manifest: dict) -> Mechanism:
+def mechanism_from_manifest(manifest: dict) -> Mechanism | SamplingDesign:
     from ..release.manifest import mechanism_from_manifest as rebuild
 
     return rebuild(manifest)

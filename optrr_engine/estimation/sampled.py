@@ -72,7 +72,7 @@ class SamplingCounter:
         if np.any(pos >= self._codes.size) or np.any(self._codes[np.minimum(pos, self._codes.size - 1)] != code):
             raise InputError("a row of the release reports a set of attributes this design never samples")
         self.subset_rows += np.bincount(self._index[pos], minlength=len(self.design.subsets))
-        self.counter.add(out[np.ix_(rows, self.attrs)])
+        self.counter.add(out[np.ix_(rows, np.asarray(self.attrs, dtype=np.int64))])
 
 
 def marginal_operator(design: SamplingDesign, attrs, subset_rows=None) -> StructuredOperator:

@@ -13,6 +13,7 @@ says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,12 +21,15 @@ from ..designs import Design
 from ..errors import InfeasibleError, InputError
 from ..tasks import TaskControl
 
+if TYPE_CHECKING:
+    from .sampling import SamplingReleaseDesign
+
 AUTO_FALLBACK_OPTIMAL_K = 10
 
 
 @dataclass
 class ReleaseDesign:
-    design: Design
+    design: Design | SamplingReleaseDesign
     method_requested: str
     budget: dict | None = None
     notes: list = field(default_factory=list)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..mechanism import Mechanism
+from ..sampling.design import SamplingDesign
 from ..tolerance import eps_equal
 
 FORMAT_VERSION = 2
@@ -256,15 +257,13 @@ def _close(stated, actual: float) -> bool:
     return bool(eps_equal(float(stated), actual, EPSILON_TOLERANCE))
 
 
-def mechanism_from_manifest(manifest: dict, path="manifest") -> Mechanism:
+def mechanism_from_manifest(manifest: dict, path="manifest") -> Mechanism | SamplingDesign:
     """The mechanism exactly as released (rebuilt from its parameters)."""
     d = manifest.get("mechanism") if isinstance(manifest, dict) else None
     if not isinstance(d, dict):
         raise _fail(path, "has no mechanism description")
     try:
         if d.get("kind") == "sampling":
-            from ..sampling.design import SamplingDesign
-
             return SamplingDesign.from_dict(d)
         return Mechanism.from_dict(d)
     except InputError as exc:

@@ -159,7 +159,7 @@ class SamplingDesign:
         """Everything that rebuilds the design exactly (inner mechanisms as Mechanism.to_dict())."""
         shared: dict = {}
         inner_index = []
-        mechanisms = []
+        mechanisms: list[dict] = []
         for mech in self.inner:
             key = id(mech)
             if key not in shared:
@@ -239,7 +239,7 @@ def smp_design(sizes, target: float, weights=None) -> SamplingDesign:
     sizes, target = _check_common(sizes, target)
     w = _weights(weights, sizes.size)
     keep = np.flatnonzero(w > 0)
-    inner = {}
+    inner: dict[int, Mechanism] = {}
     mechs = [inner.setdefault(int(sizes[j]), _grr(int(sizes[j]), target)) for j in keep]
     return SamplingDesign("smp", sizes, 1, [(int(j),) for j in keep], w[keep], mechs, target).check()
 
@@ -250,7 +250,7 @@ def rsfd_design(sizes, target: float, weights=None) -> SamplingDesign:
     sizes, target = _check_common(sizes, target)
     w = _weights(weights, sizes.size)
     keep = np.flatnonzero(w > 0)
-    inner = {}
+    inner: dict[int, Mechanism] = {}
     mechs = [inner.setdefault(int(sizes[j]), _grr(int(sizes[j]), target)) for j in keep]
     return SamplingDesign("rsfd", sizes, 1, [(int(j),) for j in keep], w[keep], mechs, target).check()
 

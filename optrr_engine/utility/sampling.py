@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..estimation.sampled import marginal_operator
+from ..sampling.design import SamplingDesign
 from .marginals import resolve_marginals
 from .predicted import MarginalError, PredictedError, error_of_marginal
 from .prior import UniformPrior
@@ -20,7 +21,7 @@ from .prior import UniformPrior
 
 @dataclass
 class SamplingCandidate:
-    design: object  # optrr_engine.sampling.SamplingDesign
+    design: SamplingDesign
     name: str = ""
     info: dict = field(default_factory=dict)
 

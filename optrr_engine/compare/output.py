@@ -40,8 +40,17 @@ def ratios_figure(frame, y: str = "ratio_to_sum") -> FigureSpec:
         series = []
         for m in methods:
             sub = part[part["method"] == m].sort_values(xcol)
-            style = {"kind": "points", "marker": marker_for(m), "marker_size": 7.0}
-            series.append(SeriesSpec(_column(sub, xcol), _column(sub, y), label=m, color=colors[m], **style))
+            series.append(
+                SeriesSpec(
+                    _column(sub, xcol),
+                    _column(sub, y),
+                    label=m,
+                    color=colors[m],
+                    kind="points",
+                    marker=marker_for(m),
+                    marker_size=7.0,
+                )
+            )
         panels.append(
             PanelSpec(
                 series,

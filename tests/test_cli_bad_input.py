@@ -241,11 +241,15 @@ def test_estimate_into_a_closed_pipe_exits_quietly(tmp_path):
     rel = release(str(tmp_path))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "optrr_engine.cli.main", "estimate", rel, "--marginal", "a,b", "--json"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(tmp_path))
-    proc.stdout.read(1)
-    proc.stdout.close()  # the reader goes away, as head does after its first line
-    err = proc.stderr.read().decode()
-    proc.wait(timeout=120)
+    # The reader is gone before the first write, as when head has already exited: deterministic, whatever the
+    # output's size (a reader that closes after one byte races against a small output that fits the pipe).
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(cmd, stdout=write_end, stderr=subprocess.PIPE, env=env, cwd=str(tmp_path), timeout=120)
+    finally:
+        os.close(write_end)
+    err = proc.stderr.decode()
     assert proc.returncode == 1 and err == "", err
 
 

@@ -2,7 +2,8 @@
 
 Nominal / ordinal column: code = position of the text in ``categories``. Numeric column: values that read
 as numbers (decimal mark from the reader) fall into bins (codes 0..m-1, labels from the edges); other texts
-must be listed in ``categories`` and get the codes after the bins. Missing values (empty cells and any of
+must be listed in ``categories`` and get the codes after the bins. A column's ``recode`` (:mod:`.recode`)
+maps input texts to released labels first (merge, rename). Missing values (empty cells and any of
 ``missing_values``) become the category ``missing_label`` ("NA") with ``missing: "category"``, or leave the
 row out of the release with ``missing: "exclude"``. In a nominal or ordinal column, a value the
 configuration does not list is an error that names the column and the value (a release never silently
@@ -20,6 +21,7 @@ from ..validation import MAX_CATEGORIES, first_duplicate
 from .bins import assign, bin_labels, bins_to_json, format_edge
 from .column_stats import numeric_values
 from .config import ReleaseConfig
+from .recode import recode_arrow, released_label, source_map
 
 #: Markers in the per-value code table.
 MISSING = -2
@@ -47,6 +49,7 @@ class ColumnCodec:
         self.missing = cfg.missing
         self.missing_label = cfg.missing_label
         self.missing_values = list(cfg.missing_values)
+        self.recode = source_map(cfg.recode)
         self.decimal = decimal
         if cfg.type == "numeric":
             if not cfg.bins or "edges" not in cfg.bins:
@@ -72,8 +75,9 @@ class ColumnCodec:
         if len(self.labels) > MAX_CATEGORIES:
             raise InputError(f"column {cfg.name!r} has {len(self.labels):,} categories; at most {MAX_CATEGORIES:,}")
         self.unlisted = 0  # cells of a numeric column that were neither numbers nor listed: released as missing
-        if self.missing == "category" and self.missing_label in self.labels:
-            self.missing_code: int | None = self.labels.index(self.missing_label)
+        missing_as = released_label(self.missing_label, cfg.recode)
+        if self.missing == "category" and missing_as in self.labels:
+            self.missing_code: int | None = self.labels.index(missing_as)
         else:
             self.missing_code = None
 
@@ -87,7 +91,9 @@ class ColumnCodec:
         return pa.array(self.labels, type=pa.string())
 
     def _value_codes(self, values, first_row: int, n: int) -> np.ndarray:
-        """Code of each distinct text (MISSING for missing-value texts); unknown texts are an error."""
+        """Code of each distinct text (MISSING for missing-value texts); unknown texts are an error.
+        Order: missing-value texts, then recoded texts (so a recoded "-9" is not binned as a number), then
+        numbers into bins, then the listed categories."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -95,11 +101,18 @@ class ColumnCodec:
         if self.missing_values:
             listed = pc.is_in(values, value_set=pa.array(self.missing_values, pa.string()))
             codes[np.asarray(listed.to_numpy(zero_copy_only=False), dtype=bool)] = MISSING
+        if self.recode:
+            position = {label: i for i, label in enumerate(self.labels)}
+            targets = np.asarray([position[t] for t in self.recode.values()], dtype=np.int64)
+            found = pc.index_in(values, value_set=pa.array(list(self.recode), type=pa.string()))
+            found = np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+            hit = (found >= 0) & (codes == UNKNOWN)
+            codes[hit] = targets[found[hit]]
         offset = 0
         if self.edges is not None:  # a numeric column (its bins)
             is_num, numbers = numeric_values(values, self.decimal)
             rows = np.flatnonzero(is_num)
-            keep = codes[rows] != MISSING  # a missing-value code may look like a number (e.g. -9)
+            keep = codes[rows] == UNKNOWN  # a missing-value or recoded text may look like a number (e.g. -9)
             rows, numbers = rows[keep], numbers[keep]
             idx, outside = assign(numbers, self.edges)
             if outside.any():
@@ -122,8 +135,8 @@ class ColumnCodec:
                 bad = sorted(values.take(pa.array(todo[~ok])).to_pylist())
                 raise InputError(
                     f"column {self.name!r} has values that are not among its categories: {_show(bad)} "
-                    f"(in data rows {first_row + 1:,} to {first_row + n:,}); add them to its categories or run "
-                    "optrr schema again"
+                    f"(in data rows {first_row + 1:,} to {first_row + n:,}); add them to its categories (or "
+                    "recode them) or run optrr schema again"
                 )
         return codes
 
@@ -187,6 +200,7 @@ class Codec:
         self.attributes = [s.name for s in self.specs]
         self.sizes = np.array([s.size for s in self.specs], dtype=np.int64)
         self.kept = [c.name for c in config.kept()]
+        self.kept_recode = {c.name: c.recode for c in config.kept()}
         self.columns = [c.name for c in config.released()]
         self.dtype = np.int16 if self.sizes.max() < 2**15 else np.int32
 
@@ -245,7 +259,7 @@ class Codec:
             indices = pa.array(column, type=index_type)
             arrays[spec.name] = pa.DictionaryArray.from_arrays(indices, labels)
         for name in self.kept:
-            arrays[name] = kept.column(name)
+            arrays[name] = recode_arrow(kept.column(name), self.kept_recode[name])
         return pa.table([arrays[n] for n in self.columns], names=self.columns)
 
     @staticmethod

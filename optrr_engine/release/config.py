@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..sampling.design import SAMPLING_METHODS
 from ..validation import first_duplicate
 from .bins import bins_to_json, normalize_bins
+from .recode import check_against_categories, normalize_recode
 
 ROLES = ("perturb", "keep", "drop")
 TYPES = ("nominal", "ordinal", "numeric")
@@ -39,6 +40,7 @@ _COLUMN_KEYS = (
     "missing",
     "missing_label",
     "missing_values",
+    "recode",
     "warnings",
 )
 _TOP_KEYS = (
@@ -112,9 +114,11 @@ def check_column_weight(value, column: str) -> float:
 @dataclass
 class ColumnConfig:
     """One input column. ``categories``: the ordered category labels (for a numeric column: the extra,
-    non-numeric values kept as categories besides the bins). ``missing``: "category" codes empty cells (and
-    any ``missing_values``) as the category ``missing_label``, which must be listed in ``categories``;
-    "exclude" leaves rows with a missing value in this column out of the release."""
+    non-numeric values kept as categories besides the bins). ``recode``: {released label: [input texts]}
+    (merge / rename, :mod:`.recode`), applied to perturbed and kept columns before the categories are looked
+    up. ``missing``: "category" codes empty cells (and any ``missing_values``) as the category
+    ``missing_label`` (after recoding), which must be listed in ``categories``; "exclude" leaves rows with a
+    missing value in this column out of the release."""
 
     name: str
     role: str = "drop"
@@ -127,6 +131,7 @@ class ColumnConfig:
     warnings: list = field(default_factory=list)
     missing_label: str = MISSING_LABEL
     missing_values: list = field(default_factory=list)
+    recode: dict | None = None
 
     def __post_init__(self):
         self.name = str(self.name)
@@ -162,6 +167,8 @@ class ColumnConfig:
             if dup is not None:
                 raise InputError(f"column {col!r}: {what} lists {dup!r} twice")
         self.bins = normalize_bins(self.bins, col)
+        self.recode = normalize_recode(self.recode, col)
+        check_against_categories(self.recode, self.categories, col)
         if self.role != "perturb":
             return
         if budget_mode:
@@ -191,6 +198,8 @@ class ColumnConfig:
             d["missing_label"] = self.missing_label
         if self.missing_values:
             d["missing_values"] = list(self.missing_values)
+        if self.recode:
+            d["recode"] = {k: list(v) for k, v in self.recode.items()}
         if self.warnings:
             d["warnings"] = list(self.warnings)
         return d

@@ -1,0 +1,61 @@
+"""A reproducible recipe: the release configuration plus the exact ``optrr perturb`` command that applies
+it, so the same release can be made again (or audited) without the application.
+
+``write_recipe`` writes CONFIG (the configuration JSON) and CONFIG's stem + ``.perturb.sh`` (a POSIX shell
+script holding the command, paths absolute and quoted with :func:`shlex.join`), each atomically; neither
+is replaced unless ``force``. A seed in the command makes the release reproducible (same input,
+configuration, chunk size and OptRR version); without one each run draws fresh randomness.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from ..errors import InputError
+
+
+def perturb_command(data_path, config_path, output_path, seed=None, shuffle: bool = True, output_format=None,
+                    program: str = "optrr") -> str:
+    """The command line: ``optrr perturb DATA --config CONFIG -o OUTPUT [--seed N] [--no-shuffle] [--format F]``."""
+    args = [program, "perturb", os.path.abspath(os.fspath(data_path)), "--config",
+            os.path.abspath(os.fspath(config_path)), "-o", os.path.abspath(os.fspath(output_path))]
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise InputError(f"seed must be a whole number >= 0; got {seed!r}")
+        args += ["--seed", str(seed)]
+    if not shuffle:
+        args.append("--no-shuffle")
+    if output_format:
+        args += ["--format", str(output_format)]
+    return shlex.join(args)
+
+
+def script_path(config_path) -> str:
+    root, _ = os.path.splitext(os.fspath(config_path))
+    return root + ".perturb.sh"
+
+
+def write_recipe(config, data_path, config_path, output_path, seed=None, shuffle: bool = True,
+                 output_format=None, force: bool = False) -> str:
+    """Write the configuration and its command script; return the command line."""
+    from ..io.atomic import check_output_path, write_text_atomic
+    from .config import save_config
+    from .perturb import as_config
+
+    cfg = as_config(config)
+    cfg.check_releasable()
+    script = script_path(config_path)
+    for path in (config_path, script):
+        check_output_path(path, [data_path], "recipe file")
+        if os.path.exists(path) and not force:
+            raise InputError(f"{path} exists; choose another name or allow replacing it")
+    command = perturb_command(data_path, config_path, output_path, seed, shuffle, output_format)
+    save_config(cfg, config_path)
+    write_text_atomic(
+        script,
+        "#!/bin/sh\n# Made by OptRR: applies the release configuration next to this file.\n"
+        f"# The input must be the same file (its SHA-256 is checked in the manifest of each release).\n"
+        f"{command}\n",
+    )
+    return command

@@ -1,0 +1,177 @@
+"""Recoding of a column's categories before the release: merge, rename, group rare values into "Other".
+
+A column's ``recode`` maps each *released* label to the input texts it stands for:
+
+    "recode": {"Other": ["Tibet", "Zanzibar"], "Female": ["F"]}
+
+Every input text listed under a label is released as that label (merge = several texts, rename = one);
+texts not listed are released as they are. The labels must be among the column's ``categories`` (which
+keep their role as the released domain, in code order: reordering = reordering ``categories``), and an
+input text that is recoded must not stay in ``categories`` as itself. Recoding is a pure function of the
+cell's text, so ``optrr perturb`` applies it identically to every row; the missing-value label follows
+the recoding too (``{"Unknown": ["NA", "?"]}`` puts empty cells under "Unknown").
+
+The functions below edit a (recode, categories) pair the way the GUI's commands do; each returns new
+objects and leaves its arguments unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+
+OTHER_LABEL = "Other"
+
+
+def normalize_recode(recode, column: str) -> dict[str, list[str]] | None:
+    """Validate the shape of a ``recode`` object: {label: [text, ...]} (a single text is read as a list).
+    An input text may appear under one label only. Empty -> None."""
+    if recode is None:
+        return None
+    if not isinstance(recode, dict):
+        raise InputError(f"column {column!r}: recode must be an object {{released label: [input texts]}}")
+    out: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}
+    for label, sources in recode.items():
+        if not isinstance(label, str) or label == "":
+            raise InputError(f"column {column!r}: recode labels must be non-empty texts; got {label!r}")
+        if isinstance(sources, str):
+            sources = [sources]
+        if not isinstance(sources, (list, tuple)) or not sources:
+            raise InputError(f"column {column!r}: recode {label!r} must list the input texts it stands for")
+        texts = []
+        for s in sources:
+            if not isinstance(s, str):
+                raise InputError(f"column {column!r}: recode {label!r} lists {s!r}; write input values as texts")
+            if s in owner and owner[s] != label:
+                raise InputError(f"column {column!r}: the value {s!r} is recoded twice ({owner[s]!r} and {label!r})")
+            if s not in texts:
+                texts.append(s)
+            owner[s] = label
+        out[label] = texts
+    return out or None
+
+
+def source_map(recode) -> dict[str, str]:
+    """{input text: released label} of every text that changes (identity entries left out)."""
+    return {s: label for label, sources in (recode or {}).items() for s in sources if s != label}
+
+
+def check_against_categories(recode, categories, column: str) -> None:
+    """The labels must be released categories; a recoded text must not stay a category of its own."""
+    if not recode or categories is None:
+        return
+    listed = set(categories)
+    for label in recode:
+        if label not in listed:
+            raise InputError(f"column {column!r}: recode label {label!r} is not among its categories; add it there")
+    for s, label in source_map(recode).items():
+        if s in listed:
+            raise InputError(
+                f"column {column!r}: {s!r} is recoded to {label!r} but is still listed in categories; remove it there"
+            )
+
+
+def released_label(text: str, recode) -> str:
+    return source_map(recode).get(text, text)
+
+
+def recode_counts(values, counts, recode) -> dict[str, int]:
+    """Counts per released label of distinct input ``values`` with ``counts`` (order of first appearance)."""
+    import pandas as pd
+
+    values = pd.Series(np.asarray(values, dtype=object))
+    mapping = source_map(recode)
+    labels = values.map(mapping).fillna(values) if mapping else values
+    summed = pd.Series(np.asarray(counts, dtype=np.int64)).groupby(labels.to_numpy(), sort=False).sum()
+    return {str(k): int(v) for k, v in summed.items()}
+
+
+def recode_arrow(col, recode):
+    """A string Arrow array with every recoded text replaced by its label (nulls stay null)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    mapping = source_map(recode)
+    if not mapping:
+        return col
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks() if col.num_chunks else pa.array([], type=pa.string())
+    sources = pa.array(list(mapping), type=pa.string())
+    targets = pa.array(list(mapping.values()), type=pa.string())
+    index = pc.index_in(col, value_set=sources)
+    return pc.if_else(pc.is_valid(index), pc.take(targets, pc.fill_null(index, 0)), col)
+
+
+# -- edits, as the application makes them ---------------------------------------------------------
+
+
+def _sources_of(label: str, recode) -> list[str]:
+    """The input texts released as ``label``: the ones listed under it, and the text itself."""
+    listed = list((recode or {}).get(label, []))
+    return listed if label in listed else [label, *listed]
+
+
+def merge(recode, categories: list[str], labels: list[str], new_label: str) -> tuple[dict, list[str]]:
+    """Merge released ``labels`` into ``new_label``, placed where the first of them was. Returns
+    (recode, categories)."""
+    labels = [str(x) for x in labels]
+    if len(labels) < 1:
+        raise InputError("choose the categories to merge")
+    missing = [x for x in labels if x not in categories]
+    if missing:
+        raise InputError(f"{missing[0]!r} is not a category of this column")
+    new_label = str(new_label).strip()
+    if not new_label:
+        raise InputError("the merged category needs a name")
+    if new_label in categories and new_label not in labels:
+        raise InputError(f"{new_label!r} is already a category; merge it too or choose another name")
+    recode = {k: list(v) for k, v in (recode or {}).items()}
+    sources: list[str] = []
+    for label in labels:
+        for s in _sources_of(label, recode):
+            if s not in sources:
+                sources.append(s)
+        recode.pop(label, None)
+    if new_label not in sources:
+        recode[new_label] = sources
+    else:
+        recode[new_label] = [new_label, *[s for s in sources if s != new_label]]
+    if recode[new_label] == [new_label]:
+        del recode[new_label]
+    first = min(categories.index(x) for x in labels)
+    out = [c for i, c in enumerate(categories) if c not in labels or i == first]
+    out[out.index(categories[first])] = new_label
+    return _tidy(recode), out
+
+
+def rename(recode, categories: list[str], old: str, new: str) -> tuple[dict, list[str]]:
+    """Release the category ``old`` as ``new`` (same position)."""
+    return merge(recode, categories, [old], new)
+
+
+def group_rare(recode, categories: list[str], counts: dict, min_rows: int, label: str = OTHER_LABEL):
+    """Merge every released category seen in fewer than ``min_rows`` rows (``counts``: rows per released
+    label; absent = 0) into ``label``, at the end of the list. Returns (recode, categories, merged labels)."""
+    if not isinstance(min_rows, (int, np.integer)) or isinstance(min_rows, bool) or min_rows < 1:
+        raise InputError(f"the row threshold must be a whole number of at least 1; got {min_rows!r}")
+    rare = [c for c in categories if counts.get(c, 0) < min_rows and c != label]
+    if not rare:
+        return {k: list(v) for k, v in (recode or {}).items()}, list(categories), []
+    if label in categories:
+        rare = [label, *rare]
+    recode, merged = merge(recode, categories, rare, label)
+    merged.remove(label)
+    return recode, [*merged, label], [c for c in rare if c != label]
+
+
+def reorder(categories: list[str], order: list[str]) -> list[str]:
+    """``categories`` in the new ``order`` (a permutation of them)."""
+    if sorted(order) != sorted(categories):
+        raise InputError("the new order must list every category exactly once")
+    return list(order)
+
+
+def _tidy(recode) -> dict:
+    return {k: v for k, v in recode.items() if v and v != [k]}

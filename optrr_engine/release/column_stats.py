@@ -248,6 +248,8 @@ class ColumnSummary:
 
 def summarize_coded(name: str, parts, decimal: str = ".") -> ColumnSummary:
     """Summary from chunks of (integer codes with -1 = missing, distinct values the codes index)."""
+    import pandas as pd
+
     pairs, missing = [], 0
     for codes, uniques in parts:
         codes = np.asarray(codes)
@@ -255,7 +257,9 @@ def summarize_coded(name: str, parts, decimal: str = ".") -> ColumnSummary:
         missing += int(codes.size - np.count_nonzero(valid))
         uniques = np.asarray(uniques, dtype=object)
         counts = np.bincount(codes[valid].astype(np.int64), minlength=uniques.size)
-        pairs.append((np.asarray([str(u) for u in uniques], dtype=object), counts))
+        if uniques.size and pd.api.types.infer_dtype(uniques, skipna=False) != "string":
+            uniques = np.asarray([str(u) for u in uniques], dtype=object)
+        pairs.append((uniques, counts))
     values, counts = merge_value_counts(pairs)
     keep = counts > 0
     return ColumnSummary(name, values[keep], counts[keep], missing, decimal)

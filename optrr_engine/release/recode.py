@@ -40,16 +40,15 @@ def normalize_recode(recode, column: str) -> dict[str, list[str]] | None:
             sources = [sources]
         if not isinstance(sources, (list, tuple)) or not sources:
             raise InputError(f"column {column!r}: recode {label!r} must list the input texts it stands for")
-        texts = []
+        texts: dict[str, None] = {}
         for s in sources:
             if not isinstance(s, str):
                 raise InputError(f"column {column!r}: recode {label!r} lists {s!r}; write input values as texts")
             if s in owner and owner[s] != label:
                 raise InputError(f"column {column!r}: the value {s!r} is recoded twice ({owner[s]!r} and {label!r})")
-            if s not in texts:
-                texts.append(s)
+            texts[s] = None
             owner[s] = label
-        out[label] = texts
+        out[label] = list(texts)
     return out or None
 
 
@@ -115,34 +114,33 @@ def _sources_of(label: str, recode) -> list[str]:
 
 def merge(recode, categories: list[str], labels: list[str], new_label: str) -> tuple[dict, list[str]]:
     """Merge released ``labels`` into ``new_label``, placed where the first of them was. Returns
-    (recode, categories)."""
-    labels = [str(x) for x in labels]
-    if len(labels) < 1:
+    (recode, categories). Linear in the number of categories and recoded texts."""
+    labels = list(dict.fromkeys(str(x) for x in labels))
+    if not labels:
         raise InputError("choose the categories to merge")
-    missing = [x for x in labels if x not in categories]
+    position = {c: i for i, c in enumerate(categories)}
+    missing = [x for x in labels if x not in position]
     if missing:
         raise InputError(f"{missing[0]!r} is not a category of this column")
     new_label = str(new_label).strip()
     if not new_label:
         raise InputError("the merged category needs a name")
-    if new_label in categories and new_label not in labels:
+    chosen = set(labels)
+    if new_label in position and new_label not in chosen:
         raise InputError(f"{new_label!r} is already a category; merge it too or choose another name")
     recode = {k: list(v) for k, v in (recode or {}).items()}
-    sources: list[str] = []
+    sources: dict[str, None] = {}
     for label in labels:
         for s in _sources_of(label, recode):
-            if s not in sources:
-                sources.append(s)
+            sources[s] = None
         recode.pop(label, None)
-    if new_label not in sources:
-        recode[new_label] = sources
-    else:
-        recode[new_label] = [new_label, *[s for s in sources if s != new_label]]
-    if recode[new_label] == [new_label]:
-        del recode[new_label]
-    first = min(categories.index(x) for x in labels)
-    out = [c for i, c in enumerate(categories) if c not in labels or i == first]
-    out[out.index(categories[first])] = new_label
+    ordered = list(sources)
+    if new_label in sources:
+        ordered = [new_label, *[s for s in ordered if s != new_label]]
+    if ordered != [new_label]:
+        recode[new_label] = ordered
+    first = min(position[x] for x in labels)
+    out = [new_label if i == first else c for i, c in enumerate(categories) if i == first or c not in chosen]
     return _tidy(recode), out
 
 
@@ -159,11 +157,8 @@ def group_rare(recode, categories: list[str], counts: dict, min_rows: int, label
     rare = [c for c in categories if counts.get(c, 0) < min_rows and c != label]
     if not rare:
         return {k: list(v) for k, v in (recode or {}).items()}, list(categories), []
-    if label in categories:
-        rare = [label, *rare]
-    recode, merged = merge(recode, categories, rare, label)
-    merged.remove(label)
-    return recode, [*merged, label], [c for c in rare if c != label]
+    recode, merged = merge(recode, categories, [label, *rare] if label in categories else rare, label)
+    return recode, [*(c for c in merged if c != label), label], rare
 
 
 def reorder(categories: list[str], order: list[str]) -> list[str]:

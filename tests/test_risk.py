@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optrr_engine.release import risk
 from optrr_engine.dense import dense_matrix, enumerate_records
 from optrr_engine.designs import run_design
+from optrr_engine.release import risk
 
 
 @pytest.mark.parametrize("method", ["kronecker", "optimal", "heuristic", "auto"])

@@ -10,9 +10,11 @@ import sys
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QUndoStack
+import numpy as np
+from PySide6.QtCore import QEventLoop, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -30,9 +32,10 @@ from PySide6.QtWidgets import (
 
 from optrr_engine.io.readers import ReaderOptions
 
-from .common.commands import SetSessionValue
+from .common.commands import SetSessionValue, set_many
 from .common.settings import Settings
 from .common.widgets import Spinner
+from .data.summary_view import ColumnSummaryView
 from .data.table_view import DataView
 from .design.attribute_table import AttributePanel
 from .design.column_panel import ColumnPanel
@@ -46,6 +49,27 @@ from .workers.jobs.schema import infer_columns
 from .workers.runner import TaskRunner
 
 TAB_DESIGN, TAB_DATA, TAB_COMPARE, TAB_ANALYSE = range(4)
+#: The smallest window the layout is checked at (issue 14: 1024 x 600).
+MIN_WIDTH, MIN_HEIGHT = 1024, 600
+
+
+def fit_to_screen(window) -> None:
+    """Keep the window inside the screen's available area (a restored or default size may be larger at 150 %
+    scaling, which pushed the status bar and Cancel off screen)."""
+    screen = window.screen() or QApplication.primaryScreen()
+    if screen is None:
+        return
+    area = screen.availableGeometry()
+    frame = window.frameGeometry()
+    extra_w, extra_h = frame.width() - window.width(), frame.height() - window.height()
+    window.setMinimumSize(min(MIN_WIDTH, area.width() - extra_w), min(MIN_HEIGHT, area.height() - extra_h))
+    width = max(min(window.width(), area.width() - extra_w), min(MIN_WIDTH, area.width()))
+    height = max(min(window.height(), area.height() - extra_h), min(MIN_HEIGHT, area.height()))
+    if (width, height) != (window.width(), window.height()):
+        window.resize(width, height)
+    x = min(max(window.x(), area.left()), max(area.left(), area.right() - width - extra_w))
+    y = min(max(window.y(), area.top()), max(area.top(), area.bottom() - height - extra_h))
+    window.move(x, y)
 #: Files at least this big are scanned for their columns in a worker process (smaller ones: a thread is
 #: quicker than waking a process, and too short to stall the window).
 PROCESS_MIN_BYTES = 8 << 20
@@ -80,11 +104,45 @@ class MessageBar(QWidget):
         self.show()
 
 
+class StartBanner(QWidget):
+    """Safe start, step 1: the proposed columns (identifiers and free text already dropped, with the reason in
+    Warnings) must be confirmed before anything can be released."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.confirm = QPushButton("These are the columns to share")
+        self.confirm.setToolTip("Confirm the roles below; Release becomes possible (one undo step)")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 4, 8, 4)
+        lay.addWidget(self.label, 1)
+        lay.addWidget(self.confirm)
+        self.setAutoFillBackground(True)
+        self.setStyleSheet("background: #fff4d6;")
+
+    def update_from(self, state) -> None:
+        p = len(state.perturbed_indices())
+        k = sum(1 for c in state.columns if c.role == "keep")
+        d = sum(1 for c in state.columns if c.role == "drop")
+        budget = "ε per column"
+        if state.budget_mode:
+            budget = f"a whole-record budget ε = {state.target_total:g} shared by weight"
+        self.label.setText(
+            f"<b>Step 1 — choose the columns to share.</b> Proposed: {p} randomized, {k} exported in the clear, "
+            f"{d} dropped (likely identifiers and free text are dropped; the reason is under Warnings). "
+            f"Privacy: {budget}. Set the roles, then confirm."
+        )
+        self.confirm.setEnabled(p > 0)
+
+
 class MainWindow(QMainWindow):
     #: Emitted when a file's columns are loaded (path) — used by tests and the screenshot mode.
     fileLoaded = Signal(str)
     #: Emitted when all rows of the data file have been read (row count).
     rowsLoaded = Signal(int)
+    #: Emitted when the column summaries of the loaded rows are ready.
+    summariesReady = Signal()
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
@@ -108,6 +166,8 @@ class MainWindow(QMainWindow):
         self.column_panel = ColumnPanel(self.state, self.stack)
         self.mechanism = MechanismPanel(self.controller)
         self.attributes.currentColumnChanged.connect(self.column_panel.show_column)
+        self.column_panel.risk_source = self.column_risk
+        self.controller.changed.connect(self.column_panel.update_risk)
         self.mechanism.useDesign.connect(self.use_design)
 
         left = QSplitter(Qt.Orientation.Vertical)
@@ -124,12 +184,33 @@ class MainWindow(QMainWindow):
         design.setSizes([640, 680])
         design.setChildrenCollapsible(False)
         self.design_splitter = design
+        self.start_banner = StartBanner()
+        self.start_banner.confirm.clicked.connect(self.confirm_columns)
+        self.start_banner.hide()
+        design_page = QWidget()
+        dl = QVBoxLayout(design_page)
+        dl.setContentsMargins(0, 0, 0, 0)
+        dl.setSpacing(0)
+        dl.addWidget(self.start_banner)
+        dl.addWidget(design, 1)
 
         self.data_view = DataView()
+        self.summaries: dict = {}
+        self.summary_view = ColumnSummaryView()
+        self.data_view.table.selectionModel().currentColumnChanged.connect(
+            lambda cur, _prev: self.show_summary_of(cur.column())
+        )
+        data_page = QSplitter(Qt.Orientation.Horizontal)
+        data_page.addWidget(self.data_view)
+        data_page.addWidget(self.summary_view)
+        data_page.setStretchFactor(0, 3)
+        data_page.setStretchFactor(1, 2)
+        data_page.setChildrenCollapsible(False)
+        self.data_splitter = data_page
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(design, "Design")
-        self.tabs.addTab(self.data_view, "Data")
+        self.tabs.addTab(design_page, "Design")
+        self.tabs.addTab(data_page, "Data")
         self.compare_view = None
         self.analyse_view = None
         self.tabs.addTab(QWidget(), "Compare")
@@ -161,8 +242,10 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self.stack.cleanChanged.connect(self._clean_changed)
         self.state.subscribe(self._on_state)
+        self.setMinimumSize(MIN_WIDTH, MIN_HEIGHT)
         self.resize(1366, 768)
         self.settings.restore_window(self)
+        fit_to_screen(self)
         self._update_title()
         QTimer.singleShot(300, self._warm_workers)
 
@@ -218,17 +301,25 @@ class MainWindow(QMainWindow):
             sp.SP_MediaPlay,
         )
         self.act_quit = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit, "Close OptRR")
-        self.act_undo = self.stack.createUndoAction(self, "&Undo")
+        self.act_undo = self.stack.createUndoAction(self, "&Undo:")
         self.act_undo.setShortcut(QKeySequence.StandardKey.Undo)
         self.act_undo.setIcon(self.style().standardIcon(sp.SP_ArrowBack))
         self.act_undo.setToolTip("Undo the last change (Ctrl+Z)")
-        self.act_redo = self.stack.createRedoAction(self, "&Redo")
+        self.act_redo = self.stack.createRedoAction(self, "&Redo:")
         self.act_redo.setShortcuts([QKeySequence.StandardKey.Redo, QKeySequence("Ctrl+Y")])
         self.act_redo.setIcon(self.style().standardIcon(sp.SP_ArrowForward))
         self.act_redo.setToolTip("Redo (Ctrl+Shift+Z or Ctrl+Y)")
         self.act_history = self._action("Undo &history…", self.show_history, "Ctrl+H", "Every change, to go back")
         self.act_about = self._action("&About OptRR", self.show_about, None, "Versions, licences, data sources")
-        self.act_help = self._action("OptRR &guide", self.show_guide, QKeySequence.StandardKey.HelpContents)
+        self.act_help = self._action(
+            "OptRR &guide", self.show_guide, QKeySequence.StandardKey.HelpContents, "The guide, at the current tab (F1)"
+        )
+        self.act_recipe = self._action(
+            "Export &recipe…",
+            self.export_recipe,
+            None,
+            "Write the release configuration and the exact optrr perturb command that makes this release",
+        )
 
         menu = self.menuBar().addMenu("&File")
         menu.addAction(self.act_open)
@@ -245,6 +336,7 @@ class MainWindow(QMainWindow):
         menu.addAction(self.act_save_as)
         menu.addSeparator()
         menu.addAction(self.act_release)
+        menu.addAction(self.act_recipe)
         menu.addSeparator()
         menu.addAction(self.act_quit)
         edit = self.menuBar().addMenu("&Edit")
@@ -252,6 +344,15 @@ class MainWindow(QMainWindow):
         edit.addAction(self.act_redo)
         edit.addAction(self.act_history)
         edit.addSeparator()
+        for field, what in (("epsilon", "ε"), ("weight", "weight")):
+            edit.addAction(
+                self._action(
+                    f"Set {what} of selected columns…",
+                    lambda _c=False, f=field: self.bulk_value(f),
+                    None,
+                    f"One {what} for every selected column (one undo step)",
+                )
+            )
         for role, key in (("perturb", "Ctrl+P"), ("keep", "Ctrl+K"), ("drop", "Ctrl+D")):
             edit.addAction(
                 self._action(
@@ -324,6 +425,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"OptRR — {name}{project}{dirty}")
 
     def _on_state(self, kind, index, name) -> None:
+        if kind in ("reset", "session", "column", "columns"):
+            self._update_safe_start()
         if kind in ("reset", "rows"):
             self._update_title()
             n = self.state.n_rows
@@ -401,7 +504,9 @@ class MainWindow(QMainWindow):
 
     def _columns_inferred(self, path: str, options: dict, result: dict) -> None:
         self.project_path = None
+        self.summaries = {}
         self.state.load_columns(path, options, result["columns"], None)
+        self.state.safe_start()
         self.stack.clear()
         self.settings.add_recent(path, options)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
@@ -439,6 +544,7 @@ class MainWindow(QMainWindow):
 
     def _rows_loaded(self, n: int) -> None:
         self.store.complete = True
+        self._summarize()
         self.loading = False
         self.cancel_load.hide()
         self.data_view.model._poll()
@@ -540,6 +646,10 @@ class MainWindow(QMainWindow):
     def open_release(self) -> None:
         from .release.dialog import ReleaseDialog
 
+        if not self.state.columns_chosen:
+            self.tabs.setCurrentIndex(TAB_DESIGN)
+            self.show_info("First choose the columns to share (step 1 above the table), then confirm them.")
+            return
         dialog = ReleaseDialog(self, self)
         self._release_dialog = dialog
         dialog.show()
@@ -588,9 +698,105 @@ class MainWindow(QMainWindow):
         AboutDialog(self).exec()
 
     def show_guide(self) -> None:
-        guide = Path(__file__).resolve().parent.parent / "docs" / "gui.md"
-        if guide.exists():
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(guide)))
+        """The guide in a help window, at the section of the current tab (F1)."""
+        from .common.help_window import TAB_SECTIONS, HelpWindow
+
+        if getattr(self, "help_window", None) is None:
+            self.help_window = HelpWindow(self)
+            self.help_window.resize(min(900, self.width()), min(700, self.height()))
+        self.help_window.show_section(TAB_SECTIONS[self.tabs.currentIndex()])
+        self.help_window.show()
+        self.help_window.raise_()
+
+    # -- safe start, bulk edits, summaries, recipe -----------------------------------------------------
+    def _update_safe_start(self) -> None:
+        chosen = self.state.columns_chosen or not self.state.columns
+        self.start_banner.setVisible(not chosen)
+        if not chosen:
+            self.start_banner.update_from(self.state)
+        self.act_release.setEnabled(bool(chosen and self.state.perturbed_indices()))
+        self.act_recipe.setEnabled(bool(self.state.data_path and self.state.perturbed_indices()))
+
+    def column_risk(self, row: int) -> str | None:
+        """Beside the ε of a perturbed column: P(released value = true value) from the mechanism the release
+        would use, and what the whole-record ε allows an attacker who knows everything else."""
+        from optrr_engine.release.risk import column_sentence, record_sentence
+
+        method = self.controller.chosen()
+        summary = self.controller.current().get(method) if method else None
+        if summary is None or not summary.ok or summary.design is None or self.state.columns[row].role != "perturb":
+            return None
+        positions = self.state.perturbed_indices()
+        mechanism = summary.design.mechanism
+        if row not in positions or mechanism.k != len(positions):
+            return None
+        position = positions.index(row)
+        keep = float(np.exp(mechanism.marginal([position]).log_pattern_probs()[0]))
+        size = int(mechanism.sizes[position])
+        return f"{column_sentence(keep, size)}\n{record_sentence(mechanism.overall_epsilon())}"
+
+    def confirm_columns(self) -> None:
+        if not self.state.columns_chosen:
+            self.stack.push(SetSessionValue(self.state, "columns_chosen", True))
+
+    def bulk_value(self, field: str, value: float | None = None) -> None:
+        """Edit ▸ Set ε (or weight) of the selected perturbed columns: one undo step."""
+        from PySide6.QtWidgets import QInputDialog
+
+        rows = [r for r in self.attributes.selected_rows() if self.state.columns[r].role == "perturb"]
+        if not rows:
+            self.show_info("Select perturbed columns in the table first (Shift/Ctrl+click).")
+            return
+        what = "ε" if field == "epsilon" else "weight"
+        if value is None:
+            value, ok = QInputDialog.getDouble(
+                self, f"Set {what}", f"{what} for the {len(rows)} selected perturbed columns:",
+                float(getattr(self.state.columns[rows[0]], field)), 0.01, 50.0 if field == "epsilon" else 1000.0, 3
+            )
+            if not ok:
+                return
+        set_many(self.stack, self.state, rows, field, float(value))
+
+    def _summarize(self) -> None:
+        from .workers.jobs.summaries import summarize_store
+
+        decimal = (self.state.reader_options or {}).get("decimal") or "."
+        self.runner.submit("summaries", summarize_store, self.store, decimal, on_done=self._summaries_ready)
+
+    def _summaries_ready(self, summaries: dict) -> None:
+        self.summaries = summaries
+        self.column_panel.set_summaries(summaries)
+        current = self.data_view.table.currentIndex()
+        self.show_summary_of(current.column() if current.isValid() else 0)
+        self.summariesReady.emit()
+
+    def show_summary_of(self, column: int) -> None:
+        if not 0 <= column < len(self.state.columns):
+            return
+        col = self.state.columns[column]
+        self.summary_view.show_summary(self.summaries.get(col.name), col)
+
+    def export_recipe(self) -> str | None:
+        """File ▸ Export recipe: the release configuration and the optrr perturb command line."""
+        from optrr_engine.errors import InputError
+        from optrr_engine.release.recipe import write_recipe
+
+        if not self.state.data_path:
+            return None
+        start = os.path.join(self.settings.last_dir("project"), Path(self.state.data_path).stem + "_release.json")
+        path, _ = QFileDialog.getSaveFileName(self, "Export recipe", start, "Release configuration (*.json)")
+        if not path:
+            return None
+        if not path.endswith(".json"):
+            path += ".json"
+        out = str(Path(self.state.data_path).with_name(Path(self.state.data_path).stem + "_released.csv"))
+        try:
+            command = write_recipe(self.state.to_release_config(), self.state.data_path, path, out, force=True)
+        except (InputError, OSError) as exc:
+            self.show_error(f"Cannot export the recipe: {exc}")
+            return None
+        self.show_info(f"Recipe written: {path} and its command script. To make the release again:\n{command}")
+        return command
 
     # -- readiness and shutdown ----------------------------------------------------------------------
     def is_ready(self) -> bool:

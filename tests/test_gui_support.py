@@ -15,8 +15,10 @@ SAMPLE = str(DEFAULT_SAMPLE)
 WAIT_MS = 120_000
 
 
-def open_window(qtbot, tmp_path: Path, path: str = SAMPLE, options=None) -> MainWindow:
-    """A shown window with ``path`` opened: columns inferred, rows read, every design computed."""
+def open_window(qtbot, tmp_path: Path, path: str = SAMPLE, options=None, safe_start: bool = False) -> MainWindow:
+    """A shown window with ``path`` opened: columns inferred, rows read, every design computed. Unless
+    ``safe_start``, the proposed columns are confirmed and the session uses ε per column (as before the safe
+    start), with an empty undo stack."""
     window = MainWindow(Settings(tmp_path / "settings.ini"))
     # pytest-qt closes the window after the test: without the unsaved-changes question (a modal box)
     qtbot.addWidget(window, before_close_func=lambda w: w.stack.setClean())
@@ -24,7 +26,20 @@ def open_window(qtbot, tmp_path: Path, path: str = SAMPLE, options=None) -> Main
     window.open_file(path, options)
     wait_ready(qtbot, window)
     assert window.state.data_path == path, window.last_error
+    if not safe_start:
+        choose_columns_per_column(qtbot, window)
     return window
+
+
+def choose_columns_per_column(qtbot, window: MainWindow) -> None:
+    """Step 1 done: columns confirmed, ε per column, the former default budget target, no undo history."""
+    from optrr_gui.state.session import DEFAULT_TARGET_TOTAL
+
+    window.confirm_columns()
+    window.state.set_session_value("budget_mode", False)
+    window.state.set_session_value("target_total", DEFAULT_TARGET_TOTAL)
+    window.stack.clear()
+    wait_ready(qtbot, window)
 
 
 def wait_ready(qtbot, window: MainWindow, timeout: int = WAIT_MS) -> None:

@@ -22,12 +22,45 @@ def _describe(value) -> str:
     return str(value)
 
 
+_FIELD_WORDS = {"epsilon": "ε", "weight": "weight", "role": "role", "type": "type", "missing": "missing values"}
+
+
+def column_text(column: str, name: str, value) -> str:
+    """An undo step as a sentence: "set ε of age to 0.5", "recode diagnosis"."""
+    if name == "categories":
+        return f"change the categories of {column}"
+    if name == "recode":
+        return f"recode {column}"
+    if name == "bins":
+        return f"change the bins of {column}"
+    if name == "missing_values":
+        return f"change the missing-value codes of {column}"
+    return f"set {_FIELD_WORDS.get(name, name.replace('_', ' '))} of {column} to {_describe(value)}"
+
+
+def session_text(name: str, value) -> str:
+    """A session edit as a sentence: "switch to a whole-record budget", "use the Kronecker design"."""
+    if name == "budget_mode":
+        return "switch to a whole-record budget" if value else "switch to ε per column"
+    if name == "target_total":
+        return f"set the whole-record budget to {_describe(float(value))}"
+    if name == "method":
+        from ..state.design_summary import METHOD_LABELS
+
+        return f"use the {METHOD_LABELS.get(value, value)} design"
+    if name == "accept_changed_epsilons":
+        return "accept designs that raise ε" if value else "refuse designs that raise ε"
+    if name == "columns_chosen":
+        return "confirm the columns to share" if value else "reopen the choice of columns"
+    return f"set {name.replace('_', ' ')} to {_describe(value)}"
+
+
 class SetColumnValue(QUndoCommand):
     """Set one field of one column (role, type, epsilon, weight, categories, bins, missing)."""
 
     def __init__(self, state: SessionState, index: int, name: str, value, mergeable: bool = False):
         col = state.columns[index].name
-        super().__init__(f"{name} of {col} → {_describe(value)}")
+        super().__init__(column_text(col, name, value))
         self.state, self.index, self.name = state, index, name
         self.old = state.column_value(index, name)
         self.new = value
@@ -56,7 +89,7 @@ class SetSessionValue(QUndoCommand):
     """Set a session field (method, budget mode, whole-record target, accept changed epsilons)."""
 
     def __init__(self, state: SessionState, name: str, value, mergeable: bool = False):
-        super().__init__(f"{name.replace('_', ' ')} → {_describe(value)}")
+        super().__init__(session_text(name, value))
         self.state, self.name = state, name
         self.old = state.session_value(name)
         self.new = value
@@ -86,7 +119,7 @@ class SetColumnValues(QUndoCommand):
 
     def __init__(self, state: SessionState, indices, name: str, value, text: str | None = None):
         self.indices = list(indices)
-        super().__init__(text or f"{name} of {len(self.indices)} columns → {_describe(value)}")
+        super().__init__(text or column_text(f"{len(self.indices)} columns", name, value))
         self.state, self.name = state, name
         self.old = [state.column_value(i, name) for i in self.indices]
         self.new = value

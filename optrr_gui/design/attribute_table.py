@@ -33,6 +33,8 @@ from ..state.session import COUNT_FIELDS, ROLES, TYPES, SessionState
 
 COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT, COL_EPS, COL_WARN = range(6)
 HEADERS = ("Column", "Role", "Type", "Categories", "ε (lower = more private)", "Warnings")
+#: The attribute table's view filters: label -> role shown (None: all).
+FILTERS = {"All columns": None, "Perturbed": "perturb", "Kept (NOT private)": "keep", "Dropped": "drop"}
 #: Above this many columns the epsilon editors open on demand instead of staying open on every row.
 PERSISTENT_EDITOR_LIMIT = 300
 #: Editors are opened in batches of at most this many seconds per turn of the event loop (a bulk role change
@@ -286,8 +288,13 @@ class AttributePanel(QWidget):
         self.target.setToolTip("The privacy guarantee for a complete record. Lower = more private.")
         self.count_label = QLabel()
         bar = QHBoxLayout()
+        self.filter = QComboBox()
+        self.filter.addItems(list(FILTERS))
+        self.filter.setToolTip("Show only the columns with this role (a view filter; nothing changes)")
+        self.filter.currentTextChanged.connect(lambda _t: self.apply_filter())
         bar.addWidget(QLabel("<b>Columns</b>"))
         bar.addWidget(self.count_label, 1)
+        bar.addWidget(self.filter)
         bar.addWidget(self.per_column)
         bar.addWidget(self.total)
         bar.addWidget(self.target)
@@ -319,7 +326,8 @@ class AttributePanel(QWidget):
         set_many(self.stack, self.state, rows, "role", role)
 
     def selected_rows(self) -> list[int]:
-        return sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        rows = {i.row() for i in self.view.selectionModel().selectedRows()}
+        return sorted(r for r in rows if not self.view.isRowHidden(r))  # a filter hides rows of a range
 
     # -- state -> controls ---------------------------------------------------------------------
     def _on_state(self, kind, index, name) -> None:
@@ -331,6 +339,14 @@ class AttributePanel(QWidget):
             self._open_editors(None if index is None else [index], rebuild=False)
         if kind in ("reset", "column", "columns"):
             self._update_count()
+            if kind == "reset" or name == "role":
+                self.apply_filter()
+
+    def apply_filter(self) -> None:
+        """Hide the rows whose role the filter does not show (perturbed / kept / dropped / all)."""
+        role = FILTERS.get(self.filter.currentText())
+        for row, col in enumerate(self.state.columns):
+            self.view.setRowHidden(row, role is not None and col.role != role)
 
     def _sync_controls(self) -> None:
         for w in (self.per_column, self.total, self.target):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -29,6 +30,7 @@ from ..design.epsilon_editor import EpsilonEditor
 from ..state.config_bridge import category_counts
 from ..state.session import MISSING, ROLES, TYPES, SessionState
 
+RARE_BACKGROUND = QColor(255, 228, 196)
 MISSING_TEXT = {"category": "are a category of their own", "exclude": "are left out (stay missing)"}
 
 
@@ -83,6 +85,11 @@ class ColumnPanel(QWidget):
         )
         self.epsilon = EpsilonEditor(self, kind="epsilon")
         self.weight = EpsilonEditor(self, kind="weight")
+        self.risk = QLabel()
+        self.risk.setWordWrap(True)
+        self.risk.setToolTip("Recomputed from the design the release will use; see Help ▸ How strong is this epsilon?")
+        #: Callable (row) -> text of the risk beside the ε, set by the window (it knows the designs).
+        self.risk_source = None
         self.warnings = QLabel()
         self.warnings.setWordWrap(True)
         self.warnings.setStyleSheet("color: #b05000;")
@@ -101,6 +108,13 @@ class ColumnPanel(QWidget):
             "The categories the column is randomized over, in order (the order matters for ordinal columns). "
             "Every value in the data must be one of them, or be treated as missing."
         )
+        self.summaries: dict = {}
+        self.merge = QPushButton("Merge…")
+        self.merge.setToolTip("Release the selected categories as one (e.g. rare ones as 'Other'); one undo step")
+        self.rename = QPushButton("Rename…")
+        self.rename.setToolTip("Release the selected category under another name")
+        self.group_rare = QPushButton("Group rare…")
+        self.group_rare.setToolTip("Merge every category seen in fewer than n rows into 'Other'")
         self.up = QPushButton("Up")
         self.down = QPushButton("Down")
         self.remove = QPushButton("Treat as missing")
@@ -118,6 +132,10 @@ class ColumnPanel(QWidget):
         buttons = QHBoxLayout()
         for b in (self.up, self.down, self.remove, self.add):
             buttons.addWidget(b)
+        recode_buttons = QHBoxLayout()
+        for b in (self.merge, self.rename, self.group_rare):
+            recode_buttons.addWidget(b)
+        recode_buttons.addStretch(1)
         missing_row = QHBoxLayout()
         missing_row.addWidget(self.missing_list, 1)
         missing_row.addWidget(self.restore)
@@ -136,12 +154,14 @@ class ColumnPanel(QWidget):
         cl.addWidget(self.others_label)
         cl.addWidget(self.categories, 1)
         cl.addLayout(buttons)
+        cl.addLayout(recode_buttons)
         cl.addLayout(missing_row)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.title)
         lay.addLayout(form)
+        lay.addWidget(self.risk)
         lay.addWidget(self.warnings)
         lay.addWidget(self.cat_box, 1)
 
@@ -155,6 +175,9 @@ class ColumnPanel(QWidget):
         self.remove.clicked.connect(self._treat_as_missing)
         self.restore.clicked.connect(self._restore_missing)
         self.add.clicked.connect(self._add)
+        self.merge.clicked.connect(self._merge)
+        self.rename.clicked.connect(self._rename)
+        self.group_rare.clicked.connect(self._group_rare)
         self.bins.returnPressed.connect(self._apply_bins)
         state.subscribe(self._on_state)
         self.show_column(None)
@@ -185,8 +208,9 @@ class ColumnPanel(QWidget):
         """The current column's categories selected in the list (by value, so never another column's)."""
         if self.row is None or self._shown != (self.row, self.state.columns[self.row].name):
             return []
-        picked = {i.text() for i in self.categories.selectedItems()}
-        return [c for c in self.current_categories() if str(c) in picked]
+        cats = self.current_categories()
+        rows = sorted({self.categories.row(i) for i in self.categories.selectedItems()})
+        return [cats[r] for r in rows if r < len(cats)]  # items show counts too: map by position
 
     def _treat_as_missing(self) -> None:
         """Move the selected categories into the column's missing-value codes (one undo step)."""
@@ -218,6 +242,85 @@ class ColumnPanel(QWidget):
         text, ok = QInputDialog.getText(self, "Add a category", "Category (exactly as it appears in the data):")
         if ok and text and text not in self.current_categories():
             self._set("categories", [*self.current_categories(), text])
+
+    # -- recoding (optrr_engine.release.recode): one undo step each ------------------------------------
+    def apply_recode(self, recode, categories, text: str) -> None:
+        if self.row is None:
+            return
+        self.stack.beginMacro(text)
+        self._set("recode", recode or None)
+        self._set("categories", categories)
+        self.stack.endMacro()
+
+    def merge_categories(self, labels: list[str], new_label: str) -> None:
+        from optrr_engine.errors import InputError
+        from optrr_engine.release.recode import merge
+
+        col = self.state.columns[self.row]
+        try:
+            recode, cats = merge(col.recode, self.current_categories(), labels, new_label)
+        except InputError as exc:
+            self.bins_error.setVisible(True)
+            self.bins_error.setText(str(exc))
+            return
+        shown = ", ".join(repr(x) for x in labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
+        verb = "rename" if len(labels) == 1 else "merge"
+        self.apply_recode(recode, cats, f"{verb} {shown} of {col.name} to {new_label!r}")
+
+    def group_rare_categories(self, min_rows: int, label: str = "Other") -> list[str]:
+        from optrr_engine.release.recode import group_rare
+
+        col = self.state.columns[self.row]
+        summary = self.summaries.get(col.name)
+        if summary is None:
+            return []
+        counts = summary.recoded(col.recode)
+        recode, cats, merged = group_rare(col.recode, self.current_categories(), counts, int(min_rows), label)
+        if merged:
+            self.apply_recode(recode, cats, f"group {len(merged)} rare categories of {col.name} into {label!r}")
+        return merged
+
+    def _merge(self) -> None:
+        labels = self.selected_categories()
+        if not labels:
+            return
+        name, ok = QInputDialog.getText(self, "Merge categories", f"Release {len(labels)} categories as:", text="Other")
+        if ok and name.strip():
+            self.merge_categories(labels, name.strip())
+
+    def _rename(self) -> None:
+        labels = self.selected_categories()
+        if len(labels) != 1:
+            return
+        name, ok = QInputDialog.getText(self, "Rename category", f"Release {labels[0]!r} as:", text=labels[0])
+        if ok and name.strip() and name.strip() != labels[0]:
+            self.merge_categories(labels, name.strip())
+
+    def _group_rare(self) -> None:
+        n, ok = QInputDialog.getInt(self, "Group rare categories", "Merge into 'Other' every category seen in fewer "
+                                    "than this many rows:", 5, 1, 1_000_000)
+        if ok:
+            self.group_rare_categories(n)
+
+    def update_risk(self) -> None:
+        text = self.risk_source(self.row) if self.risk_source is not None and self.row is not None else None
+        self.risk.setText(text or "")
+        self.risk.setVisible(bool(text))
+
+    def set_summaries(self, summaries: dict) -> None:
+        self.summaries = summaries or {}
+        if self.row is not None:
+            self.show_column(self.row)
+
+    def _category_items(self, col) -> list[str]:
+        """Category labels with their rows in the data (after recoding) when the rows are read."""
+        labels = [str(c) for c in col.categories or []]
+        summary = self.summaries.get(col.name)
+        if summary is None:
+            return labels
+        counts = summary.recoded(col.recode)
+        total = max(1, summary.present)
+        return [f"{c}   ({counts.get(c, 0):,} rows, {100 * counts.get(c, 0) / total:.1f}%)" for c in labels]
 
     def _apply_bins(self) -> None:
         try:
@@ -275,7 +378,11 @@ class ColumnPanel(QWidget):
         self.weight.setEnabled(perturb)
         self._show_values(col)
         self.warnings.setText("\n".join(f"⚠ {w}" for w in counts.warnings[self.row]))
+        self.update_risk()
         numeric = col.type == "numeric"
+        for b in (self.merge, self.rename, self.group_rare):
+            b.setVisible(not numeric)
+        self.group_rare.setEnabled(col.name in self.summaries)
         self.up.setVisible(not numeric)
         self.down.setVisible(not numeric)
         if col.missing_values:
@@ -300,11 +407,17 @@ class ColumnPanel(QWidget):
         current = item.text() if same and item is not None else None
         self.categories.blockSignals(True)
         self.categories.clear()
-        self.categories.addItems([str(c) for c in col.categories or []])
+        self.categories.addItems(self._category_items(col))
+        summary = self.summaries.get(col.name)
+        counts = summary.recoded(col.recode) if summary is not None else None
         for i in range(self.categories.count()):
             item = self.categories.item(i)
             if item.text() == current:
                 self.categories.setCurrentItem(item)
             item.setSelected(item.text() in keep)
+            c = (col.categories or [])[i]
+            if counts is not None and counts.get(c, 0) < summary.rare_below:
+                item.setBackground(RARE_BACKGROUND)
+                item.setToolTip(f"{c!r} is rare (fewer than {summary.rare_below} rows): consider merging it")
         self.categories.blockSignals(False)
         self._shown = shown

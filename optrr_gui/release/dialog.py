@@ -126,6 +126,27 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
     return "".join(lines)
 
 
+def columns_html(state) -> str:
+    """Before the release: every column randomized, every column exported in the clear, every column dropped."""
+    from html import escape
+
+    def names(cols) -> str:
+        return ", ".join(escape(c.name) for c in cols) or "none"
+
+    perturbed = [c for c in state.columns if c.role == "perturb"]
+    kept = [c for c in state.columns if c.role == "keep"]
+    dropped = [c for c in state.columns if c.role == "drop"]
+    lines = [f"Randomized ({len(perturbed)}): {names(perturbed)}"]
+    if kept:
+        lines.append(
+            f"<span style='color:#b05000'><b>Exported in the clear, NOT private ({len(kept)})</b>: {names(kept)}</span>"
+        )
+    else:
+        lines.append("Exported in the clear: none")
+    lines.append(f"Dropped, not exported ({len(dropped)}): {names(dropped)}")
+    return "<br>".join(lines)
+
+
 class ReleaseDialog(QDialog):
     def __init__(self, window, parent=None):
         super().__init__(parent)
@@ -164,6 +185,11 @@ class ReleaseDialog(QDialog):
         self.accept_changes.hide()
         form = QFormLayout()
         form.addRow("Design", self.design_label)
+        self.columns_label = QLabel()
+        self.columns_label.setWordWrap(True)
+        self.columns_label.setTextFormat(Qt.TextFormat.RichText)
+        self.columns_label.setToolTip("What leaves the building: check this before you release")
+        form.addRow("Columns", self.columns_label)
         form.addRow("Format", self.format)
         form.addRow("Output file", out_row)
         form.addRow("", self.shuffle)
@@ -221,6 +247,7 @@ class ReleaseDialog(QDialog):
         return self.window_.controller.chosen()
 
     def _prepare(self) -> None:
+        self.columns_label.setText(columns_html(self.state))
         if self.state.data_path:
             folder = self.window_.settings.value("dirs/release", None)
             self.output.setText(default_output(self.state.data_path, ".csv", folder))
@@ -232,8 +259,11 @@ class ReleaseDialog(QDialog):
             if summary.exceeds_request:
                 self.accept_changes.show()
                 changed = " <span style='color:#cc0000'>(raises the ε of some columns)</span>"
+            from optrr_engine.release.risk import record_sentence
+
             self.design_label.setText(
                 f"{METHOD_LABELS.get(method, method)} — whole-record ε {fmt_eps(summary.overall_epsilon)}{changed}"
+                f"<br><small>{record_sentence(summary.overall_epsilon)}</small>"
             )
         else:
             self.design_label.setText("no design available yet")
@@ -245,6 +275,8 @@ class ReleaseDialog(QDialog):
         out = []
         if not self.state.data_path:
             out.append("Open a data file first.")
+        if not getattr(self.state, "columns_chosen", True):
+            out.append("First choose the columns to share (Design tab, step 1), then confirm them.")
         if not self.state.perturbed_indices():
             out.append("Choose at least one column to perturb.")
         if self.window_.controller.running():

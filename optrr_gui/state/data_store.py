@@ -101,6 +101,12 @@ class DataStore:
             self._rows += chunk.rows
             return self._rows
 
+    def column_parts(self, column: int) -> list[tuple]:
+        """(codes, distinct values) of one column in every chunk read so far (for summaries)."""
+        with self._lock:
+            chunks = list(self._chunks)
+        return [(chunk.codes[column], chunk.uniques[column]) for chunk in chunks]
+
     def cell(self, row: int, column: int) -> str:
         i = bisect.bisect_right(self._starts, row) - 1
         if i < 0:

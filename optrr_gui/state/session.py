@@ -27,6 +27,8 @@ DEFAULT_EPSILON = 1.0
 MIN_EPSILON = 0.01
 MAX_EPSILON = 50.0
 DEFAULT_TARGET_TOTAL = 4.0
+#: Whole-record budget a newly opened file starts with (safe start; "moderate" in optrr_engine.release.risk).
+SAFE_START_TARGET = 3.0
 PROJECT_FORMAT = "optrr-project"
 PROJECT_VERSION = 1
 
@@ -34,7 +36,7 @@ Listener = Callable[[str, "int | None", "str | None"], None]
 #: Column fields whose edit can change a column's categories, their count or its warnings (an edit of the
 #: others, epsilon and weight, keeps every count: see ``data_version``).
 COUNT_FIELDS = frozenset(
-    {"role", "type", "categories", "bins", "missing", "missing_label", "missing_values", "warnings"}
+    {"role", "type", "categories", "bins", "missing", "missing_label", "missing_values", "warnings", "recode"}
 )
 
 
@@ -53,6 +55,7 @@ class ColumnState:
     warnings: list = field(default_factory=list)
     missing_label: str = "NA"
     missing_values: list = field(default_factory=list)
+    recode: dict | None = None  # {released label: [input texts]} (optrr_engine.release.recode)
 
     def to_dict(self) -> dict:
         return copy.deepcopy(asdict(self))
@@ -136,6 +139,8 @@ class SessionState:
         #: of a field in COUNT_FIELDS), never on epsilon or weight edits: derived data (category counts) is
         #: computed once per version and shared.
         self.data_version = 0
+        #: Safe start: nothing is releasable until the user has confirmed the columns to share.
+        self.columns_chosen: bool = True
         self._listeners: list[Listener] = []
 
     # -- listeners -----------------------------------------------------------------------
@@ -193,7 +198,7 @@ class SessionState:
         return copy.deepcopy(getattr(self, name))
 
     def set_session_value(self, name: str, value) -> None:
-        if name not in ("method", "budget_mode", "target_total", "accept_changed_epsilons"):
+        if name not in ("method", "budget_mode", "target_total", "accept_changed_epsilons", "columns_chosen"):
             raise AttributeError(f"the session has no editable field {name!r}")
         if name == "target_total":
             value = float(value)
@@ -209,6 +214,14 @@ class SessionState:
         self.columns = [copy.deepcopy(c) for c in columns]
         self.n_rows = n_rows
         self.data_version += 1
+        self._notify("reset")
+
+    def safe_start(self) -> None:
+        """A newly opened file: a whole-record budget (SAFE_START_TARGET, equal weights) instead of an epsilon
+        per column, and nothing releasable until the columns are confirmed (``columns_chosen``)."""
+        self.budget_mode = True
+        self.target_total = SAFE_START_TARGET
+        self.columns_chosen = False
         self._notify("reset")
 
     def set_n_rows(self, n_rows: int | None) -> None:
@@ -275,6 +288,7 @@ class SessionState:
                 "budget_mode": self.budget_mode,
                 "target_total": self.target_total,
                 "accept_changed_epsilons": self.accept_changed_epsilons,
+                "columns_chosen": self.columns_chosen,
                 "n_rows": self.n_rows,
             },
             "columns": [c.to_dict() for c in self.columns],
@@ -298,6 +312,7 @@ class SessionState:
         self.budget_mode = bool(session.get("budget_mode", False))
         self.target_total = float(session.get("target_total", DEFAULT_TARGET_TOTAL))
         self.accept_changed_epsilons = bool(session.get("accept_changed_epsilons", False))
+        self.columns_chosen = bool(session.get("columns_chosen", True))  # older projects: chosen by their author
         self.load_columns(path, data.get("reader_options") or {}, columns, session.get("n_rows"))
 
     def save_project(self, path: str | os.PathLike) -> None:

@@ -125,7 +125,7 @@ class StartBanner(QWidget):
         p = len(state.perturbed_indices())
         k = sum(1 for c in state.columns if c.role == "keep")
         d = sum(1 for c in state.columns if c.role == "drop")
-        budget = "ε per column"
+        budget = f"the whole record within ε = {state.target_total:g} (ε {state.budget_share():g} per column)"
         if state.budget_mode:
             budget = f"a whole-record budget ε = {state.target_total:g} shared by weight"
         self.label.setText(
@@ -736,8 +736,16 @@ class MainWindow(QMainWindow):
         return f"{column_sentence(keep, size)}\n{record_sentence(mechanism.overall_epsilon())}"
 
     def confirm_columns(self) -> None:
-        if not self.state.columns_chosen:
-            self.stack.push(SetSessionValue(self.state, "columns_chosen", True))
+        """Step 1 done (one undo step): the perturbed columns that still hold the starting share get the
+        whole-record budget split over the columns now chosen."""
+        if self.state.columns_chosen:
+            return
+        start = self.state.start_share
+        untouched = [i for i in self.state.perturbed_indices() if self.state.columns[i].epsilon == start]
+        self.stack.beginMacro("confirm the columns to share")
+        set_many(self.stack, self.state, untouched, "epsilon", self.state.budget_share())
+        self.stack.push(SetSessionValue(self.state, "columns_chosen", True))
+        self.stack.endMacro()
 
     def bulk_value(self, field: str, value: float | None = None) -> None:
         """Edit ▸ Set ε (or weight) of the selected perturbed columns: one undo step."""

@@ -46,7 +46,11 @@ def test_safe_start_needs_the_columns_chosen_before_release(qtbot, tmp_path):
     w = open_window(qtbot, tmp_path, safe_start=True)
     try:
         s = w.state
-        assert s.budget_mode and s.target_total == SAFE_START_TARGET and not s.columns_chosen
+        k = len(s.perturbed_indices())
+        assert not s.columns_chosen and s.target_total == SAFE_START_TARGET
+        assert {c.epsilon for c in s.perturbed_columns()} == {round(SAFE_START_TARGET / k, 4)}
+        c = w.controller
+        assert c.current()["kronecker"].overall_epsilon <= SAFE_START_TARGET * (1 + 1e-9)
         assert w.start_banner.isVisible() and "Step 1" in w.start_banner.label.text()
         assert not w.act_release.isEnabled()
         w.open_release()
@@ -57,8 +61,8 @@ def test_safe_start_needs_the_columns_chosen_before_release(qtbot, tmp_path):
         w.stack.undo()
         assert not s.columns_chosen and not w.act_release.isEnabled()
         w.stack.redo()
-        w.attributes.per_column.setChecked(True)
-        assert undo_text(w) == "Undo: switch to ε per column"
+        w.attributes.total.setChecked(True)
+        assert undo_text(w) == "Undo: switch to a whole-record budget"
     finally:
         close_window(w)
 

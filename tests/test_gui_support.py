@@ -33,9 +33,11 @@ def open_window(qtbot, tmp_path: Path, path: str = SAMPLE, options=None, safe_st
 
 def choose_columns_per_column(qtbot, window: MainWindow) -> None:
     """Step 1 done: columns confirmed, ε per column, the former default budget target, no undo history."""
-    from optrr_gui.state.session import DEFAULT_TARGET_TOTAL
+    from optrr_gui.state.session import DEFAULT_EPSILON, DEFAULT_TARGET_TOTAL
 
     window.confirm_columns()
+    n = len(window.state.columns)
+    window.state.set_column_values(range(n), "epsilon", [DEFAULT_EPSILON] * n)
     window.state.set_session_value("budget_mode", False)
     window.state.set_session_value("target_total", DEFAULT_TARGET_TOTAL)
     window.stack.clear()

@@ -141,6 +141,8 @@ class SessionState:
         self.data_version = 0
         #: Safe start: nothing is releasable until the user has confirmed the columns to share.
         self.columns_chosen: bool = True
+        #: The epsilon every column got at the safe start (None otherwise).
+        self.start_share: float | None = None
         self._listeners: list[Listener] = []
 
     # -- listeners -----------------------------------------------------------------------
@@ -217,12 +219,22 @@ class SessionState:
         self._notify("reset")
 
     def safe_start(self) -> None:
-        """A newly opened file: a whole-record budget (SAFE_START_TARGET, equal weights) instead of an epsilon
-        per column, and nothing releasable until the columns are confirmed (``columns_chosen``)."""
-        self.budget_mode = True
+        """A newly opened file: the proposed columns share a whole-record budget of SAFE_START_TARGET (each
+        perturbed column gets SAFE_START_TARGET / k, so even the textbook construction stays within it) instead
+        of epsilon 1 per column, and nothing is releasable until the columns are confirmed (``columns_chosen``).
+        Per-column epsilons rather than budget mode: every design stays fast to compute."""
         self.target_total = SAFE_START_TARGET
+        share = self.budget_share()
+        for c in self.columns:
+            c.epsilon = share
+        self.start_share = share
         self.columns_chosen = False
         self._notify("reset")
+
+    def budget_share(self) -> float:
+        """SAFE_START_TARGET split equally over the perturbed columns (at most MAX_EPSILON)."""
+        k = len(self.perturbed_indices())
+        return min(MAX_EPSILON, max(MIN_EPSILON, round(SAFE_START_TARGET / max(1, k), 4)))
 
     def set_n_rows(self, n_rows: int | None) -> None:
         self.n_rows = n_rows

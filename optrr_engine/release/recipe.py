@@ -3,8 +3,8 @@ it, so the same release can be made again (or audited) without the application.
 
 ``write_recipe`` writes CONFIG (the configuration JSON) and CONFIG's stem + ``.perturb.sh`` (a POSIX shell
 script holding the command, paths absolute and quoted with :func:`shlex.join`), each atomically; neither
-is replaced unless ``force``. A seed in the command makes the release reproducible (same input,
-configuration, chunk size and OptRR version); without one each run draws fresh randomness.
+is replaced unless ``force``. The command reproduces the configuration (columns, recoding, design and
+epsilons); each run draws fresh randomness, as every release must (docs/security.md).
 """
 
 from __future__ import annotations
@@ -15,15 +15,11 @@ import shlex
 from ..errors import InputError
 
 
-def perturb_command(data_path, config_path, output_path, seed=None, shuffle: bool = True, output_format=None,
+def perturb_command(data_path, config_path, output_path, shuffle: bool = True, output_format=None,
                     program: str = "optrr") -> str:
-    """The command line: ``optrr perturb DATA --config CONFIG -o OUTPUT [--seed N] [--no-shuffle] [--format F]``."""
+    """The command line: ``optrr perturb DATA --config CONFIG -o OUTPUT [--no-shuffle] [--format F]``."""
     args = [program, "perturb", os.path.abspath(os.fspath(data_path)), "--config",
             os.path.abspath(os.fspath(config_path)), "-o", os.path.abspath(os.fspath(output_path))]
-    if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise InputError(f"seed must be a whole number >= 0; got {seed!r}")
-        args += ["--seed", str(seed)]
     if not shuffle:
         args.append("--no-shuffle")
     if output_format:
@@ -36,8 +32,8 @@ def script_path(config_path) -> str:
     return root + ".perturb.sh"
 
 
-def write_recipe(config, data_path, config_path, output_path, seed=None, shuffle: bool = True,
-                 output_format=None, force: bool = False) -> str:
+def write_recipe(config, data_path, config_path, output_path, shuffle: bool = True, output_format=None,
+                 force: bool = False) -> str:
     """Write the configuration and its command script; return the command line."""
     from ..io.atomic import check_output_path, write_text_atomic
     from .config import save_config
@@ -50,7 +46,7 @@ def write_recipe(config, data_path, config_path, output_path, seed=None, shuffle
         check_output_path(path, [data_path], "recipe file")
         if os.path.exists(path) and not force:
             raise InputError(f"{path} exists; choose another name or allow replacing it")
-    command = perturb_command(data_path, config_path, output_path, seed, shuffle, output_format)
+    command = perturb_command(data_path, config_path, output_path, shuffle, output_format)
     save_config(cfg, config_path)
     write_text_atomic(
         script,

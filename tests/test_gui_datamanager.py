@@ -110,6 +110,7 @@ def test_recoding_merges_groups_and_releases_the_recoded_domain(qtbot, window, t
     assert "rows" in panel.categories.item(0).text()
     # a real release with the session's configuration: the released column uses the recoded domain
     out = tmp_path / "rel.csv"
+    (tmp_path / "audit").mkdir()
     perturb_file(SAMPLE, window.state.to_release_config(), out, audit_dir=tmp_path / "audit")
     released = set(pd.read_csv(out, dtype=str, keep_default_na=False)["age"])
     assert released <= {"30-49", "fifties", "60-69", "Other"}

@@ -24,3 +24,26 @@ def _collect_cycles_on_the_main_thread():
         for generation in range(3):
             if count[generation] > threshold[generation]:
                 gc.collect(generation)
+
+
+@pytest.fixture(autouse=True)
+def _no_unanswered_message_box(monkeypatch):
+    """A modal QMessageBox nobody answers would hang the run (offscreen, no user): fail the test instead, naming
+    the box. A test that expects a question answers it by patching the same static method itself."""
+    import sys
+
+    if "PySide6.QtWidgets" not in sys.modules:  # engine tests never load Qt
+        yield
+        return
+    from PySide6.QtWidgets import QMessageBox
+
+    def unexpected(kind):
+        def box(*args, **kwargs):
+            title = args[1] if len(args) > 1 else kwargs.get("title", "")
+            raise AssertionError(f"unexpected modal QMessageBox.{kind}: {title!r}")
+
+        return box
+
+    for kind in ("question", "warning", "critical", "information"):
+        monkeypatch.setattr(QMessageBox, kind, unexpected(kind))
+    yield

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pandas as pd
 import pytest
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from optrr_engine.cli.main import main
 from optrr_engine.release.perturb import perturb_file
@@ -91,7 +91,7 @@ def test_column_summaries_in_the_data_tab(qtbot, window):
     assert model.data(model.index(0, 1)) == f"{truth.most_common(1)[0][1]:,}"
 
 
-def test_recoding_merges_groups_and_releases_the_recoded_domain(qtbot, window, tmp_path):
+def test_recoding_merges_groups_and_releases_the_recoded_domain(qtbot, window, tmp_path, monkeypatch):
     j = index_of(window, "age")
     window.attributes.view.selectRow(j)
     panel = window.column_panel
@@ -121,7 +121,15 @@ def test_recoding_merges_groups_and_releases_the_recoded_domain(qtbot, window, t
     window.stack.undo()
     window.stack.undo()
     assert window.state.columns[j].categories == before and not window.state.columns[j].recode
+    asked = []  # the undone edits are unsaved: opening the project asks first, and the user discards them
+
+    def discard(*args, **kwargs):
+        asked.append(args[1])
+        return QMessageBox.StandardButton.Discard
+
+    monkeypatch.setattr(QMessageBox, "question", discard)
     assert window.open_project(str(project))
+    assert asked == ["Unsaved changes"]
     assert window.state.columns[j].recode["Other"] == ["20-29", "70-79"]
 
 

@@ -321,3 +321,43 @@ def test_unsaved_changes_are_not_discarded_without_asking(qtbot, window, tmp_pat
     count = len(asked)
     window.close()
     assert not window.isVisible() and len(asked) == count + 1
+
+
+def test_a_release_with_a_secret_key_is_reproducible_and_never_ships_the_key(qtbot, window, tmp_path, monkeypatch):
+    """New key… writes a key with the engine's generator; two releases with it are identical, the shipped files
+    carry neither the key nor its fingerprint, and a release without a key differs."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from optrr_engine.release.randomness import key_fingerprint, read_key_file
+
+    qtbot.waitUntil(lambda: window.controller.is_idle() and window.controller.chosen() is not None, timeout=WAIT_MS)
+    key_path = tmp_path / "hospital.key"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(key_path), ""))
+    probe = ReleaseDialog(window, window)
+    qtbot.addWidget(probe)
+    probe.new_key_file()
+    assert probe.key_file.text() == str(key_path) and (os.stat(key_path).st_mode & 0o777) == 0o600
+    key = read_key_file(key_path)
+
+    outputs = []
+    for name, use_key in (("a", True), ("b", True), ("c", False)):
+        folder = tmp_path / name
+        folder.mkdir()
+        dialog = ReleaseDialog(window, window)
+        qtbot.addWidget(dialog)
+        dialog.output.setText(str(folder / f"{name}.csv"))  # internal reports share the audit folder
+        dialog.allow_repeat = True  # the same data released three times on purpose (the ledger is tested elsewhere)
+        if use_key:
+            dialog.key_file.setText(str(key_path))
+        assert dialog.start()
+        qtbot.waitUntil(lambda d=dialog: d.result_state != "running", timeout=WAIT_MS)
+        assert dialog.result_state == "done", dialog.progress_label.text()
+        outputs.append(folder / f"{name}.csv")
+    a, b, c = (p.read_bytes() for p in outputs)
+    assert a == b and a != c
+    for folder in ("a", "b"):
+        for path in (tmp_path / folder).iterdir():
+            text = path.read_bytes()
+            assert key.hex().encode() not in text and key_fingerprint(key).encode() not in text, path.name
+    manifest = load_manifest(str(outputs[0]) + ".manifest.json", data_path=str(outputs[0]))
+    assert manifest["randomness"]["source"] == "secret-key"

@@ -30,8 +30,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from optrr_engine.errors import InputError
 from optrr_engine.release.audit import RepeatReleaseError
 from optrr_engine.release.manifest import mechanism_from_manifest
+from optrr_engine.release.randomness import generate_key_file
 
 from ..common.widgets import fmt_eps, fmt_seconds
 from ..state.design_summary import METHOD_LABELS
@@ -176,6 +178,21 @@ class ReleaseDialog(QDialog):
         self.shuffle = QCheckBox("Shuffle the rows")
         self.shuffle.setChecked(True)
         self.shuffle.setToolTip("Write the rows in random order so the row position cannot link a record to a person.")
+        self.key_file = QLineEdit()
+        self.key_file.setPlaceholderText("none: fresh randomness from the operating system (recommended)")
+        self.key_file.setToolTip(
+            "Optional. With a secret key file the same project, data and key give exactly the same release again.\n"
+            "Keep the key with the hospital and never send it: anyone holding it could undo the release."
+        )
+        choose_key = QPushButton("Choose…")
+        choose_key.clicked.connect(self.choose_key_file)
+        new_key = QPushButton("New key…")
+        new_key.setToolTip("Write a new 256-bit secret key file, readable by you only (never over an existing file)")
+        new_key.clicked.connect(self.new_key_file)
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.key_file, 1)
+        key_row.addWidget(choose_key)
+        key_row.addWidget(new_key)
         self.fixed_seed = QCheckBox("Insecure test seed (NOT private: anyone can undo the release; tests only)")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2_147_483_647)
@@ -193,6 +210,7 @@ class ReleaseDialog(QDialog):
         form.addRow("Format", self.format)
         form.addRow("Output file", out_row)
         form.addRow("", self.shuffle)
+        form.addRow("Secret key", key_row)
         seed_row = QHBoxLayout()
         seed_row.addWidget(self.fixed_seed)
         seed_row.addWidget(self.seed)
@@ -291,6 +309,27 @@ class ReleaseDialog(QDialog):
         if text:
             self.output.setText(str(Path(text).with_suffix(ext)))
 
+    def choose_key_file(self) -> None:
+        start = self.key_file.text()
+        path, _ = QFileDialog.getOpenFileName(self, "Secret key file", start, "OptRR key (*.key);;All (*)")
+        if path:
+            self.key_file.setText(path)
+
+    def new_key_file(self) -> None:
+        """Write a new key with the engine's generator (0600, never over an existing file) and use it."""
+        path, _ = QFileDialog.getSaveFileName(self, "New secret key file", "release.key", "OptRR key (*.key)")
+        if not path:
+            return
+        try:
+            fingerprint = generate_key_file(path)
+        except InputError as exc:
+            self.progress_label.setText(str(exc))
+            return
+        self.key_file.setText(path)
+        self.progress_label.setText(
+            f"New secret key written to {path} (fingerprint {fingerprint}). Keep it with the hospital; never send it."
+        )
+
     def browse(self) -> None:
         label = self.format.currentText()
         ext = FORMATS[label][1]
@@ -327,6 +366,7 @@ class ReleaseDialog(QDialog):
             "force": bool(existing),
             "allow_repeat": self.allow_repeat,
             "seed": int(self.seed.value()) if self.fixed_seed.isChecked() else None,
+            "key_file": self.key_file.text().strip() or None,
             "shuffle": self.shuffle.isChecked(),
             "output_format": FORMATS[self.format.currentText()][0],
             "audit_dir": self.window_.settings.audit_dir(),

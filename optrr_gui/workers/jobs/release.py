@@ -16,6 +16,7 @@ def run_release(input_path, config, output_path, options: dict, progress=None, c
         input_path,
         config,
         output_path,
+        key_path=options.get("key_file"),
         insecure_test_seed=options.get("seed"),
         shuffle=options.get("shuffle", True),
         output_format=options.get("output_format"),

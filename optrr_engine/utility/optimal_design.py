@@ -108,10 +108,25 @@ def kronecker_point(cs: ClassStructure, grid, u, eps_class: np.ndarray):
     return kappa * (x - 1.0), kappa
 
 
+def solve_power_cone_lp(q, a_mat, b, nonnegative: int, power_cones: int):
+    """Clarabel on: minimise q.x subject to b - A x in {0} x R+^nonnegative x K_pow(1/3)^power_cones (one equality
+    row first; each power cone (s, lambda, 1) encodes s >= lambda^-2), at tight tolerances."""
+    import clarabel
+    import scipy.sparse as sp
+
+    cones = [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(nonnegative)]
+    cones += [clarabel.PowerConeT(1.0 / 3.0)] * power_cones
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = 1e-10
+    settings.tol_feas = 1e-10
+    n = q.size
+    return clarabel.DefaultSolver(sp.csc_matrix((n, n)), q, a_mat, b, cones, settings).solve()
+
+
 def _master(lams: np.ndarray, weights: np.ndarray, cap_rows: np.ndarray, cap_values: np.ndarray, ref: np.ndarray):
     """min sum_tau w_tau lambda_tau^-2 over lambda = Lams alpha, alpha in the simplex, capped 1-way eigenvalues.
     Each lambda_tau is measured in units of ref_tau (the start's value) so that every cone is O(1)."""
-    import clarabel
     import scipy.sparse as sp
 
     cap_values = cap_values / ref[cap_rows]
@@ -131,13 +146,7 @@ def _master(lams: np.ndarray, weights: np.ndarray, cap_rows: np.ndarray, cap_val
     dense[cone + 1, :nv] = -lams
     a_mat = sp.csc_matrix(dense)
     b = np.concatenate([[1.0], np.zeros(nv), cap_values, np.tile([0.0, 0.0, 1.0], nt)])
-    cones = [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(nv + cap_rows.size)]
-    cones += [clarabel.PowerConeT(1.0 / 3.0)] * nt
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = 1e-10
-    settings.tol_feas = 1e-10
-    sol = clarabel.DefaultSolver(sp.csc_matrix((n, n)), q, a_mat, b, cones, settings).solve()
+    sol = solve_power_cone_lp(q, a_mat, b, nv + cap_rows.size, nt)
     status = str(sol.status)
     alpha = np.clip(np.asarray(sol.x[:nv]), 0.0, None)
     if "Solved" not in status and not (np.all(np.isfinite(alpha)) and alpha.sum() > 0):
@@ -151,7 +160,6 @@ def _master(lams: np.ndarray, weights: np.ndarray, cap_rows: np.ndarray, cap_val
 def solve_direct(oracle: EigenOracle, weights, beta: float, cap_rows, cap_values, ref):
     """Small grids: one conic problem over (y, kappa, s) with the box 0 <= y <= beta kappa (Clarabel); the
     optimality gap is Clarabel's primal-dual objective gap."""
-    import clarabel
     import scipy.sparse as sp
 
     h = oracle.h * oracle.u[None, :] / ref[:, None]  # lambda_tau / ref_tau = h @ y
@@ -172,12 +180,7 @@ def solve_direct(oracle: EigenOracle, weights, beta: float, cap_rows, cap_values
     cone[3 * np.arange(nt) + 1, :g] = -h
     a_mat = sp.vstack([*parts, sp.csr_matrix(cone)], format="csc")
     b = np.concatenate([[1.0], np.zeros(2 * g), cap_values / ref[cap_rows], np.tile([0.0, 0.0, 1.0], nt)])
-    cones = [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(2 * g + nc)] + [clarabel.PowerConeT(1.0 / 3.0)] * nt
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = 1e-10
-    settings.tol_feas = 1e-10
-    sol = clarabel.DefaultSolver(sp.csc_matrix((n, n)), q, a_mat, b, cones, settings).solve()
+    sol = solve_power_cone_lp(q, a_mat, b, 2 * g + nc, nt)
     status = str(sol.status)
     x = np.asarray(sol.x)
     if not (np.all(np.isfinite(x)) and x[g] > 0):

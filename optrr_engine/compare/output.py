@@ -126,6 +126,23 @@ def count_queries_figure(summary) -> FigureSpec:
     return FigureSpec(panels, columns=cols, width_px=500 * cols + 190, height_px=396 * rows, legend="right")
 
 
+def _mean_sd_line(part, x: str, y: str, sd: str, method: str, color, marker_size: float) -> SeriesSpec:
+    """One design's line of means with +- one sd bars, in the design's colour and dash."""
+    spread = _column(part, sd)
+    return SeriesSpec(
+        _column(part, x),
+        _column(part, y),
+        label=method,
+        color=color,
+        dash=dash_for(method),
+        width=2.0,
+        marker="o",
+        marker_size=marker_size,
+        err_low=spread,
+        err_high=spread,
+    )
+
+
 def avd_figure(rows) -> FigureSpec:
     """Mean AVD against the marginal's number of attributes, one line per design (bars: +- one sd)."""
     colors = colors_for(sorted(rows["method"].unique()))
@@ -133,21 +150,7 @@ def avd_figure(rows) -> FigureSpec:
     for m, part in rows.groupby("method"):
         part = part.sort_values("way")
         if part["mean_avd"].notna().any():
-            sd = _column(part, "sd_avd")
-            series.append(
-                SeriesSpec(
-                    _column(part, "way"),
-                    _column(part, "mean_avd"),
-                    label=m,
-                    color=colors[m],
-                    dash=dash_for(m),
-                    width=2.0,
-                    marker="o",
-                    marker_size=7.0,
-                    err_low=sd,
-                    err_high=sd,
-                )
-            )
+            series.append(_mean_sd_line(part, "way", "mean_avd", "sd_avd", m, colors[m], marker_size=7.0))
     ways = sorted({int(w) for w in rows["way"].unique() if not math.isnan(w)})
     axis = rows["epsilon_axis"].iloc[0] if "epsilon_axis" in rows else "whole_record"
     label = "whole-record ε" if axis == "whole_record" else "ε per attribute"
@@ -178,21 +181,7 @@ def avd_sweep_figure(rows, value: str = "mean_avd") -> FigureSpec:
             part = part.sort_values("epsilon")
             if not part[value].notna().any():
                 continue
-            sd = _column(part, sd_col)
-            series.append(
-                SeriesSpec(
-                    _column(part, "epsilon"),
-                    _column(part, value),
-                    label=m,
-                    color=colors[m],
-                    dash=dash_for(m),
-                    width=2.0,
-                    marker="o",
-                    marker_size=6.0,
-                    err_low=sd,
-                    err_high=sd,
-                )
-            )
+            series.append(_mean_sd_line(part, "epsilon", value, sd_col, m, colors[m], marker_size=6.0))
         panels.append(
             PanelSpec(
                 series,

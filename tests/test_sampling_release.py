@@ -75,7 +75,11 @@ def test_smp_and_rsfd_one_way(tmp_path, capsys):
         out, manifest = release(tmp_path, method, 1.5)
         assert manifest["overall_epsilon"] == pytest.approx(1.5, rel=1e-9)
         est = estimate_release(str(out), ["finance"])
-        np.testing.assert_allclose(est.estimate, [truth[v] for v in est.labels()[0]], atol=0.12)
+        # Within 5 standard errors (a fixed 0.12 failed about 1 run in 100 for RS+FD, whose standard error here is
+        # about 0.06: only 1 record in 9 carries its true finance value); the errors themselves must be small.
+        assert np.all(est.std_error < 0.1), est.std_error
+        expected = np.array([truth[v] for v in est.labels()[0]])
+        assert np.all(np.abs(est.estimate - expected) <= 5 * est.std_error), (method, est.estimate, est.std_error)
     released = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert not (released == NOT_REPORTED_LABEL).any().any()  # RS+FD fills fakes
     with pytest.raises(InputError, match="1-way"):

@@ -1,4 +1,4 @@
-"""Predicted utility of a design without the data (issue 13, MATH.md 6).
+"""Predicted utility of a design without the data (issue 13, docs/math.md §6).
 
 - :func:`predicted_error`: expected AVD and squared error of the unbiased estimates of the marginals a user
   needs, for a mechanism and n rows, under a public prior; names the non-identifiable marginals;

@@ -1,4 +1,4 @@
-"""The utility objective in terms of the eigenvalues (MATH.md 6) and its symmetric reduction.
+"""The utility objective in terms of the eigenvalues (docs/math.md §6) and its symmetric reduction.
 
 For a needed marginal A (N_A = prod_{i in A} a_i cells) the unbiased estimate from n rows has
 

@@ -1,4 +1,4 @@
-"""Predicted error of the unbiased estimates of needed marginals, from the mechanism alone (MATH.md 6).
+"""Predicted error of the unbiased estimates of needed marginals, from the mechanism alone (docs/math.md §6).
 
 For a marginal A with induced mechanism M (eigenvalues lambda_T), a prior table pi and n rows,
 lambda = M pi is the distribution of the perturbed marginal and

@@ -1,5 +1,5 @@
-"""The Compare tab over the real comparison harness: each page computes in the background, plots with
-pyqtgraph, and exports PNG, SVG and CSV."""
+"""The Compare tab over the real comparison harness: each page (the release preview and the paper figures)
+computes in the background, plots with pyqtgraph, and exports PNG, SVG and CSV."""
 
 from __future__ import annotations
 
@@ -84,17 +84,18 @@ def test_avd_page_on_the_loaded_data(qtbot, compare, tmp_path):
     assert ((ok["mean_avd"] >= 0) & (ok["mean_avd"] <= 1)).all()
 
 
-def test_marginal_page(qtbot, compare, tmp_path):
-    _window, view = compare
-    page = view.pages[2]
-    page.method.setCurrentIndex(page.method.findData("kronecker"))
-    assert page.run()
+def test_release_preview_page_exports(qtbot, compare, tmp_path):
+    """The preview (the Design tab's design and categories; details in test_gui_preview.py) exports too."""
+    window, view = compare
+    page = view.preview
+    view.tabs.setCurrentIndex(0)
     qtbot.waitUntil(lambda: page.frame is not None and not page.is_running(), timeout=WAIT_MS)
-    frame = exported(page, tmp_path, "marginal")
+    frame = exported(page, tmp_path, "preview")
     for col in ("original", "perturbed", "estimated"):
-        assert frame[col].sum() == pytest.approx(1.0)
-    assert (frame["overall_epsilon"] <= 4.0 + 1e-6).all()
-    assert "Total variation" in page.status.text()
+        assert frame.groupby("attribute")[col].sum().to_numpy() == pytest.approx(1.0)
+    method = window.controller.chosen()
+    assert frame["overall_epsilon"].to_numpy() == pytest.approx(window.controller.current()[method].overall_epsilon)
+    assert "Total variation" not in page.status.text() and "total variation distance" in page.status.text()
 
 
 def test_cancel_a_comparison(qtbot, compare):

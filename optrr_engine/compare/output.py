@@ -200,13 +200,18 @@ def plot_avd_sweep(rows, path: str, value: str = "mean_avd") -> str:
     return render(avd_sweep_figure(rows, value), path)
 
 
-def marginal_figure(frame, method_label: str | None = None) -> FigureSpec:
-    """One attribute's shares: original, raw perturbed and estimated (bars: its 95 % interval), per category
-    (``frame`` as the Compare tab's marginal job returns it)."""
+#: The marginal figure's legend: what the sender has, what the receiver sees, what it recovers.
+MARGINAL_LABELS = {"original": "original data", "perturbed": "raw perturbed", "estimated": "estimated (95 % CI)"}
+
+
+def marginal_figure(frame, method_label: str | None = None, labels: dict | None = None, title: str | None = None):
+    """One attribute's shares: original, perturbed and estimated (bars: its interval ``ci_low``..``ci_high``),
+    per category (``frame`` as the Compare tab's preview job returns it). ``labels`` replaces legend texts of
+    :data:`MARGINAL_LABELS`; ``title`` the panel's title. Returns a one-panel FigureSpec."""
     n = len(frame)
-    labels = {"original": "original data", "perturbed": "raw perturbed", "estimated": "estimated (95 % CI)"}
+    labels = {**MARGINAL_LABELS, **(labels or {})}
     series = []
-    for j, (col, label) in enumerate(labels.items()):
+    for j, col in enumerate(MARGINAL_LABELS):
         errors = {}
         if col == "estimated":
             est = frame[col].to_numpy(dtype=float)
@@ -215,12 +220,13 @@ def marginal_figure(frame, method_label: str | None = None) -> FigureSpec:
             errors = {"err_low": low.tolist(), "err_high": high.tolist(), "err_color": "#000000"}
         x = [i + (j - 1) * 0.27 for i in range(n)]  # three bars side by side per category
         bars = {"kind": "bars", "bar_width": 0.26, **errors}
-        series.append(SeriesSpec(x, _column(frame, col), label=label, color=SHARE_COLORS[col], **bars))
+        series.append(SeriesSpec(x, _column(frame, col), label=labels[col], color=SHARE_COLORS[col], **bars))
     first = frame.iloc[0]
-    title = (
-        f"{first['attribute']}: {method_label or first['method']}, ε of the column {first['attribute_epsilon']:.3f}, "
-        f"whole-record ε {first['overall_epsilon']:.3f}"
-    )
+    if title is None:
+        title = (
+            f"{first['attribute']}: {method_label or first['method']}, ε of the column "
+            f"{first['attribute_epsilon']:.3f}, whole-record ε {first['overall_epsilon']:.3f}"
+        )
     ticks = [str(c) if len(str(c)) <= 12 else str(c)[:11] + "…" for c in frame["category"]]
     panel = PanelSpec(series, title=title, ylabel="share of rows", xticks=range(n), xtick_labels=ticks)
     return FigureSpec([panel], width_px=770, height_px=495)

@@ -1,8 +1,13 @@
-"""The Compare tab: pyqtgraph plots of the comparison harness, each exportable as PNG, SVG or CSV.
+"""The Compare tab: the release preview, and the papers' figures under their own heading; every plot
+exportable as PNG, SVG or CSV.
 
-Pages: the paper's Figs. 1-4 (whole-record epsilon of the designs); AVD of k-way marginals of the loaded data
-at one whole-record epsilon; one attribute's marginal (original vs raw perturbed vs estimated). Every job
-runs in the background with progress and Cancel. Figs. 1-4 and the AVD plot are the engine's figure specs
+*Release preview* (first): for the perturbed columns the user picks, their categories as the release encodes
+them (the Design tab's recoding, bins and missing values) and the design the release would use (the one
+marked ● on the Design tab): original vs expected perturbed vs estimated shares with intervals. It follows
+every design or recoding change (recomputed in a worker process; a superseded computation is cancelled).
+*Paper figures*: the paper's Figs. 1-4 (whole-record epsilon of the designs) and AVD of k-way marginals of the
+loaded data at one whole-record epsilon (the harness's own preparation rules and epsilon). Every job runs in
+the background with progress and Cancel. The figures are the engine's figure specs
 (``optrr_engine.compare.output``) drawn by the one renderer (``optrr_gui.plots.figure_render``), so they look
 as ``optrr compare`` writes them.
 """
@@ -10,8 +15,11 @@ as ``optrr compare`` writes them.
 from __future__ import annotations
 
 import time
+from html import escape
 
 import numpy as np
+import pandas as pd
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -20,6 +28,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -31,9 +41,13 @@ from PySide6.QtWidgets import (
 from optrr_engine import compare as harness
 from optrr_engine.compare import output as figures
 
-from ..plots.figure_render import draw_figure, export_png, export_svg
+from ..common.widgets import fmt_eps
+from ..plots.figure_render import clear_figure, draw_figure, export_png, export_svg
 from ..state.design_summary import METHOD_LABELS
 from ..workers.jobs import compare as compare_jobs
+
+#: The receiver's estimators (optrr_engine.estimation.METHODS), the engine's default first.
+ESTIMATORS = {"ibu": "IBU", "clip": "clipped unbiased", "unbiased": "unbiased"}
 
 
 def parse_ints(text: str, lo: int, hi: int) -> list[int]:
@@ -61,6 +75,7 @@ class ComparePage(QWidget):
         self.window_ = window
         self.runner = window.runner
         self.frame = None  # the last result as a DataFrame (CSV export)
+        self._spec, self._drawn_size = None, (0, 0)
         self.started = 0.0
         self.controls = QHBoxLayout()
         self.run_button = QPushButton("Run")
@@ -91,10 +106,13 @@ class ComparePage(QWidget):
         top.addWidget(self.progress)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        #: the plots, with room on their left for a page's own side widget
+        self.body = QHBoxLayout()
+        self.body.addWidget(self.graphics, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
-        lay.addWidget(self.graphics, 1)
+        lay.addLayout(self.body, 1)
         lay.addLayout(exports)
 
     # -- to implement ------------------------------------------------------------------------
@@ -174,9 +192,26 @@ class ComparePage(QWidget):
         return True
 
     def show_figure(self, spec) -> None:
-        """Replace the plots by the engine's figure ``spec`` (drawn at the widget's size)."""
-        self.graphics.clear()
-        draw_figure(self.graphics.ci, spec, (self.graphics.width(), self.graphics.height()))
+        """Replace the plots by the engine's figure ``spec`` (drawn at the widget's size; a callable
+        ``spec(width_px)`` is called again when the widget is resized)."""
+        self._spec = spec
+        clear_figure(self.graphics.ci)
+        size = (self.graphics.width(), self.graphics.height())
+        draw_figure(self.graphics.ci, spec(size[0]) if callable(spec) else spec, size)
+        self._drawn_size = size
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if getattr(self, "_spec", None) is not None:
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(100, self._redraw)
+
+    def _redraw(self) -> None:
+        """Lay the last figure out again at the new size (legends and tick labels depend on it)."""
+        size = (self.graphics.width(), self.graphics.height())
+        if self._spec is not None and size != self._drawn_size:
+            self.show_figure(self._spec)
 
 
 class RatioPage(ComparePage):
@@ -296,76 +331,244 @@ class AvdPage(DataPageBase):
         self.status.setText(f"Columns prepared as: {harness.rules_text()}.{note}")
 
 
-class MarginalPage(DataPageBase):
-    title = "Marginals: original vs perturbed vs estimated"
-    channel = "compare:marginal"
+class PreviewPage(ComparePage):
+    """The release, previewed: the Design tab's perturbed columns (pick them on the left), their categories
+    after recoding and the design marked ● (exactly the mechanism the release would use)."""
+
+    title = "Release preview"
+    channel = "compare:preview"
+    in_process = True
+    #: At most this many columns are drawn at once (the panels stay readable).
+    MAX_SHOWN = 6
+    #: Edits within this many milliseconds are previewed once.
+    DEBOUNCE_MS = 150
 
     def __init__(self, window, parent=None):
         super().__init__(window, parent)
-        self.method = QComboBox()
-        from ..state.design_summary import available_methods
+        from PySide6.QtCore import QTimer
 
-        for m in available_methods():
-            self.method.addItem(METHOD_LABELS.get(m, m), m)
-        self.attribute = QComboBox()
-        self.attribute.setMinimumContentsLength(12)
-        self.attribute.setToolTip("The column whose distribution is shown")
-        self.controls.addWidget(QLabel("design"))
-        self.controls.addWidget(self.method)
-        self.controls.addWidget(QLabel("column"))
-        self.controls.addWidget(self.attribute)
+        self.controller = window.controller
+        self.estimator = QComboBox()
+        for key, label in ESTIMATORS.items():
+            self.estimator.addItem(label, key)
+        self.estimator.setToolTip("How the receiver estimates the shares from the perturbed release")
+        self.estimator.currentIndexChanged.connect(lambda _i: self.schedule())
+        self.design_label = QLabel()
+        self.design_label.setWordWrap(True)
+        self.design_label.setTextFormat(Qt.TextFormat.RichText)
+        self.controls.addWidget(self.design_label, 1)
+        self.controls.addWidget(QLabel("estimator"))
+        self.controls.addWidget(self.estimator)
+        self.run_button.setText("Refresh")
+        self.run_button.setToolTip("The preview follows every change on its own; this recomputes it now")
+        self.columns = QListWidget()
+        self.columns.setToolTip(f"Tick the perturbed columns to preview (at most {self.MAX_SHOWN} are drawn)")
+        self.columns.setMaximumWidth(220)
+        self.columns.itemChanged.connect(lambda _item: self.schedule())
+        side = QVBoxLayout()
+        side.addWidget(QLabel("Columns (perturbed)"))
+        side.addWidget(self.columns, 1)
+        self.body.insertLayout(0, side)
+        self.result = None
+        self.requested_key = None
+        self.dirty = True
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(self.DEBOUNCE_MS)
+        self._timer.timeout.connect(self.refresh)
+        window.state.subscribe(self._on_state)
+        self.controller.changed.connect(self.schedule)
+        self.fill_columns()
+        self.schedule()
+
+    # -- following the Design tab ---------------------------------------------------------------
+    def _on_state(self, kind, _index, _name) -> None:
+        if kind != "rows":
+            self.fill_columns()
+            self.schedule()
+
+    def schedule(self) -> None:
+        """Preview again soon (while the page is visible; otherwise when it is shown)."""
+        self.dirty = True
+        if self.isVisible():
+            self._timer.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self.dirty:
+            self._timer.start()
+
+    def fill_columns(self) -> None:
+        """The perturbed columns of the session, ticks kept; the first three ticked when none is."""
+        names = [c.name for c in self.window_.state.perturbed_columns()]
+        current = [self.columns.item(i).text() for i in range(self.columns.count())]
+        if names == current:
+            return
+        ticked = set(self.picked()) & set(names) or set(names[:3])
+        self.columns.blockSignals(True)
+        self.columns.clear()
+        for name in names:
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if name in ticked else Qt.CheckState.Unchecked)
+            self.columns.addItem(item)
+        self.columns.blockSignals(False)
+
+    def picked(self) -> list[str]:
+        items = [self.columns.item(i) for i in range(self.columns.count())]
+        return [it.text() for it in items if it.checkState() == Qt.CheckState.Checked]
+
+    def set_picked(self, names) -> None:
+        """Tick exactly ``names`` (one preview)."""
+        wanted = set(names)
+        self.columns.blockSignals(True)
+        for i in range(self.columns.count()):
+            item = self.columns.item(i)
+            item.setCheckState(Qt.CheckState.Checked if item.text() in wanted else Qt.CheckState.Unchecked)
+        self.columns.blockSignals(False)
+        self.schedule()
+
+    def design(self):
+        """(method, summary) of the design the release would use, or (method, None) while it is computed."""
+        method = self.controller.chosen()
+        summary = self.controller.current().get(method) if method else None
+        if summary is None or not summary.ok or summary.design is None:
+            return method, None
+        return method, summary
+
+    def refresh(self) -> None:
+        """Start the preview of the current design and columns unless it is already shown or running."""
+        self._timer.stop()
+        self.dirty = False
+        method, summary = self.design()
+        if summary is None:
+            self.requested_key = None
+            self.cancel()
+            self.design_label.setText("Waiting for the design on the Design tab…" if method else
+                                      "No design yet: choose the columns to perturb on the Design tab.")
+            return
+        self.design_label.setText(
+            f"Design ● {METHOD_LABELS.get(method, method)}: whole-record ε {fmt_eps(summary.overall_epsilon)} — "
+            "the mechanism the release would use, on the categories after recoding"
+        )
+        key = (self.controller.key, id(summary.design), tuple(self.picked()[: self.MAX_SHOWN]),
+               self.estimator.currentData())
+        if key == self.requested_key:
+            return
+        self.requested_key = key
+        self.run()
 
     def job(self):
-        path, options, columns = self.data_args()
-        if self.attribute.count() == 0:
-            self.set_columns(columns or [c.name for c in self.window_.state.columns])
-        return compare_jobs.marginal_on_file, (
-            path,
-            options,
-            columns,
-            float(self.target.value()),
-            self.method.currentData(),
-            self.attribute.currentText(),
+        state = self.window_.state
+        if not state.data_path:
+            raise ValueError("open a data file first")
+        _method, summary = self.design()
+        if summary is None:
+            raise ValueError("the design is being computed on the Design tab; the preview follows it")
+        picked = self.picked()[: self.MAX_SHOWN]
+        if not picked:
+            raise ValueError("tick at least one column on the left")
+        config = state.to_release_config(method=summary.method).to_dict()
+        return compare_jobs.release_preview, (
+            state.data_path,
+            dict(state.reader_options),
+            config,
+            summary.design.mechanism.to_dict(),
+            picked,
+            self.estimator.currentData(),
         )
 
-    def set_columns(self, names: list[str]) -> None:
-        """The columns the harness kept (identifiers and one-valued columns are left out)."""
-        current = self.attribute.currentText()
-        if [self.attribute.itemText(i) for i in range(self.attribute.count())] != list(names):
-            self.attribute.clear()
-            self.attribute.addItems(list(names))
-            if current in names:
-                self.attribute.setCurrentText(current)
+    def is_running(self) -> bool:
+        """Computing, or about to (an edit waits for the debounce or for its design)."""
+        waiting = self.dirty and self.isVisible() and not self.controller.is_idle()
+        return super().is_running() or self._timer.isActive() or waiting
+
+    def _failed(self, exc) -> None:
+        super()._failed(exc)
+        self.requested_key = None  # a later change tries again
 
     def draw(self, result) -> None:
-        self.set_columns(result["columns"])
-        frame, rows = result["frame"], result["rows"]
-        self.frame = frame
-        self.show_figure(figures.marginal_figure(frame, METHOD_LABELS.get(frame["method"].iloc[0])))
-        err = float(np.abs(frame["estimated"] - frame["original"]).sum() / 2)
-        raw = float(np.abs(frame["perturbed"] - frame["original"]).sum() / 2)
+        self.result = result
+        frames = result["frames"]
+        self.frame = pd.concat(frames, ignore_index=True)
+        label = ESTIMATORS[frames[0]["estimator"].iloc[0]]
+        self.show_figure(lambda width: preview_figure(frames, label, width))
+        lines = []
+        for f in frames:
+            tv_raw = float(np.abs(f["perturbed"] - f["original"]).sum() / 2)
+            tv_est = float(np.abs(f["estimated"] - f["original"]).sum() / 2)
+            half = float(((f["ci_high"] - f["ci_low"]) / 2).mean())
+            lines.append(
+                f"<b>{escape(str(f['attribute'].iloc[0]))}</b> perturbed {tv_raw:.3f}, estimate {tv_est:.3f} "
+                f"(interval ± {100 * half:.1f} points)"
+            )
+        more = len(self.picked()) - len(frames)
+        note = f" Only the first {len(frames)} ticked columns are drawn ({more} more ticked)." if more > 0 else ""
         self.status.setText(
-            f"Total variation distance to the original: raw perturbed {raw:.3f}, estimated {err:.3f} "
-            f"({rows:,} rows). The raw perturbed shares are pulled towards uniform; the estimate corrects "
-            "this. Grey = what you know, blue = what the receiver recovers."
+            f"{result['rows']:,} rows as the release encodes them; the estimate is from one simulated release "
+            "(seeded). Error, as the total variation distance to the original: " + "; ".join(lines) + "." + note
         )
+
+
+#: Width of the preview's legend and of one character of a tick label, in pixels (9 pt).
+LEGEND_PX = 200
+CHAR_PX = 7
+
+
+def shorten(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: max(1, chars - 1)] + "…"
+
+
+def preview_figure(frames, estimator_label: str, width_px: float = 1200):
+    """One panel per column (the engine's marginal panel, with the preview's legend), two or three per row;
+    category names shortened to the room under their bars at ``width_px``."""
+    from optrr_engine.compare.figures import FigureSpec
+
+    labels = {
+        "original": "original data",
+        "perturbed": "expected perturbed",
+        "estimated": (
+            f"estimated ({estimator_label});<br>bars: 95 % interval from<br>the unbiased estimator's<br>covariance"
+        ),
+    }
+    panels = []
+    for f in frames:
+        first = f.iloc[0]
+        title = f"{first['attribute']} (ε {first['attribute_epsilon']:.3g})"
+        panel = figures.marginal_figure(f, labels=labels, title=title).panels[0]
+        panel.legend = None  # one legend for the figure, right of the panels
+        panels.append(panel)
+    columns = 1 if len(panels) == 1 else (2 if len(panels) <= 4 else 3)
+    room_px = (max(width_px, 400) - LEGEND_PX) / columns - 70  # minus the y axis
+    for panel, f in zip(panels, frames, strict=True):
+        chars = max(3, int(room_px / len(f) / CHAR_PX))
+        panel.xtick_labels = tuple(shorten(str(c), chars) for c in f["category"])
+    return FigureSpec(panels, columns=columns, width_px=1200, height_px=700, legend="right")
 
 
 class CompareView(QWidget):
+    """*Release preview* first, then *Paper figures* (``pages``: Figs. 1-4, AVD at a fixed ε)."""
+
     def __init__(self, window, parent=None):
         super().__init__(parent)
         self.window_ = window
-        self.pages = [RatioPage(window), AvdPage(window), MarginalPage(window)]
-        self.tabs = QTabWidget()
+        self.preview = PreviewPage(window)
+        self.pages = [RatioPage(window), AvdPage(window)]
+        self.papers = QTabWidget()
         for p in self.pages:
-            self.tabs.addTab(p, p.title)
+            self.papers.addTab(p, p.title)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.preview, "Release preview")
+        self.tabs.setTabToolTip(0, "What the release will look like: the Design tab's columns, categories and design")
+        self.tabs.addTab(self.papers, "Paper figures")
+        self.tabs.setTabToolTip(1, "The research figures of the papers, with their own ε and preparation rules")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tabs)
         self.pages[0].run()  # a first picture at once (small: about a second in the background)
 
     def is_busy(self) -> bool:
-        return any(p.is_running() for p in self.pages)
+        return self.preview.is_running() or any(p.is_running() for p in self.pages)
 
     def wait_until_ready(self, timeout: float = 120.0) -> bool:
         from PySide6.QtWidgets import QApplication

@@ -1,6 +1,7 @@
 """The one figure renderer: pyqtgraph draws an engine :class:`~optrr_engine.compare.figures.FigureSpec`.
 
-- :func:`draw_figure` lays a spec out in a pyqtgraph ``GraphicsLayout`` (the Compare tab's plots);
+- :func:`draw_figure` lays a spec out in a pyqtgraph ``GraphicsLayout`` (the Compare tab's plots), and
+  :func:`clear_figure` empties it again;
 - :func:`export_png` / :func:`export_svg` save a drawn layout (the tab's Export buttons);
 - :func:`render` writes a spec as a PNG or SVG file from any process, drawing into a never-shown widget. It is
   the engine's figure renderer (entry point ``optrr.figure_renderers`` in pyproject.toml), so ``optrr compare``
@@ -105,6 +106,19 @@ def draw_figure(layout, spec: FigureSpec, size_px: tuple[float, float] | None = 
         if panel.legend is not None and entries:
             _place_legend(plot, panel, _legend(entries, panel.legend_size))
     return [plot for plot, _panel, _items in drawn]
+
+
+def clear_figure(layout) -> None:
+    """Empty a layout drawn by :func:`draw_figure`: its panels and the figure's own legend (a child of the
+    layout itself, which ``layout.clear()`` leaves behind with its samples of the deleted curves)."""
+    import pyqtgraph as pg
+
+    layout.clear()
+    for item in list(layout.childItems()):
+        if isinstance(item, pg.LegendItem):
+            item.setParentItem(None)
+            if item.scene() is not None:
+                item.scene().removeItem(item)
 
 
 def export_png(layout, path: str, width: int, height: int | None = None) -> None:

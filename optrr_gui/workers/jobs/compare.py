@@ -3,8 +3,9 @@ and estimation code; each returns plain data (DataFrames) that the view plots an
 
 - the paper's Figs. 1-4: whole-record epsilon of Kronecker / optimal / heuristic on random requests;
 - AVD of 2- to 5-way marginals of the loaded data, every design at the same whole-record epsilon;
-- one attribute's marginal: original vs raw perturbed vs estimated (with its confidence interval), for one
-  design at that whole-record epsilon.
+- the release preview: for the columns the user picks, their categories exactly as the release encodes them
+  (recoding, bins, missing values of the Design tab) and the mechanism the release would use: original
+  shares, expected perturbed shares and the estimate from one simulated perturbation with its interval.
 """
 
 from __future__ import annotations
@@ -13,11 +14,8 @@ import numpy as np
 import pandas as pd
 
 from optrr_engine import compare as harness
-from optrr_engine.compare.budgets import budgeted_design
 from optrr_engine.designs import METHODS
-from optrr_engine.errors import InputError
-from optrr_engine.estimation import estimate_from_counts
-from optrr_engine.estimation.counts import count_codes
+from optrr_engine.estimation.estimate import DEFAULT_METHOD as DEFAULT_ESTIMATOR
 from optrr_engine.io.readers import ReaderOptions, iter_chunks
 from optrr_engine.tasks import TaskControl
 
@@ -83,37 +81,6 @@ def avd(
     )
 
 
-def marginal_comparison(data, target: float, method: str, attribute: int, seed=None, progress=None, cancel=None):
-    """One attribute: original shares, raw shares in one perturbed copy, and the unbiased estimate with its
-    95 % interval, for ``method`` at whole-record epsilon ``target`` (equal weights)."""
-    ctl = TaskControl(progress, cancel)
-    sizes = data.sizes
-    design = budgeted_design(method, sizes, np.ones(len(sizes)), float(target), ctl)
-    if not design.ok:
-        raise InputError(f"{method} at whole-record ε {target:g}: {design.error}")
-    ctl.report(0.5, "perturbing")
-    rng = np.random.default_rng(seed)
-    perturbed = design.mechanism.sample(data.codes, rng)
-    a = int(sizes[attribute])
-    original = count_codes(data.codes[:, [attribute]], [a]) / data.rows
-    observed = count_codes(perturbed[:, [attribute]], [a])
-    est = estimate_from_counts(design.mechanism.marginal([attribute]), observed, method="unbiased")
-    return pd.DataFrame(
-        {
-            "category": data.categories[attribute],
-            "original": original,
-            "perturbed": observed / data.rows,
-            "estimated": est.estimate,
-            "ci_low": est.ci_low,
-            "ci_high": est.ci_high,
-            "attribute": data.columns[attribute],
-            "method": method,
-            "attribute_epsilon": float(design.mechanism.attribute_epsilons()[attribute]),
-            "overall_epsilon": float(design.mechanism.overall_epsilon()),
-        }
-    )
-
-
 def avd_on_file(
     path,
     options,
@@ -135,16 +102,99 @@ def avd_on_file(
     return {"rows": rows, "designs": designs, "name": data.name, "columns": list(data.columns)}
 
 
-def marginal_on_file(path, options, columns, target, method, attribute: str, seed=None, progress=None, cancel=None):
-    """Read and prepare the file, then :func:`marginal_comparison` for the named column."""
+#: The simulated perturbation of the preview uses this seed, so that the picture changes only when the design,
+#: the categories or the data change (it is a preview: the release itself draws fresh randomness or the key's).
+PREVIEW_SEED = 20240601
+
+
+def release_preview(
+    path,
+    options: dict,
+    config: dict,
+    mechanism: dict,
+    columns: list[str],
+    estimator: str = DEFAULT_ESTIMATOR,
+    confidence: float = 0.95,
+    seed=PREVIEW_SEED,
+    progress=None,
+    cancel=None,
+):
+    """The release, previewed for the perturbed ``columns``: the file is encoded by the engine's release codec
+    from ``config`` (a ReleaseConfig dict: recoding, bins, missing values, rows left out), then per column
+
+    - ``original``: the shares pi of the encoded categories;
+    - ``perturbed``: the expected shares after randomization, lambda = M_j pi, with M_j the channel that
+      ``mechanism`` (exactly the one the release uses) induces on column j;
+    - ``estimated``: the ``estimator``'s estimate from one perturbation of the column drawn from M_j (seeded);
+      ``ci_low`` / ``ci_high``: the ``confidence`` interval of the unbiased estimate, from its covariance.
+
+    Returns {"frames": one DataFrame per column, "rows", "overall_epsilon", "attributes"}."""
     from optrr_engine.errors import InputError
+    from optrr_engine.estimation import estimate_from_counts
+    from optrr_engine.estimation.operator import StructuredOperator
+    from optrr_engine.io.readers import open_source
+    from optrr_engine.mechanism import Mechanism
+    from optrr_engine.release.codec import Codec
+    from optrr_engine.release.config import ReleaseConfig
+    from optrr_engine.release.schema import resolve_bins
 
     ctl = TaskControl(progress, cancel)
-    data = load_data(path, options, columns, ctl.sub(0.0, 0.3).progress, cancel)
-    names = list(data.columns)
-    if attribute not in names:
-        if attribute:
-            raise InputError(f"column {attribute!r} is not among the prepared columns: {', '.join(names)}")
-        attribute = names[0]
-    frame = marginal_comparison(data, target, method, names.index(attribute), seed, ctl.sub(0.3, 1.0).progress, cancel)
-    return {"frame": frame, "rows": data.rows, "columns": names}
+    cfg = ReleaseConfig.from_dict(config)
+    cfg.validate()
+    source = open_source(path, ReaderOptions.from_dict(options))
+    if resolve_bins(source, cfg, ctl.sub(0.0, 0.1)):
+        source = open_source(path, source.options)
+    codec = Codec(cfg, decimal=source.options.decimal or ".")
+    mech = Mechanism.from_dict(mechanism)
+    if [int(a) for a in mech.sizes] != [int(a) for a in codec.sizes]:
+        raise InputError("the design was computed for other categories; it is being updated")
+    unknown = [c for c in columns if c not in codec.attributes]
+    if unknown:
+        raise InputError(f"column {unknown[0]!r} is not perturbed in this design")
+    positions = [codec.attributes.index(c) for c in columns]
+    channels = [mech.marginal([j]) for j in positions]
+    original = [np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in positions]
+    observed = [np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in positions]
+    rng = np.random.default_rng(seed)
+    rows = 0
+    reading = ctl.sub(0.1, 0.9)
+    for table in source.tables(codec.attributes):
+        reading.check()
+        codes = codec.encode_table(table, rows)[0]
+        for m, j in enumerate(positions):
+            a = original[m].size
+            original[m] += np.bincount(codes[:, j], minlength=a)
+            observed[m] += np.bincount(channels[m].sample(codes[:, [j]], rng)[:, 0], minlength=a)
+        rows += codes.shape[0]
+        reading.report(source.fraction_done(), f"{rows:,} rows encoded")
+    if rows == 0:
+        raise InputError("no rows to preview: the file is empty or every row is left out")
+    frames = []
+    epsilons = mech.attribute_epsilons()
+    for m, j in enumerate(positions):
+        ctl.check()
+        shares = original[m] / rows
+        expected = StructuredOperator.from_mechanism(channels[m]).apply(shares)
+        est = estimate_from_counts(channels[m], observed[m], method=estimator, confidence=confidence)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "attribute": columns[m],
+                    "category": [str(c) for c in codec.specs[j].labels],
+                    "rows": original[m],
+                    "original": shares,
+                    "perturbed": expected,
+                    "estimated": est.estimate,
+                    "unbiased": est.unbiased,
+                    "ci_low": est.ci_low,
+                    "ci_high": est.ci_high,
+                    "simulated_perturbed": observed[m] / rows,
+                    "estimator": estimator,
+                    "attribute_epsilon": float(epsilons[j]),
+                    "overall_epsilon": float(mech.overall_epsilon()),
+                }
+            )
+        )
+        ctl.report(0.9 + 0.1 * (m + 1) / len(positions), f"estimated {columns[m]}")
+    return {"frames": frames, "rows": rows, "overall_epsilon": float(mech.overall_epsilon()),
+            "attributes": list(codec.attributes)}

@@ -1,0 +1,152 @@
+"""The Compare tab's release preview through the real main window and engine (issue 14, item 5): the Design
+tab's perturbed columns, their categories after recoding and the design marked ● (exactly the mechanism the
+release would use); original vs expected perturbed vs estimated with the unbiased estimator's intervals;
+recomputed in a worker when the design or the recoding changes. Expectations are computed independently
+(pandas counts of the CSV, the channel written out as a matrix, the textbook GRR variance)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from statistics import NormalDist
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+import pytest
+
+from optrr_gui.main_window import TAB_COMPARE, TAB_DESIGN
+from tests.test_gui_support import WAIT_MS, close_window, open_window
+
+NURSERY = str(Path(__file__).parent / "data" / "nursery.csv")
+
+
+@pytest.fixture
+def preview(qtbot, tmp_path):
+    window = open_window(qtbot, tmp_path, NURSERY)
+    window.tabs.setCurrentIndex(TAB_COMPARE)
+    view = window.compare_view
+    yield window, view.preview
+    close_window(window)
+
+
+def chosen(window):
+    method = window.controller.chosen()
+    return method, window.controller.current()[method]
+
+
+def wait_preview(qtbot, page, ok=lambda result: True) -> dict:
+    qtbot.waitUntil(lambda: page.result is not None and not page.is_running() and ok(page.result), timeout=WAIT_MS)
+    return page.result
+
+
+def channel_matrix(mechanism, j: int) -> np.ndarray:
+    """The channel the mechanism induces on column j as an a x a matrix: P(same) p, P(one other value) q."""
+    p, q = np.exp(mechanism.marginal([j]).log_pattern_probs()[:2])
+    a = int(mechanism.sizes[j])
+    return np.full((a, a), q) + np.eye(a) * (p - q)
+
+
+def test_the_column_list_is_the_design_tabs_perturbed_columns_at_once(qtbot, preview):
+    window, page = preview
+    perturbed = [c.name for c in window.state.perturbed_columns()]
+    # filled as soon as the tab exists, before any preview has run
+    assert [page.columns.item(i).text() for i in range(page.columns.count())] == perturbed
+    assert page.picked() == perturbed[:3]
+    view = window.compare_view
+    assert view.tabs.tabText(0) == "Release preview" and view.tabs.tabText(1) == "Paper figures"
+    assert [view.papers.tabText(i) for i in range(view.papers.count())] == [p.title for p in view.pages]
+    # a dropped column leaves the list
+    window.state.set_column_value(0, "role", "drop")
+    assert page.columns.count() == len(perturbed) - 1 and perturbed[0] not in page.picked()
+
+
+def test_preview_is_the_release_original_expected_estimated(qtbot, preview):
+    window, page = preview
+    page.set_picked(["parents", "class"])
+    method, summary = chosen(window)
+    result = wait_preview(qtbot, page, lambda r: [f["attribute"].iloc[0] for f in r["frames"]] == ["parents", "class"])
+    mech = summary.design.mechanism
+    data = pd.read_csv(NURSERY, dtype=str)
+    names = [c.name for c in window.state.perturbed_columns()]
+    assert result["rows"] == len(data)
+    assert result["overall_epsilon"] == pytest.approx(mech.overall_epsilon(), rel=1e-12)
+    z = NormalDist().inv_cdf(0.975)
+    for frame in result["frames"]:
+        name = frame["attribute"].iloc[0]
+        j = names.index(name)
+        col = window.state.columns[[c.name for c in window.state.columns].index(name)]
+        assert list(frame["category"]) == list(col.categories)  # the release's categories, in code order
+        truth = data[name].value_counts().reindex(col.categories, fill_value=0).to_numpy() / len(data)
+        assert frame["original"].to_numpy() == pytest.approx(truth, abs=1e-12)
+        expected = truth @ channel_matrix(mech, j)
+        assert frame["perturbed"].to_numpy() == pytest.approx(expected, abs=1e-12)
+        assert frame["attribute_epsilon"].iloc[0] == pytest.approx(mech.attribute_epsilons()[j], rel=1e-12)
+        assert frame["estimated"].sum() == pytest.approx(1.0)
+        assert (frame["estimator"] == "ibu").all()  # the engine's default estimator
+        # the interval: unbiased estimate +- z standard errors, GRR variance lambda (1 - lambda) / (n (p - q)^2)
+        p, q = np.exp(mech.marginal([j]).log_pattern_probs()[:2])
+        lam = frame["simulated_perturbed"].to_numpy()
+        unbiased = (lam - q) / (p - q)
+        assert frame["unbiased"].to_numpy() == pytest.approx(unbiased, abs=1e-9)
+        se = np.sqrt(lam * (1 - lam) / (len(data) * (p - q) ** 2))
+        assert frame["ci_high"].to_numpy() == pytest.approx(np.clip(unbiased + z * se, 0, 1), abs=1e-9)
+        assert frame["ci_low"].to_numpy() == pytest.approx(np.clip(unbiased - z * se, 0, 1), abs=1e-9)
+    assert "total variation distance" in page.status.text()
+    legends = [item for item in page.graphics.ci.childItems() if isinstance(item, pg.LegendItem)]
+    assert len(legends) == 1  # one legend for the figure, labelled: what the bars and the intervals are
+    texts = [label.text for _sample, label in legends[0].items]
+    assert texts[:2] == ["original data", "expected perturbed"]
+    assert "95 % interval" in texts[2] and "unbiased estimator's<br>covariance" in texts[2] and "IBU" in texts[2]
+    plots = [page.graphics.ci.getItem(0, i) for i in range(2)]
+    assert [p.titleLabel.text.split(" (")[0] for p in plots] == ["parents", "class"]
+    assert METHOD_WORD[method] in page.design_label.text()
+
+
+METHOD_WORD = {
+    "auto": "Auto",
+    "optimal": "Optimal",
+    "classes": "Classes",
+    "family": "Family",
+    "heuristic": "Heuristic",
+    "kronecker": "Kronecker",
+}
+
+
+def test_preview_follows_the_design_and_the_recoding(qtbot, preview):
+    window, page = preview
+    page.set_picked(["class"])
+    wait_preview(qtbot, page)
+    # another design chosen on the Design tab: the preview uses exactly its mechanism
+    window.use_design("kronecker")
+    kron = window.controller.current()["kronecker"]
+    result = wait_preview(qtbot, page, lambda r: r["overall_epsilon"] == kron.overall_epsilon)
+    assert result["overall_epsilon"] == pytest.approx(len(window.state.perturbed_columns()) * 1.0, rel=1e-9)
+    # a merge of rare categories on the Design tab: the preview shows the recoded column
+    j = [c.name for c in window.state.columns].index("class")
+    window.tabs.setCurrentIndex(TAB_DESIGN)
+    window.attributes.view.selectRow(j)
+    qtbot.waitUntil(lambda: bool(window.summaries), timeout=WAIT_MS)
+    window.column_panel.merge_categories(["recommend", "very_recom"], "recommended")
+    window.tabs.setCurrentIndex(TAB_COMPARE)
+    result = wait_preview(qtbot, page, lambda r: "recommended" in set(r["frames"][0]["category"]))
+    frame = result["frames"][0]
+    data = pd.read_csv(NURSERY, dtype=str)["class"]
+    assert list(frame["category"]) == window.state.columns[j].categories
+    merged = frame.set_index("category").loc["recommended", "rows"]
+    assert merged == int(data.isin(["recommend", "very_recom"]).sum())
+    assert result["overall_epsilon"] == pytest.approx(window.controller.current()["kronecker"].overall_epsilon)
+
+
+def test_a_superseded_preview_is_cancelled_and_never_shown(qtbot, preview):
+    window, page = preview
+    wait_preview(qtbot, page)
+    started = window.runner.generation(page.channel)
+    window.use_design("kronecker")
+    page.refresh()  # now, not after the debounce
+    qtbot.waitUntil(lambda: window.runner.generation(page.channel) > started, timeout=WAIT_MS)
+    window.use_design("heuristic")
+    page.refresh()
+    heuristic = window.controller.current()["heuristic"]
+    result = wait_preview(qtbot, page, lambda r: r["overall_epsilon"] == heuristic.overall_epsilon)
+    assert window.runner.generation(page.channel) >= started + 2
+    assert result["overall_epsilon"] == pytest.approx(heuristic.design.mechanism.overall_epsilon(), rel=1e-12)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
@@ -25,17 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from optrr_engine.tolerance import eps_above
-
 from ..common.widgets import Spinner, fmt_eps, fmt_pp, fmt_seconds
 from ..design.controller import DesignController
+from ..plots.column_bars import ACHIEVED_COLOR, HIGHER_COLOR, LOWER_COLOR, REQUESTED_COLOR
+from ..plots.column_bars import EpsilonBars as BarChart
 from ..state.design_summary import METHOD_HELP, METHOD_LABELS, DesignSummary, display_order
 
 RECOMMENDED_BG = QColor(214, 240, 214)
-REQUESTED_COLOR = (170, 170, 170)
-ACHIEVED_COLOR = (52, 101, 164)
-HIGHER_COLOR = (204, 0, 0)
-LOWER_COLOR = (230, 145, 56)
 
 DESIGN_COLUMNS = ("Design", "Whole-record ε", "vs. Kronecker", "ε changed", "Predicted AVD", "Time")
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
@@ -68,72 +63,6 @@ def short_reason(error: str) -> str:
     if "at most" in text or "too large" in text or "handles" in text:
         return "too many columns"
     return error if len(error) <= 32 else error[:30] + "…"
-
-
-class BarChart(QWidget):
-    """Requested (grey) vs achieved (blue; red = higher than asked, orange = lower) epsilon per column."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        import pyqtgraph as pg
-
-        self.pg = pg
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setLabel("left", "ε")
-        self.plot.showGrid(y=True, alpha=0.3)
-        self.plot.getAxis("left").enableAutoSIPrefix(False)
-        self.requested = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*REQUESTED_COLOR))
-        self.achieved = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*ACHIEVED_COLOR))
-        self.plot.addItem(self.requested)
-        self.plot.addItem(self.achieved)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.plot)
-        self.setToolTip(
-            "Grey: the ε you asked for. Blue: the ε the mechanism really gives each column (recomputed). "
-            "Red: higher than asked (less private); orange: lower than asked (more private, less accurate)."
-        )
-        self.values: tuple[list, list] = ([], [])
-        self.names: list[str] = []
-        #: one brush per meaning, shared by the bars
-        self._brushes = {
-            "higher": pg.mkBrush(*HIGHER_COLOR),
-            "lower": pg.mkBrush(*LOWER_COLOR),
-            "achieved": pg.mkBrush(*ACHIEVED_COLOR),
-        }
-
-    def _set_ticks(self) -> None:
-        """Column names under the bars, shortened to the room each bar has."""
-        room = max(3, int(self.plot.width() / max(len(self.names), 1) / 7))
-        short = [n if len(n) <= room else n[: room - 1] + "…" for n in self.names]
-        self.plot.getAxis("bottom").setTicks([list(enumerate(short))])
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._set_ticks()
-
-    def set_data(self, names: list[str], requested: list[float], achieved: list[float]) -> None:
-        x = np.arange(len(names), dtype=float)
-        brushes = []
-        for r, a in zip(requested, achieved, strict=True):
-            if eps_above(a, r):
-                brushes.append(self._brushes["higher"])
-            elif eps_above(r, a):
-                brushes.append(self._brushes["lower"])
-            else:
-                brushes.append(self._brushes["achieved"])
-        self.requested.setOpts(x=x - 0.2, height=np.asarray(requested, dtype=float), width=0.38)
-        self.achieved.setOpts(x=x + 0.2, height=np.asarray(achieved, dtype=float), width=0.38, brushes=brushes)
-        if list(names) != self.names:  # the tick labels change only with the columns
-            self.names = list(names)
-            self._set_ticks()
-        top = max([*requested, *achieved, 1e-3])
-        self.plot.setXRange(-0.7, max(len(names) - 0.3, 0.3), padding=0)
-        self.plot.setYRange(0, top * 1.15, padding=0)
-        self.values = (list(requested), list(achieved))
 
 
 class MechanismPanel(QWidget):

@@ -3,16 +3,19 @@
     python3 bench/bundle.py [--bundle packaging/dist/optrr] [--runs 3] [--json OUT]
 
 Size: bytes of the regular files in the folder (symbolic links count zero; du --apparent-size agrees), with the
-largest contributors by top-level entry of ``_internal`` and the largest single files. Start time: wall time of
-``optrr-gui --screenshot`` (process start to PNG written and exit, offscreen, with the bundled sample: an upper
-bound on the time to the first window) and of ``optrr --version``, each run ``--runs`` times; the first run is
-reported separately because it also pays for a cold file cache.
+largest contributors by top-level entry of ``_internal`` and the largest single files. Start time, from the launch
+of ``optrr-gui --screenshot --start-report`` (offscreen, with the bundled sample) to three milestones the program
+reports: *shown* (the main window is on screen: the start target applies to this), *usable* (the file is read,
+its columns listed) and *ready* (every design computed); plus the whole run to PNG written and exit, and
+``optrr --version``. Each is run ``--runs`` times; the first run is reported separately because it also pays for
+a cold file cache.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -50,10 +53,16 @@ def contributors(sizes: dict[str, int], depth_for: dict[str, int] | None = None)
     return sorted(groups.items(), key=lambda kv: -kv[1])
 
 
-def timed(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int]:
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
-    return time.perf_counter() - t0, proc.returncode
+def timed(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, dict[str, float]]:
+    """(wall seconds, exit code, milestones in seconds since launch from a ``--start-report`` JSON line)."""
+    launched, t0 = time.time(), time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    seconds = time.perf_counter() - t0
+    milestones = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            milestones = {k: v - launched for k, v in json.loads(line).items()}
+    return seconds, proc.returncode, milestones
 
 
 def executable(bundle: Path, name: str) -> Path:
@@ -70,15 +79,21 @@ def start_times(bundle: Path, runs: int) -> dict:
         if sys.platform == "win32":
             env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
         shot = str(Path(tmp) / "shot.png")
-        gui_runs, cli_runs, codes = [], [], []
+        gui_runs, cli_runs, codes, stones = [], [], [], []
         for _ in range(runs):
-            seconds, code = timed([str(gui), "--screenshot", shot], env, tmp)
+            seconds, code, milestones = timed([str(gui), "--screenshot", shot, "--start-report"], env, tmp)
             gui_runs.append(seconds)
+            stones.append(milestones)
             codes.append(code)
-            seconds, code = timed([str(cli), "--version"], env, tmp)
+            seconds, code, _ = timed([str(cli), "--version"], env, tmp)
             cli_runs.append(seconds)
             codes.append(code)
-    return {
+    report = {
+        f"gui_{name}_median_s": statistics.median(m.get(name, math.inf) for m in stones)
+        for name in ("shown", "usable", "ready")
+    }
+    report["gui_shown_first_s"] = stones[0].get("shown", math.inf)
+    return report | {
         "gui_screenshot_first_s": gui_runs[0],
         "gui_screenshot_median_s": statistics.median(gui_runs),
         "cli_version_first_s": cli_runs[0],
@@ -115,11 +130,16 @@ def print_report(report: dict) -> None:
     for name, mb in report["largest_files_mb"]:
         print(f"  {mb:7.1f} MB  {name}")
     if "gui_screenshot_median_s" in report:
-        t, first = report["gui_screenshot_median_s"], report["gui_screenshot_first_s"]
+        t, first = report["gui_shown_median_s"], report["gui_shown_first_s"]
         verdict = "meets" if t <= report["start_target_s"] else "MISSES"
         print(
-            f"optrr-gui --screenshot (start to PNG written, offscreen): median {t:.2f} s, first run {first:.2f} s "
-            f"({verdict} the {report['start_target_s']:.0f} s start target)"
+            f"optrr-gui start to the window shown (offscreen, bundled sample): median {t:.2f} s, first run "
+            f"{first:.2f} s ({verdict} the {report['start_target_s']:.0f} s start target)"
+        )
+        print(
+            f"  to the file read (columns listed): median {report['gui_usable_median_s']:.2f} s; to every design "
+            f"computed: median {report['gui_ready_median_s']:.2f} s; to the PNG written and exit: median "
+            f"{report['gui_screenshot_median_s']:.2f} s, first run {report['gui_screenshot_first_s']:.2f} s"
         )
         print(
             f"optrr --version: median {report['cli_version_median_s']:.2f} s, "

@@ -26,6 +26,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds --screenshot waits for the designs")
     parser.add_argument("--settings", metavar="INI", help="settings file to use instead of the user's settings")
+    parser.add_argument(
+        "--start-report",
+        action="store_true",
+        help="with --screenshot: print, as one JSON line on stdout, the wall-clock times (seconds since the epoch) "
+        "at which the window was shown, the file was read (columns listed, usable) and every design was ready",
+    )
     return parser
 
 
@@ -79,6 +85,7 @@ def take_screenshot(window, args) -> int:
 
     tab = {"design": TAB_DESIGN, "data": TAB_DATA, "compare": TAB_COMPARE, "analyse": TAB_ANALYSE}[args.tab]
     window.tabs.setCurrentIndex(tab)
+    stamps = StartStamps(window) if args.start_report else None
     ok = window.wait_until_ready(args.timeout)
     if tab == TAB_COMPARE and window.compare_view is not None:
         ok = window.compare_view.wait_until_ready(args.timeout) and ok
@@ -90,12 +97,45 @@ def take_screenshot(window, args) -> int:
         window.close()
         return 1
     window.mechanism.flush()
+    if stamps is not None:
+        stamps.report()
     saved = window.grab().save(args.screenshot, "PNG")
     window.close()
     if not saved:
         print(f"optrr-gui: cannot write {args.screenshot}", file=sys.stderr)
         return 1
     return 0
+
+
+class StartStamps:
+    """Wall-clock times of the start-up milestones (``--start-report``), observed by a 5 ms timer on the UI
+    thread: *shown* = the first turn of the event loop after ``show()`` (the window has been painted);
+    *usable* = the file is read (columns listed, data in); *ready* = every design computed (the screenshot)."""
+
+    def __init__(self, window):
+        from PySide6.QtCore import QTimer
+
+        self.window = window
+        self.times: dict[str, float] = {}
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+        QTimer.singleShot(0, lambda: self.times.setdefault("shown", time.time()))
+
+    def _tick(self) -> None:
+        if not self.window.loading:
+            self.times.setdefault("usable", time.time())
+
+    def report(self) -> None:
+        import json
+
+        self.timer.stop()
+        now = time.time()
+        self.times.setdefault("shown", now)
+        self.times.setdefault("usable", now)
+        self.times["ready"] = now
+        print(json.dumps(self.times), flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

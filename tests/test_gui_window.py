@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import threading
+import time
 
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
@@ -330,6 +331,18 @@ def test_screenshot_mode_writes_a_png(tmp_path):
     # Not a blank image: many distinct colours.
     colours = {img.pixel(x, y) for x in range(0, 1366, 37) for y in range(0, 768, 29)}
     assert len(colours) > 10
+
+
+def test_start_report_gives_the_milestones_in_order(tmp_path, capsys):
+    before = time.time()
+    code = gui_app.main(
+        ["--screenshot", str(tmp_path / "shot.png"), "--start-report", "--settings", str(tmp_path / "s.ini")]
+    )
+    after = time.time()
+    assert code == 0
+    stamps = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(stamps) == {"shown", "usable", "ready"}
+    assert before <= stamps["shown"] <= stamps["usable"] <= stamps["ready"] <= after
 
 
 def test_cancelling_designs_keeps_the_window_usable(qtbot, window):

@@ -40,32 +40,37 @@ def check_sizes(sizes: Sequence[int]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
+def check_epsilon(value, label: str) -> float:
+    """One epsilon, a finite number in [MIN_EPSILON, MAX_EPSILON]; ``label`` names it in the error message
+    (e.g. "epsilon of attribute 2", "column 'sex': epsilon")."""
+    if isinstance(value, bool) or value is None:
+        raise InputError(f"{label} must be a number; got {value!r}")
+    try:
+        eps = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{label} must be a number; got {value!r}") from None
+    if math.isnan(eps):
+        raise InputError(f"{label} is NaN; it must be a finite positive number")
+    if eps <= 0:
+        raise InputError(f"{label} is {eps:g}; it must be greater than 0 (lower = more private)")
+    if eps < MIN_EPSILON:
+        raise InputError(
+            f"{label} is {eps:g}; the smallest accepted is {MIN_EPSILON:g} (below it floating-point arithmetic "
+            "cannot resolve the probabilities; the answers would be pure noise anyway)"
+        )
+    if eps > MAX_EPSILON:
+        raise InputError(
+            f"{label} is {eps:g}, above the largest accepted, {MAX_EPSILON:g} (larger values give essentially no "
+            "privacy)"
+        )
+    return eps
+
+
 def check_epsilons(epsilons: Sequence[float], k: int | None = None, name: str = "epsilon") -> np.ndarray:
     arr = list(epsilons)
     if k is not None and len(arr) != k:
         raise InputError(f"got {len(arr)} {name} values for {k} attributes; give one per attribute")
-    out = []
-    for i, e in enumerate(arr):
-        try:
-            ef = float(e)
-        except (TypeError, ValueError):
-            raise InputError(f"{name} of attribute {i + 1} is not a number: {e!r}") from None
-        if not math.isfinite(ef):
-            raise InputError(f"{name} of attribute {i + 1} is {ef}; it must be a finite positive number")
-        if ef <= 0:
-            raise InputError(f"{name} of attribute {i + 1} is {ef}; it must be greater than 0")
-        if ef < MIN_EPSILON:
-            raise InputError(
-                f"{name} of attribute {i + 1} is {ef:g}; the smallest accepted is {MIN_EPSILON:g} (below it "
-                "floating-point arithmetic cannot resolve the probabilities; the answers would be pure noise anyway)"
-            )
-        if ef > MAX_EPSILON:
-            raise InputError(
-                f"{name} of attribute {i + 1} is {ef}; at most {MAX_EPSILON:g} is accepted "
-                "(larger values give essentially no privacy)"
-            )
-        out.append(ef)
-    return np.asarray(out, dtype=float)
+    return np.asarray([check_epsilon(e, f"{name} of attribute {i + 1}") for i, e in enumerate(arr)], dtype=float)
 
 
 def check_weights(weights: Sequence[float], k: int) -> np.ndarray:

@@ -122,7 +122,7 @@ CASES = {
         lambda d: perturb_args(
             d, GOOD, config={**CONFIG, "columns": [{**CONFIG["columns"][0], "epsilon": 1e-11}, CONFIG["columns"][1]]}
         ),
-        "column 'a': epsilon 1e-11 is below the smallest accepted, 1e-10",
+        "column 'a': epsilon is 1e-11; the smallest accepted is 1e-10",
     ),
     "manifest_sizes_shortened": (lambda d: edited_manifest(d, lambda s: s[:-1]), "invalid mechanism"),
     "manifest_sizes_changed": (lambda d: edited_manifest(d, lambda s: [s[0] + 1, *s[1:]]), "invalid mechanism"),

@@ -84,24 +84,9 @@ def _number(value, what: str) -> float:
 
 
 def check_column_epsilon(value, column: str) -> float:
-    from ..validation import MAX_EPSILON, MIN_EPSILON
+    from ..validation import check_epsilon
 
-    eps = _number(value, f"column {column!r}: epsilon")
-    if math.isnan(eps):
-        raise InputError(f"column {column!r}: epsilon is NaN; give a number greater than 0")
-    if eps <= 0:
-        raise InputError(f"column {column!r}: epsilon is {eps:g}; it must be greater than 0 (lower = more private)")
-    if eps < MIN_EPSILON:
-        raise InputError(
-            f"column {column!r}: epsilon {eps:g} is below the smallest accepted, {MIN_EPSILON:g} (floating-point "
-            "arithmetic cannot resolve smaller ones; the answers would be pure noise anyway)"
-        )
-    if eps > MAX_EPSILON:
-        raise InputError(
-            f"column {column!r}: epsilon {eps:g} is above {MAX_EPSILON:g}, which leaves essentially no privacy; "
-            "give a smaller value"
-        )
-    return eps
+    return check_epsilon(value, f"column {column!r}: epsilon")
 
 
 def check_column_weight(value, column: str) -> float:

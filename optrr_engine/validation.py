@@ -40,17 +40,30 @@ def check_sizes(sizes: Sequence[int]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def check_epsilon(value, label: str) -> float:
-    """One epsilon, a finite number in [MIN_EPSILON, MAX_EPSILON]; ``label`` names it in the error message
-    (e.g. "epsilon of attribute 2", "column 'sex': epsilon")."""
+def as_number(value, label: str) -> float:
+    """``value`` as a float; booleans, None and texts that are not numbers are refused, naming ``label``."""
     if isinstance(value, bool) or value is None:
         raise InputError(f"{label} must be a number; got {value!r}")
     try:
-        eps = float(value)
+        return float(value)
     except (TypeError, ValueError):
         raise InputError(f"{label} must be a number; got {value!r}") from None
-    if math.isnan(eps):
-        raise InputError(f"{label} is NaN; it must be a finite positive number")
+
+
+def positive_number(value, label: str, unit: str = "") -> float:
+    """A finite number greater than 0 (weights, seconds, targets)."""
+    x = as_number(value, label)
+    if not math.isfinite(x) or x <= 0:
+        raise InputError(f"{label} is {x:g}; it must be a finite positive number{unit}")
+    return x
+
+
+def check_epsilon(value, label: str) -> float:
+    """One epsilon, a finite number in [MIN_EPSILON, MAX_EPSILON]; ``label`` names it in the error message
+    (e.g. "epsilon of attribute 2", "column 'sex': epsilon")."""
+    eps = as_number(value, label)
+    if not math.isfinite(eps):
+        raise InputError(f"{label} is {'NaN' if math.isnan(eps) else eps}; it must be a finite positive number")
     if eps <= 0:
         raise InputError(f"{label} is {eps:g}; it must be greater than 0 (lower = more private)")
     if eps < MIN_EPSILON:
@@ -78,38 +91,17 @@ def check_weights(weights: Sequence[float], k: int) -> np.ndarray:
     arr = list(weights)
     if len(arr) != k:
         raise InputError(f"got {len(arr)} weights for {k} attributes; give one per attribute")
-    out = []
-    for i, w in enumerate(arr):
-        try:
-            wf = float(w)
-        except (TypeError, ValueError):
-            raise InputError(f"weight of attribute {i + 1} is not a number: {w!r}") from None
-        if not math.isfinite(wf) or wf <= 0:
-            raise InputError(f"weight of attribute {i + 1} is {wf}; it must be a finite positive number")
-        out.append(wf)
-    shares = np.asarray(out, dtype=float)
+    shares = np.asarray([positive_number(w, f"weight of attribute {i + 1}") for i, w in enumerate(arr)], dtype=float)
     return shares / shares.max()
 
 
 def check_seconds(seconds: float, name: str = "time budget") -> float:
     """A finite positive number of seconds."""
-    try:
-        s = float(seconds)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} is not a number: {seconds!r}") from None
-    if not math.isfinite(s) or s <= 0:
-        raise InputError(f"{name} is {s}; it must be a finite positive number of seconds")
-    return s
+    return positive_number(seconds, name, " of seconds")
 
 
 def check_target(target: float) -> float:
-    try:
-        t = float(target)
-    except (TypeError, ValueError):
-        raise InputError(f"target total epsilon is not a number: {target!r}") from None
-    if not math.isfinite(t) or t <= 0:
-        raise InputError(f"target total epsilon is {t}; it must be a finite positive number")
-    return t
+    return positive_number(target, "target total epsilon")
 
 
 def first_duplicate(values):

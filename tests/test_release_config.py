@@ -71,7 +71,7 @@ def test_budget_mode_uses_weights():
         (lambda d: d["columns"][1].update(epsilon=1e6), "'sex': epsilon is 1e\\+06, above the largest accepted, 50"),
         (
             lambda d: d["columns"][1].update(epsilon=float("inf")),
-            "'sex': epsilon is inf, above the largest accepted, 50",
+            "'sex': epsilon is inf; it must be a finite positive number",
         ),
         (lambda d: d["columns"][1].update(epsilon="high"), "'sex': epsilon must be a number"),
         (lambda d: d["columns"][1].update(epsilon=True), "'sex': epsilon must be a number"),

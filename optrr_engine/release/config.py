@@ -74,13 +74,9 @@ def _check_section(value, name: str, known: tuple) -> None:
 
 
 def _number(value, what: str) -> float:
-    if isinstance(value, bool) or value is None:
-        raise InputError(f"{what} must be a number; got {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be a number; got {value!r}") from None
-    return x
+    from ..validation import as_number
+
+    return as_number(value, what)
 
 
 def check_column_epsilon(value, column: str) -> float:

@@ -73,8 +73,7 @@ def check_epsilon(value, label: str) -> float:
         )
     if eps > MAX_EPSILON:
         raise InputError(
-            f"{label} is {eps:g}, above the largest accepted, {MAX_EPSILON:g} (larger values give essentially no "
-            "privacy)"
+            f"{label} is {eps:g}; at most {MAX_EPSILON:g} is accepted (larger values give essentially no privacy)"
         )
     return eps
 

@@ -47,3 +47,28 @@ def _no_unanswered_message_box(monkeypatch):
     for kind in ("question", "warning", "critical", "information"):
         monkeypatch.setattr(QMessageBox, kind, unexpected(kind))
     yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _audit_dir_of_the_session(tmp_path_factory):
+    """Module- and session-scoped fixtures run before the per-test folder below is set: they get this one, so no
+    release of the test suite ever writes into the real per-user audit folder."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("OPTRR_AUDIT_DIR", str(tmp_path_factory.mktemp("audit-session")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def audit_dir(tmp_path_factory, monkeypatch):
+    """Every test's audit record (optrr-audit.json, the privacy ledger) goes to a fresh folder of its own through
+    OPTRR_AUDIT_DIR (the engine's default audit folder), never into the real per-user data folder; the folder is
+    outside tmp_path, so tests that list tmp_path see only their own files."""
+    folder = tmp_path_factory.mktemp("audit")
+    monkeypatch.setenv("OPTRR_AUDIT_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def developer(monkeypatch):
+    """OPTRR_DEVELOPER=1: the insecure test seed is accepted (tests that need a reproducible release)."""
+    monkeypatch.setenv("OPTRR_DEVELOPER", "1")

@@ -36,7 +36,7 @@ def release(qtbot, window, output, **options) -> ReleaseDialog:
     return dialog
 
 
-def test_release_of_the_sample_writes_data_manifest_and_report(qtbot, window, tmp_path):
+def test_release_of_the_sample_writes_data_manifest_and_report(qtbot, window, tmp_path, developer):
     window.state.set_column_value(0, "epsilon", 2.0)  # class: a little less private
     window.state.set_column_value(9, "role", "drop")  # irradiat: not exported
     qtbot.waitUntil(lambda: window.controller.is_idle() and len(window.controller.sizes) == 9, timeout=WAIT_MS)

@@ -35,7 +35,7 @@ def config_file(folder, columns, method="kronecker", name="release.json", **extr
     return str(path)
 
 
-def test_schema_then_perturb(tmp_path, capsys):
+def test_schema_then_perturb(tmp_path, capsys, developer, audit_dir):
     src = TEST_DATA / "breast_cancer.csv"
     cfg = tmp_path / "release.json"
     assert main(["schema", str(src), "-o", str(cfg)]) == 0
@@ -55,7 +55,8 @@ def test_schema_then_perturb(tmp_path, capsys):
     assert "optrr-audit.json" in out.out and "keyed" in out.out
     for suffix in ("", ".manifest.json", ".report.html"):
         assert os.path.exists(str(rel) + suffix)
-    assert (tmp_path / "optrr-audit.json").exists() and (tmp_path / "rel.csv.internal-report.html").exists()
+    assert (audit_dir / "optrr-audit.json").exists() and (audit_dir / "rel.csv.internal-report.html").exists()
+    assert not (tmp_path / "optrr-audit.json").exists()  # never beside the configuration (a folder that may be sent)
     manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
     assert manifest["randomness"]["source"] == "secret-key" and manifest["shuffled"]
     rel2 = tmp_path / "rel2.parquet"
@@ -70,6 +71,11 @@ def test_schema_then_perturb(tmp_path, capsys):
     manifest = json.loads((tmp_path / "rel2.parquet.manifest.json").read_text())
     assert manifest["randomness"]["test_seed"] == 4 and not manifest["shuffled"]
     assert manifest["output"]["format"] == "parquet"
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(rel2)
+    assert table.column_names[0] == "NOT_PRIVATE_insecure_test_seed"  # the data file itself says NOT PRIVATE
+    assert set(table.column(0).to_pylist()) == {"yes"}
 
 
 CATS = {"a": ["x", "y"], "b": ["p", "q", "r"]}
@@ -155,7 +161,8 @@ def test_corrupt_or_mismatched_manifest_through_the_cli(tmp_path, capsys):
     src = tmp_path / "in.csv"
     src.write_bytes(b"a,b\n" + b"x,p\ny,q\nx,r\n" * 50)
     cfg = config_file(tmp_path, good_columns())
-    assert main(["perturb", str(src), "--config", cfg, "-o", str(tmp_path / "out.csv"), "--quiet"]) == 0
+    audit_here = ["--audit-dir", str(tmp_path)]
+    assert main(["perturb", str(src), "--config", cfg, "-o", str(tmp_path / "out.csv"), "--quiet", *audit_here]) == 0
     assert "never send them" in capsys.readouterr().err  # the audit record shares the release's folder
     manifest = tmp_path / "out.csv.manifest.json"
     good = manifest.read_text()
@@ -217,7 +224,7 @@ def test_kill_9_mid_run_leaves_no_output_under_the_final_name(tmp_path, shuffle)
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".")]  # the next run in the folder removed them
 
 
-def test_outputs_are_never_overwritten_silently(tmp_path, capsys):
+def test_outputs_are_never_overwritten_silently(tmp_path, capsys, audit_dir):
     src = tmp_path / "in.csv"
     src.write_text("a,b\nx,p\ny,q\nx,r\n")
     cfg = config_file(tmp_path, good_columns())
@@ -230,7 +237,7 @@ def test_outputs_are_never_overwritten_silently(tmp_path, capsys):
         for force in ([], ["--force"]):
             assert main([*base, "--key-file", str(key), "-o", str(target), *force]) == 2
             assert role in one_error_line(capsys)
-    assert main([*base, "-o", str(tmp_path / "optrr-audit.json"), "--force"]) == 2
+    assert main([*base, "-o", str(audit_dir / "optrr-audit.json"), "--force"]) == 2
     assert "audit record" in one_error_line(capsys)
     assert main([*base, "-o", str(tmp_path / "r.csv")]) == 0
     capsys.readouterr()

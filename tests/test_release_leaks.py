@@ -67,14 +67,14 @@ def test_schema_flags_and_never_copies_the_note_identifiers_or_free_text(tmp_pat
     assert rare and "'transferred' (2)" in rare[0]
 
 
-def test_perturb_releases_the_note_as_missing_and_no_recipient_file_holds_it(tmp_path, capsys):
+def test_perturb_releases_the_note_as_missing_and_no_recipient_file_holds_it(tmp_path, capsys, audit_dir):
     src = hospital_file(str(tmp_path))
     save_config(infer_schema(src), tmp_path / "release.json")
     out = str(tmp_path / "release.csv")
     assert main(["perturb", src, "--config", str(tmp_path / "release.json"), "-o", out, "--quiet"]) == 0
     assert "column 'age': 1 cell(s) that are not numbers" in capsys.readouterr().err
     assert_nothing_planted(sent_files(out))
-    entry = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"][-1]
+    entry = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"][-1]
     assert entry["unlisted_values_as_missing"] == {"age": 1} and entry["rows"] == N
     manifest = json.loads(open(out + ".manifest.json").read())
     assert manifest["codebook"][0]["name"] == "age" and manifest["codebook"][0]["categories"][-2:] == ["?", "NA"]

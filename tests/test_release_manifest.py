@@ -26,7 +26,9 @@ def release(tmp_path_factory):
             ColumnConfig(name=n, role="perturb", epsilon=1.0 + i, categories=c) for i, (n, c) in enumerate(cats.items())
         ],
     )
-    manifest = perturb_file(folder / "in.csv", cfg, folder / "out.csv", insecure_test_seed=2)
+    with pytest.MonkeyPatch.context() as mp:  # the test seed needs developer mode (module fixture: no monkeypatch)
+        mp.setenv("OPTRR_DEVELOPER", "1")
+        manifest = perturb_file(folder / "in.csv", cfg, folder / "out.csv", insecure_test_seed=2, audit_dir=folder)
     return folder, manifest
 
 
@@ -105,7 +107,7 @@ def test_corrupt_json_missing_data_and_mismatched_data(release, tmp_path):
     with pytest.raises(InputError, match="data file .*out.csv described by manifest .* does not exist"):
         load_manifest(alone)
     changed = tmp_path / "out.csv"
-    changed.write_bytes((folder / "out.csv").read_bytes().replace(b"\nF,", b"\nM,", 1))
+    changed.write_bytes((folder / "out.csv").read_bytes().replace(b"\nyes,F,", b"\nyes,M,", 1))  # after the marker
     with pytest.raises(InputError, match="does not match manifest .*SHA-256 differs"):
         load_manifest(alone)
     assert load_manifest(alone, check_hash=False)["rows"] == 400

@@ -17,6 +17,7 @@ from optrr_engine.release.codec import Codec
 from optrr_engine.release.config import ColumnConfig, ReleaseConfig, save_config
 from optrr_engine.release.manifest import load_manifest, mechanism_from_manifest
 from optrr_engine.release.perturb import perturb_file
+from optrr_engine.release.randomness import NOT_PRIVATE_COLUMN
 from optrr_engine.release.schema import infer_schema
 from tests.conftest import TEST_DATA
 
@@ -60,7 +61,7 @@ def assert_nothing_written(folder, before: set):
 
 
 @pytest.mark.parametrize("name", ["breast_cancer.csv", "heart_cleveland.csv", "nursery.csv"])
-def test_real_files_schema_perturb_manifest(tmp_path, name):
+def test_real_files_schema_perturb_manifest(tmp_path, name, developer, audit_dir):
     src = TEST_DATA / name
     before = digest(src)
     cfg = infer_schema(src)
@@ -72,8 +73,9 @@ def test_real_files_schema_perturb_manifest(tmp_path, name):
     assert loaded == manifest
     df = read(out)
     names = [c.name for c in cfg.perturbed()]
-    assert list(df.columns) == names == [a["name"] for a in manifest["attributes"]]
-    audit = json.loads((tmp_path / "optrr-audit.json").read_text())
+    assert list(df.columns) == [NOT_PRIVATE_COLUMN, *names] and names == [a["name"] for a in manifest["attributes"]]
+    assert set(df[NOT_PRIVATE_COLUMN]) == {"yes"}  # the file itself says NOT PRIVATE (test seed)
+    audit = json.loads((audit_dir / "optrr-audit.json").read_text())
     entry = audit["releases"][-1]
     assert manifest["rows"] == len(df) == entry["rows_read"] == entry["rows"]
     for a in manifest["attributes"]:
@@ -90,7 +92,7 @@ def test_real_files_schema_perturb_manifest(tmp_path, name):
     assert report.startswith("<!DOCTYPE html>") and f"{manifest['overall_epsilon']:.6g}" in report
 
 
-def test_receivers_can_estimate_from_a_release(tmp_path):
+def test_receivers_can_estimate_from_a_release(tmp_path, developer):
     from optrr_engine.estimation import estimate_release
 
     src = TEST_DATA / "nursery.csv"
@@ -103,21 +105,21 @@ def test_receivers_can_estimate_from_a_release(tmp_path):
         assert abs(value - truth[label]) < 0.05
 
 
-def test_dropped_and_unlisted_columns_never_reach_the_output(tmp_path):
+def test_dropped_and_unlisted_columns_never_reach_the_output(tmp_path, developer, audit_dir):
     make_data(tmp_path / "in.csv", 500)
     for fmt in ("csv", "parquet", "xlsx"):
         out = tmp_path / f"out.{fmt}"
         perturb_file(tmp_path / "in.csv", base_config(), out, insecure_test_seed=1, allow_repeat=True)
-        assert list(read(out).columns) == ["a", "b", "c"]
+        assert list(read(out).columns) == [NOT_PRIVATE_COLUMN, "a", "b", "c"]
         for path in (out, str(out) + ".manifest.json", str(out) + ".report.html"):
             data = open(path, "rb").read()
             assert b"SECRET" not in data and b"R000123" not in data, path
             assert b"in.csv" not in data and b"secret" not in data, path  # nothing about the raw file
-        entry = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"][-1]
+        entry = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"][-1]
         assert entry["dropped_columns"] == ["id", "secret"] and entry["input"]["file"] == "in.csv"
 
 
-def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monkeypatch):
+def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monkeypatch, developer):
     src = make_data(tmp_path / "in.csv", 4000)
     monkeypatch.setattr(shuffle_mod, "TARGET_BUCKET_BYTES", 4 << 10)  # many buckets ...
     monkeypatch.setattr(shuffle_mod, "MAX_BUCKET_BYTES", 8 << 10)  # ... and re-split oversized ones
@@ -125,7 +127,7 @@ def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monk
     cfg.columns[0].role = "keep"
     manifest = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", insecure_test_seed=3)
     out = read(tmp_path / "out.csv")
-    assert list(out.columns) == ["id", "a", "b", "c"] and manifest["kept_columns"] == ["id"]
+    assert list(out.columns) == [NOT_PRIVATE_COLUMN, "id", "a", "b", "c"] and manifest["kept_columns"] == ["id"]
     assert sorted(out["id"]) == sorted(src["id"]) and out["id"].tolist() != src["id"].tolist()
     merged = out.merge(src, on="id", suffixes=("_out", "_in"))
     for col in ("a", "b", "c"):
@@ -158,7 +160,7 @@ def test_external_shuffle_gives_uniform_permutations(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def test_pipeline_is_exactly_the_mechanism_applied_to_the_codes(tmp_path):
+def test_pipeline_is_exactly_the_mechanism_applied_to_the_codes(tmp_path, audit_dir):
     """A keyed release = the mechanism applied chunk by chunk to the codes with AES-128-CTR keyed by
     HMAC-SHA256(key, "optrr-stream-1\\0perturb\\0" + SHA-256(context)) (docs/security.md), recomputed here."""
     import hmac
@@ -180,7 +182,7 @@ def test_pipeline_is_exactly_the_mechanism_applied_to_the_codes(tmp_path):
     )
     codec = Codec(base_config(method="optimal"))
     mech = mechanism_from_manifest(load_manifest(tmp_path / "out.csv.manifest.json"))
-    entry = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"][-1]
+    entry = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"][-1]
     context = context_digest(
         input_sha256=digest(tmp_path / "in.csv"),
         codebook=codec.codebook(),
@@ -197,7 +199,7 @@ def test_pipeline_is_exactly_the_mechanism_applied_to_the_codes(tmp_path):
     pd.testing.assert_frame_equal(read(tmp_path / "out.csv"), pd.concat(expected, ignore_index=True))
 
 
-def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_path):
+def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_path, developer, audit_dir):
     make_data(tmp_path / "in.csv", 3000)
     again = {"allow_repeat": True}
     key, other = bytes(range(32)), bytes(range(1, 33))
@@ -206,7 +208,7 @@ def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_
     perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "k3.csv", key=other, **again)
     assert digest(tmp_path / "k1.csv") == digest(tmp_path / "k2.csv") != digest(tmp_path / "k3.csv")
     assert k1["randomness"] == {"source": "secret-key", "generator": k1["randomness"]["generator"], "private": True}
-    audit = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"]
+    audit = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"]
     fingerprints = [r["randomness"].get("key_fingerprint") for r in audit]
     assert fingerprints[0] == fingerprints[1] != fingerprints[2] and len(fingerprints[0]) == 16
     for name in ("k1.csv", "k1.csv.manifest.json", "k1.csv.report.html"):
@@ -220,15 +222,19 @@ def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_
     assert t1["randomness"]["private"] is False and t1["randomness"]["test_seed"] == 7
     assert "NOT PRIVATE" in t1["randomness"]["warning"]
     assert "NOT PRIVATE" in (tmp_path / "s1.csv.report.html").read_text()
+    assert (tmp_path / "s1.csv").read_text().splitlines()[1].startswith("yes,")  # the data file says it too
+    assert t1["columns"][0] == NOT_PRIVATE_COLUMN and list(read(tmp_path / "s1.csv").columns)[0] == NOT_PRIVATE_COLUMN
 
     u1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "u1.csv", **again)
     perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "u2.csv", **again)
     assert u1["randomness"]["source"] == "os-entropy" and u1["randomness"]["private"] is True
     assert digest(tmp_path / "u1.csv") != digest(tmp_path / "u2.csv")
     assert "NOT PRIVATE" not in (tmp_path / "u1.csv.report.html").read_text()
+    for name in ("k1.csv", "u1.csv"):  # private releases carry no marker column
+        assert list(read(tmp_path / name).columns) == ["a", "b", "c"], name
 
 
-def test_output_formats_follow_the_input_or_the_request(tmp_path):
+def test_output_formats_follow_the_input_or_the_request(tmp_path, developer):
     make_data(tmp_path / "in.csv", 300)
     pd.read_csv(tmp_path / "in.csv", dtype=str).to_parquet(tmp_path / "in.parquet")
     m = perturb_file(tmp_path / "in.parquet", base_config(), tmp_path / "from_parquet", insecure_test_seed=1)
@@ -238,7 +244,8 @@ def test_output_formats_follow_the_input_or_the_request(tmp_path):
         m = perturb_file(tmp_path / "in.csv", base_config(), out, insecure_test_seed=1, allow_repeat=True)
         assert m["output"]["format"] == fmt
         df = read(out)
-        assert list(df.columns) == ["a", "b", "c"] and len(df) == 300
+        assert list(df.columns) == [NOT_PRIVATE_COLUMN, "a", "b", "c"] and len(df) == 300
+        assert set(df[NOT_PRIVATE_COLUMN]) == {"yes"}
         assert set(df["b"]) <= {"p", "q", "r", "s"}
     m = perturb_file(
         tmp_path / "in.csv", base_config(), tmp_path / "noext", output_format="parquet", insecure_test_seed=1,
@@ -255,17 +262,17 @@ def read_parquet(path):
     return pq.read_table(path).to_pandas()
 
 
-def test_semicolon_input_gives_semicolon_output_and_bom_is_kept(tmp_path):
+def test_semicolon_input_gives_semicolon_output_and_bom_is_kept(tmp_path, developer):
     src = tmp_path / "eu.csv"
     src.write_bytes("\ufeffa;c\nx;1\ny;0\nz;1\n".encode())
     cfg = base_config()
     cfg.columns = [c for c in cfg.columns if c.name in ("a", "c")]
     m = perturb_file(src, cfg, tmp_path / "out.csv", insecure_test_seed=1, shuffle=False)
     data = (tmp_path / "out.csv").read_bytes()
-    assert data.startswith(b"\xef\xbb\xbfa;c\n") and m["output"]["delimiter"] == ";"
+    assert data.startswith(b"\xef\xbb\xbfNOT_PRIVATE_insecure_test_seed;a;c\nyes;") and m["output"]["delimiter"] == ";"
 
 
-def test_budget_mode_meets_the_target(tmp_path):
+def test_budget_mode_meets_the_target(tmp_path, developer):
     make_data(tmp_path / "in.csv", 300)
     cfg = base_config(method="family", target_total=2.0)
     cfg.columns[1].weight = 2.0
@@ -299,7 +306,7 @@ def test_heuristic_raising_an_epsilon_needs_explicit_acceptance(tmp_path):
     assert m["design"]["epsilon_changes"][0]["name"] == "q3" and m["design"]["accept_changed_epsilons"]
 
 
-def test_bins_without_edges_are_computed_and_missing_rows_excluded(tmp_path):
+def test_bins_without_edges_are_computed_and_missing_rows_excluded(tmp_path, developer, audit_dir):
     rng = np.random.default_rng(2)
     ages = rng.integers(20, 80, 400).astype(str).astype(object)
     ages[::40] = ""
@@ -320,7 +327,7 @@ def test_bins_without_edges_are_computed_and_missing_rows_excluded(tmp_path):
     book = m["codebook"][0]
     assert book["bins"]["edges"][0] == "-inf" and len(book["bins"]["edges"]) == 4
     assert m["attributes"][0]["categories"] == book["bin_labels"]
-    entry = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"][-1]
+    entry = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"][-1]
     assert m["rows"] == 390 and entry["rows_excluded"] == 10 and entry["rows_excluded_by_column"] == {"age": 10}
     assert "rows_excluded" not in m  # the raw file's row count stays with the hospital
 
@@ -438,7 +445,7 @@ def test_epsilons_in_the_configuration_are_checked_before_anything_is_written(tm
     assert json.dumps(base_config().to_dict())  # the configuration itself stays JSON
 
 
-def test_wide_file_with_many_attributes(tmp_path, monkeypatch):
+def test_wide_file_with_many_attributes(tmp_path, monkeypatch, developer, audit_dir):
     """k = 60 perturbed columns through the whole pipeline; chunks shrink for wide files (bounded cells)."""
     from optrr_engine.io import source_base
 
@@ -449,10 +456,11 @@ def test_wide_file_with_many_attributes(tmp_path, monkeypatch):
     cols = [ColumnConfig(name=f"v{i}", role="perturb", epsilon=1.0, categories=["a", "b", "c"]) for i in range(k)]
     cfg = ReleaseConfig(method="auto", columns=cols)
     m = perturb_file(tmp_path / "w.csv", cfg, tmp_path / "o.csv", insecure_test_seed=2)
-    entry = json.loads((tmp_path / "optrr-audit.json").read_text())["releases"][-1]
+    entry = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"][-1]
     assert entry["chunk_rows"] == 128 and m["rows"] == n and len(m["attributes"]) == k
     assert m["overall_epsilon"] < k  # better than Kronecker's sum of epsilons
     np.testing.assert_allclose([a["achieved_epsilon"] for a in m["attributes"]], 1.0, rtol=1e-9)
     out = read(tmp_path / "o.csv")
+    assert list(out.columns)[0] == NOT_PRIVATE_COLUMN and set(out.pop(NOT_PRIVATE_COLUMN)) == {"yes"}
     assert out.shape == (n, k) and set(np.unique(out.to_numpy())) <= {"a", "b", "c"}
     load_manifest(tmp_path / "o.csv.manifest.json")

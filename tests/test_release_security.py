@@ -121,7 +121,7 @@ def release(setting, name, src, **kw):
     return out, manifest
 
 
-def test_a_test_seed_release_is_undone_completely(setting):
+def test_a_test_seed_release_is_undone_completely(setting, developer):
     """Positive control: the attack works on what the test-only mode makes (shuffled or not)."""
     folder, src, dummy, truth = setting
     real, manifest = release(setting, "seeded.csv", src, insecure_test_seed=7)
@@ -155,7 +155,7 @@ def best_guess_bound(rate: float) -> int:
 
 
 @pytest.mark.parametrize("mode", ["secret-key", "os-entropy"])
-def test_dummy_file_attack_recovers_no_more_than_chance(setting, mode):
+def test_dummy_file_attack_recovers_no_more_than_chance(setting, mode, developer):
     folder, src, dummy, truth = setting
     key = {"key": bytes.fromhex("9f" * 16 + "5a" * 16)} if mode == "secret-key" else {}
     real, manifest = release(setting, f"{mode}.csv", src, shuffle=False, **key)

@@ -62,7 +62,7 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
         ),
     )
     raw.info["valid"] = product
-    return {
+    out = {
         "attributes": est.names(),
         "rows": est.rows,
         "table": {
@@ -73,3 +73,6 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
         "tests": [wald.to_json_dict(), raw.to_json_dict()],
         "recommended": wald.test,
     }
+    if est.info.get("not_private"):
+        out["not_private"] = est.info["not_private"]
+    return out

@@ -15,10 +15,11 @@ def add_parser(sub):
 def run(args) -> int:
     from ..analysis.chi_square import format_p_value
     from ..analysis.release_chi2 import chi2_release
-    from .common import print_json
+    from .common import print_json, warn_not_private
     from .estimate_cmd import parse_names
 
     out = chi2_release(args.release, parse_names(args.chi2), args.manifest, check_hash=not args.no_hash_check)
+    warn_not_private(out.get("not_private"))
     if args.json:
         print_json(out)
         return 0

@@ -36,6 +36,12 @@ def add_release_arguments(p) -> None:
     p.add_argument("--no-hash-check", action="store_true", help="do not verify the file against the manifest hash")
 
 
+def warn_not_private(warning: str | None) -> None:
+    """A release that is not private (test seed): a loud warning on stderr, before any result."""
+    if warning:
+        print(f"optrr: WARNING: {warning}", file=sys.stderr)
+
+
 def json_default(obj):
     import numpy as np
 

@@ -29,7 +29,7 @@ def parse_names(text: str) -> list[str]:
 
 def run(args) -> int:
     from ..estimation import METHODS, estimate_release
-    from .common import print_json
+    from .common import print_json, warn_not_private
 
     if args.method not in METHODS:
         raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
@@ -41,6 +41,7 @@ def run(args) -> int:
         confidence=args.confidence,
         check_hash=not args.no_hash_check,
     )
+    warn_not_private(est.info.get("not_private"))
     if args.json:
         print_json(est.to_json_dict())
     else:

@@ -67,12 +67,8 @@ def add_parser(sub):
         metavar="KEY",
         help="secret key from optrr keygen: the key holder can reproduce the release (default: OS randomness)",
     )
-    p.add_argument(
-        "--insecure-test-seed",
-        type=int,
-        metavar="N",
-        help="TESTS ONLY: a small seed; anyone can undo such a release (marked NOT PRIVATE)",
-    )
+    # TESTS ONLY, hidden: a small seed anyone can find; accepted only with OPTRR_DEVELOPER=1 (marked NOT PRIVATE)
+    p.add_argument("--insecure-test-seed", type=int, metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--seed", help=argparse.SUPPRESS)
     p.add_argument("--force", action="store_true", help="replace existing output files (never an input)")
     p.add_argument(
@@ -81,7 +77,8 @@ def add_parser(sub):
     p.add_argument(
         "--audit-dir",
         metavar="DIR",
-        help="folder of the internal audit record optrr-audit.json (default: the configuration's folder)",
+        help="folder of the internal audit record optrr-audit.json and the internal reports (default: "
+        "$OPTRR_AUDIT_DIR, else the per-user data folder OptRR/audit; never a folder you send)",
     )
     p.add_argument("--no-shuffle", action="store_true", help="keep the input's record order")
     p.add_argument("--format", choices=["csv", "parquet", "xlsx", "sav", "dta"], help="output format")
@@ -97,16 +94,21 @@ def add_parser(sub):
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..release.audit import audit_folder, audit_path, internal_report_path, load_audit
+    from ..release.audit import audit_folder, audit_path, internal_report_path, load_audit, release_entry
     from ..release.manifest import manifest_path, report_path
     from ..release.perturb import perturb_file
-    from ..release.randomness import key_file_is_shared
+    from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
     from ..utility.release_check import check_release
 
     if args.seed is not None:
         raise InputError(
             "--seed is not accepted: a release made from a small seed can be undone by trying seeds; use "
             "--key-file (reproducible by the key holder, make one with optrr keygen) or no option (OS randomness)"
+        )
+    if args.insecure_test_seed is not None and not developer_mode():
+        raise InputError(
+            f"--insecure-test-seed is for OptRR's developers and tests only (it needs {DEVELOPER_ENV}=1); a release "
+            "uses OS randomness (default) or --key-file"
         )
     if args.key_file and key_file_is_shared(args.key_file):
         print(f"optrr: warning: key file {args.key_file} can be read by other users; chmod 600 it", file=sys.stderr)
@@ -143,15 +145,19 @@ def run(args) -> int:
         kept = ", ".join(manifest["kept_columns"])
         print(f"optrr: warning: columns copied unchanged, without privacy protection: {kept}", file=sys.stderr)
     if not manifest["randomness"]["private"]:
-        print("optrr: warning: this release is NOT PRIVATE (test seed); never share it", file=sys.stderr)
-    folder = audit_folder(args.config, args.input, args.audit_dir)
+        print(
+            f"optrr: warning: this release is NOT PRIVATE (test seed; its first column {NOT_PRIVATE_COLUMN} says "
+            "so); never share it",
+            file=sys.stderr,
+        )
+    folder = audit_folder(args.audit_dir)
     if os.path.samefile(folder, os.path.dirname(os.path.abspath(args.output))):
         print(
             f"optrr: warning: the internal audit record and report are in the release's folder {folder}; never send "
             "them (optrr-audit.json, *.internal-report.html) - use --audit-dir to keep them elsewhere",
             file=sys.stderr,
         )
-    entry = load_audit(audit_path(folder))["releases"][-1]
+    entry = release_entry(load_audit(audit_path(folder)), manifest["output_sha256"])
     for name, cells in (entry.get("unlisted_values_as_missing") or {}).items():
         print(
             f"optrr: note: column {name!r}: {cells:,} cell(s) that are not numbers and not listed in its categories "

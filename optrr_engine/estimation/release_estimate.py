@@ -11,7 +11,13 @@ from ..mechanism import Mechanism
 from ..tasks import TaskControl
 from .counts import StreamingCounter
 from .estimate import DEFAULT_METHOD, estimate_from_counts
-from .release_source import attribute_index, iter_code_chunks, load_manifest, mechanism_from_manifest
+from .release_source import (
+    attribute_index,
+    iter_code_chunks,
+    load_manifest,
+    mechanism_from_manifest,
+    not_private_warning,
+)
 from .result import MarginalEstimate
 
 
@@ -72,12 +78,16 @@ def estimate_release(
     if not names:
         raise InputError("name at least one attribute for the marginal")
     manifest, mechanism = opened or open_release(release_path, manifest_path, check_hash)
+    warning = not_private_warning(release_path, manifest)
     if not isinstance(mechanism, Mechanism):
         from .sampled import estimate_sampling_release
 
-        return estimate_sampling_release(
+        est = estimate_sampling_release(
             release_path, manifest, mechanism, names, method, confidence, ctl.progress, cancel
         )
+        if warning:
+            est.info["not_private"] = warning
+        return est
     idx = attribute_index(manifest, names)
     names = [str(manifest["attributes"][i]["name"]) for i in idx]
     counts = count_release(release_path, manifest, names, ctl.sub(0.0, 0.8).progress, cancel)
@@ -95,4 +105,6 @@ def estimate_release(
     est.info["release"] = os.path.basename(release_path)
     est.info["whole_record_epsilon"] = mechanism.overall_epsilon()
     est.info["attribute_epsilons"] = [float(e) for e in mechanism.attribute_epsilons()[idx]]
+    if warning:
+        est.info["not_private"] = warning
     return est

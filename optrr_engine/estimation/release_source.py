@@ -39,6 +39,15 @@ def _reader_options():
     return ReaderOptions(chunk_rows=CHUNK_ROWS)
 
 
+def not_private_warning(path: str, manifest: dict | None = None) -> str | None:
+    """The loud warning for a release that is not private, read from the data file's own header (the test-seed
+    marker column, which survives the file being separated from its manifest) or from the manifest; else None."""
+    from ..io.readers import column_names
+    from ..release.randomness import not_private_reason
+
+    return not_private_reason(column_names(path, _reader_options()), manifest)
+
+
 def iter_code_chunks(path: str, names: list[str], categories: list[list[str]], not_reported: str | None = None):
     """Integer codes (rows, len(names)) chunk by chunk, labels mapped by the manifest's categories; with
     ``not_reported`` (a sampling release's marker) that label becomes code -1."""

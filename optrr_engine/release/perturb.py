@@ -77,6 +77,7 @@ def perturb_file(
     key: bytes | None = None,
     key_path=None,
     insecure_test_seed=None,
+    developer: bool | None = None,
     shuffle: bool = True,
     output_format: str | None = None,
     force: bool = False,
@@ -89,12 +90,14 @@ def perturb_file(
 ) -> dict:
     """Write the release OUTPUT, OUTPUT.manifest.json and OUTPUT.report.html (for the recipient) and update
     the audit record optrr-audit.json with OUTPUT.internal-report.html (for the hospital, in ``audit_dir``,
-    default: the configuration file's folder, else the input's); return the manifest.
+    default: :func:`.audit.default_audit_dir`, a per-user folder never shipped); return the manifest.
 
     ``design_check(mechanism, attribute_names, config)``, when given, runs after the design and before any file is
     written: it raises InputError to refuse the release or returns notes for the manifest and report.
     ``config``: a ReleaseConfig, its dict, or the path of its JSON. ``key``: a hospital key (bytes, from
-    :func:`.randomness.read_key_file` of ``key_path``); ``insecure_test_seed``: tests only. ``force``:
+    :func:`.randomness.read_key_file` of ``key_path``); ``insecure_test_seed``: tests only, accepted in developer
+    mode (``developer``; default: ``OPTRR_DEVELOPER=1`` in this process); the release is marked NOT PRIVATE in its
+    first column, manifest and report. ``force``:
     replace existing outputs. ``allow_repeat``: release a source that the audit record shows was released
     before (otherwise :class:`.audit.RepeatReleaseError`). ``reader_options`` (ReaderOptions) override the
     configuration's ``input`` options.
@@ -107,9 +110,9 @@ def perturb_file(
     from .audit import (
         RepeatReleaseError,
         accumulated_epsilon,
+        append_release,
         audit_folder,
         audit_path,
-        audit_text,
         internal_report_path,
         load_audit,
         releases_of,
@@ -118,7 +121,7 @@ def perturb_file(
     from .codec import Codec
     from .design_step import make_design
     from .manifest import build_audit_entry, build_manifest, manifest_path, manifest_text, report_path, utc_now
-    from .randomness import ReleaseRandomness, context_digest
+    from .randomness import NOT_PRIVATE_COLUMN, ReleaseRandomness, context_digest, mark_not_private
     from .report import render_internal_report, render_report
     from .schema import resolve_bins
     from .shuffle import ExternalShuffle, bucket_count
@@ -129,14 +132,14 @@ def perturb_file(
         from .randomness import read_key_file
 
         key = read_key_file(key_path)
-    randomness = ReleaseRandomness.choose(key, insecure_test_seed)
+    randomness = ReleaseRandomness.choose(key, insecure_test_seed, developer)
     config_path = os.fspath(config) if isinstance(config, (str, os.PathLike)) else None
     cfg = as_config(config)
     cfg.check_releasable()
     output_path = os.fspath(output_path)
     in_format = format_of(input_path)
     out_format = choose_output_format(output_path, output_format, in_format)
-    folder = audit_folder(config, input_path, audit_dir)
+    folder = audit_folder(audit_dir)
     apath, ipath = audit_path(folder), internal_report_path(folder, output_path)
     mpath, rpath = manifest_path(output_path), report_path(output_path)
     protected = [(input_path, "input file"), (config_path, "configuration"), (key_path, "key file")]
@@ -162,6 +165,11 @@ def perturb_file(
     if resolve_bins(source, cfg, ctl.sub(0.0, 0.05)):
         source = open_source(input_path, source.options)
     codec = Codec(cfg, decimal=source.options.decimal or ".")
+    out_columns = list(codec.columns)
+    if not randomness.private:  # the data file itself says NOT PRIVATE, in its first column
+        if NOT_PRIVATE_COLUMN in out_columns:
+            raise InputError(f"column {NOT_PRIVATE_COLUMN!r} is OptRR's marker of a test-seed release; rename it")
+        out_columns.insert(0, NOT_PRIVATE_COLUMN)
     release_design = make_design(cfg, codec.sizes, codec.attributes, ctl.sub(0.05, 0.1).progress, cancel)
     mechanism = release_design.mechanism
     if design_check is not None:
@@ -194,8 +202,12 @@ def perturb_file(
     data_tmp = AtomicFile(output_path)
     temps = [data_tmp]
     writer = spill = None
+
+    def write_out(table) -> None:
+        writer.write(table if randomness.private else mark_not_private(table))
+
     try:
-        writer = _write(open_writer, output_path, out_format, data_tmp.path, codec.columns, delimiter, bom)
+        writer = _write(open_writer, output_path, out_format, data_tmp.path, out_columns, delimiter, bom)
         if shuffle:
             rows_est = source.row_count or getattr(source, "estimated_rows", lambda: chunk_rows)()
             per_row = codec.sizes.size * np.dtype(codec.dtype).itemsize + 24 * len(codec.kept) + 8
@@ -211,7 +223,7 @@ def perturb_file(
             for k, v in ex.items():
                 excluded[k] = excluded.get(k, 0) + v
             out = codec.output_table(mechanism.sample(codes, rng_sample), kept)
-            _write(spill.add if spill is not None else writer.write, output_path, out)
+            _write(spill.add if spill is not None else write_out, output_path, out)
             rows_read += n
             rows_out += out.num_rows
             stream.report(source.fraction_done(), f"randomized {rows_read:,} rows")
@@ -222,7 +234,7 @@ def perturb_file(
         seen.check(rows_out)
         if spill is not None:
             for table in spill.tables(chunk_rows, ctl.sub(0.75, 0.95)):
-                _write(writer.write, output_path, table)
+                _write(write_out, output_path, table)
         _write(writer.close, output_path)
         writer = None
         output_sha = sha256_file(data_tmp.path, ctl.sub(0.95, 0.99))
@@ -238,6 +250,7 @@ def perturb_file(
             output_options=output_options,
             created=utc_now(),
         )
+        manifest["columns"] = out_columns
         entry = build_audit_entry(
             manifest=manifest,
             config=cfg.to_dict(),
@@ -259,21 +272,22 @@ def perturb_file(
                 "internal_report": ipath,
             },
         )
-        history = previous + [entry]
-        audit["releases"].append(entry)
-        texts = (
-            (apath, audit_text(audit)),
-            (ipath, render_internal_report(manifest, entry, history)),
+        written = []
+        for path, text in (
+            (ipath, render_internal_report(manifest, entry, previous + [entry])),
             (mpath, manifest_text(manifest)),
             (rpath, render_report(manifest)),
-        )
-        written = []
-        for path, text in texts:
+        ):
             tmp = AtomicFile(path)
             written.append(tmp)
             _write(_write_text, path, tmp.path, text)
-        temps = written + temps  # the audit record is renamed into place first
+        temps = written + temps
         ctl.check()
+        # The audit record first (so the ledger never misses a release), read again and appended under its lock:
+        # parallel runs never lose an entry, and a release of the same input recorded meanwhile is caught.
+        history = _write(append_release, apath, apath, entry, allow_repeat)
+        if len(history) != len(previous) + 1:
+            _write(_write_text, ipath, written[0].path, render_internal_report(manifest, entry, history))
         for tmp in temps:
             _write(tmp.commit, tmp.final)
         ctl.report(1.0, f"released {rows_out:,} rows")

@@ -14,9 +14,11 @@ streams (perturbation, shuffle) get separate keys. Three sources of those keys:
   the shuffle flag and the chunk size: the same key, file and configuration reproduce the release exactly;
   anything else (another file, a dummy of the same length, another configuration) gives unrelated noise.
   Only ``key_fingerprint`` (an HMAC of a fixed text, not the key) goes into the hospital's audit record.
-- ``insecure-test-seed``: a small integer seed, for tests only. The stream depends on the seed alone, so
-  anyone who finds the seed (by trying small numbers) can undo the release; manifest and report say NOT
-  PRIVATE.
+- ``insecure-test-seed``: a small integer seed, for tests only, accepted only when the environment variable
+  ``OPTRR_DEVELOPER=1`` is set. The stream depends on the seed alone, so anyone who finds the seed (by trying
+  small numbers) can undo the release. Manifest and report say NOT PRIVATE, and so does the data file itself:
+  its first column, ``NOT_PRIVATE_insecure_test_seed``, holds ``yes`` on every row (a recipient who gets the
+  file alone still sees it; the readers of a release ignore that column as data and warn).
 """
 
 from __future__ import annotations
@@ -39,6 +41,41 @@ MIN_KEY_BYTES = 16
 KEY_TAG = "optrr-key-1"
 SOURCES = ("os-entropy", "secret-key", "insecure-test-seed")
 _STREAMS = ("perturb", "shuffle")
+#: The environment variable that unlocks the insecure test seed (developers and the test suite only).
+DEVELOPER_ENV = "OPTRR_DEVELOPER"
+#: The first column of a test-seed release, "yes" on every row: the data file itself says it is not private.
+NOT_PRIVATE_COLUMN = "NOT_PRIVATE_insecure_test_seed"
+NOT_PRIVATE_VALUE = "yes"
+NOT_PRIVATE_WARNING = (
+    "this release is NOT PRIVATE: it was made with an insecure test seed, and anyone can undo its randomization; "
+    "never use or share it as a private release"
+)
+
+
+def developer_mode() -> bool:
+    """True when ``OPTRR_DEVELOPER=1``: only then is the insecure test seed accepted."""
+    return os.environ.get(DEVELOPER_ENV, "").strip() == "1"
+
+
+def mark_not_private(table):
+    """``table`` (Arrow) with the column NOT_PRIVATE_COLUMN = "yes" on every row put first."""
+    import pyarrow as pa
+
+    marker = pa.DictionaryArray.from_arrays(
+        pa.array(np.zeros(table.num_rows, dtype=np.int8)), pa.array([NOT_PRIVATE_VALUE], type=pa.string())
+    )
+    return table.add_column(0, NOT_PRIVATE_COLUMN, marker)
+
+
+def not_private_reason(column_names, manifest: dict | None = None) -> str | None:
+    """The warning for a release that is not private (the data file has the marker column, or its manifest
+    says ``randomness.private: false``), else None. The file's marker counts even when the manifest says
+    otherwise."""
+    if NOT_PRIVATE_COLUMN in [str(c) for c in column_names]:
+        return f"{NOT_PRIVATE_WARNING} (the data file's column {NOT_PRIVATE_COLUMN} says so)"
+    if manifest is not None and (manifest.get("randomness") or {}).get("private") is False:
+        return f"{NOT_PRIVATE_WARNING} (its manifest says so)"
+    return None
 
 
 def aes_generator(key16: bytes) -> np.random.Generator:
@@ -67,23 +104,37 @@ def context_digest(**parts) -> bytes:
 class ReleaseRandomness:
     """The key source of one release; :meth:`streams` gives the (perturb, shuffle) generators."""
 
-    def __init__(self, source: str = "os-entropy", key: bytes | None = None, test_seed: int | None = None):
+    def __init__(
+        self,
+        source: str = "os-entropy",
+        key: bytes | None = None,
+        test_seed: int | None = None,
+        developer: bool | None = None,
+    ):
+        """``developer``: whether the insecure test seed is allowed (default: :func:`developer_mode` of this
+        process; a GUI worker process gets the answer of the window's process, where the user set it)."""
         if source not in SOURCES:
             raise InputError(f"randomness source {source!r} is unknown; choose {', '.join(SOURCES)}")
         self.source = source
         self.key = key
         self.test_seed = test_seed
+        allowed = developer_mode() if developer is None else bool(developer)
+        if source == "insecure-test-seed" and not allowed:
+            raise InputError(
+                f"the insecure test seed is for OptRR's developers and tests only (set {DEVELOPER_ENV}=1); "
+                "a release uses OS randomness (default) or --key-file"
+            )
         if source == "secret-key" and (not isinstance(key, bytes) or len(key) < MIN_KEY_BYTES):
             raise InputError(f"a release key must have at least {8 * MIN_KEY_BYTES} bits; make one with optrr keygen")
 
     @classmethod
-    def choose(cls, key: bytes | None = None, insecure_test_seed=None) -> ReleaseRandomness:
+    def choose(cls, key: bytes | None = None, insecure_test_seed=None, developer: bool | None = None):
         if key is not None and insecure_test_seed is not None:
             raise InputError("give either a key file or an insecure test seed, not both")
         if key is not None:
             return cls("secret-key", key=key)
         if insecure_test_seed is not None:
-            return cls("insecure-test-seed", test_seed=check_test_seed(insecure_test_seed))
+            return cls("insecure-test-seed", test_seed=check_test_seed(insecure_test_seed), developer=developer)
         return cls("os-entropy")
 
     @property

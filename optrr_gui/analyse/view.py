@@ -198,6 +198,7 @@ class AnalyseView(QWidget):
         self.info.setText(
             f"<b>{Path(self.release_path).name}</b>: {rows_text}{mechanism.k} perturbed attributes, whole-record ε "
             f"{fmt_eps(mechanism.overall_epsilon())} (recomputed from the manifest's mechanism)."
+            + self.not_private_html(result.get("not_private"))
         )
         self.attributes.clear()
         for i, attr in enumerate(manifest["attributes"]):
@@ -208,6 +209,15 @@ class AnalyseView(QWidget):
             item.setCheckState(Qt.CheckState.Checked if i == 0 else Qt.CheckState.Unchecked)
             self.attributes.addItem(item)
         self.estimate_button.setEnabled(True)
+
+    @staticmethod
+    def not_private_html(warning: str | None) -> str:
+        """The loud line for a test-seed release (ignored as data, never silently analysed as private)."""
+        if not warning:
+            return ""
+        from html import escape
+
+        return f"<br><span style='color:#cc0000'><b>WARNING: {escape(warning)}</b></span>"
 
     def _failed(self, exc: BaseException) -> None:
         """Opening or estimating failed: no table of an earlier release or estimate stays on screen."""

@@ -23,11 +23,12 @@ class Settings:
             self.qs = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
 
     def audit_dir(self) -> str:
-        """Folder of the releases' internal audit record (optrr-audit.json: the privacy ledger), beside the
-        settings file, so that every release made with this OptRR installation is in one ledger."""
-        folder = os.path.join(os.path.dirname(os.path.abspath(self.qs.fileName())), "audit")
-        os.makedirs(folder, exist_ok=True)
-        return folder
+        """Folder of the releases' internal audit record (optrr-audit.json: the privacy ledger): the engine's
+        default, shared with the CLI ($OPTRR_AUDIT_DIR, else the per-user data folder OptRR/audit), so every release
+        made on this account is in one ledger and the record never sits in a folder that might be sent."""
+        from optrr_engine.release.audit import audit_folder
+
+        return audit_folder()
 
     # -- recent files ----------------------------------------------------------------------
     def recent_files(self) -> list[dict]:

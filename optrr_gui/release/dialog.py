@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine.errors import InputError
-from optrr_engine.release.audit import RepeatReleaseError
+from optrr_engine.release.audit import AUDIT_NAME, RepeatReleaseError
 from optrr_engine.release.manifest import mechanism_from_manifest
-from optrr_engine.release.randomness import generate_key_file
+from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
 
 from ..common.widgets import fmt_eps, fmt_seconds
 from ..state.design_summary import METHOD_LABELS
@@ -73,7 +73,10 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
     """What was written. The epsilons are recomputed from the manifest's mechanism (not copied); ``audit`` (this
     release's entry of the internal audit record) adds what the recipient is not told, ``ledger`` the earlier
     releases of the same data."""
+    from html import escape
+
     audit = audit or {}
+    internal = str((audit.get("files") or {}).get("internal_report") or "")
     manifest_path, report_path = manifest_paths(output_path)
     mech = mechanism_from_manifest(manifest)
     eps = mech.attribute_epsilons()
@@ -123,7 +126,9 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
         f"<p>Data: {output_path}<br>Manifest: {manifest_path}<br>Report: {report_path}</p>"
         "<p>Send the data file together with its manifest and report; the receiver opens them in "
         "<i>Analyse a release</i>. The internal audit record and internal report (the input file, its hash, "
-        "the privacy ledger) stay with you in the audit folder.</p>"
+        "the privacy ledger) stay with you in the audit folder"
+        + (f" {escape(os.path.dirname(internal))}" if internal else "")
+        + ".</p>"
     )
     return "".join(lines)
 
@@ -193,7 +198,7 @@ class ReleaseDialog(QDialog):
         key_row.addWidget(self.key_file, 1)
         key_row.addWidget(choose_key)
         key_row.addWidget(new_key)
-        self.fixed_seed = QCheckBox("Insecure test seed (NOT private: anyone can undo the release; tests only)")
+        self.fixed_seed = QCheckBox(f"Insecure test seed (NOT private: anyone can undo the release; {DEVELOPER_ENV}=1)")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2_147_483_647)
         self.seed.setEnabled(False)
@@ -211,10 +216,23 @@ class ReleaseDialog(QDialog):
         form.addRow("Output file", out_row)
         form.addRow("", self.shuffle)
         form.addRow("Secret key", key_row)
-        seed_row = QHBoxLayout()
-        seed_row.addWidget(self.fixed_seed)
-        seed_row.addWidget(self.seed)
-        form.addRow("", seed_row)
+        if developer_mode():  # the test seed is offered to developers only (OPTRR_DEVELOPER=1)
+            seed_row = QHBoxLayout()
+            seed_row.addWidget(self.fixed_seed)
+            seed_row.addWidget(self.seed)
+            form.addRow("", seed_row)
+        else:
+            self.fixed_seed.setChecked(False)
+            self.fixed_seed.hide()
+            self.seed.hide()
+        self.audit_label = QLabel()
+        self.audit_label.setWordWrap(True)
+        self.audit_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.audit_label.setToolTip(
+            "The internal audit record (input file, hash, privacy ledger) and internal report stay with you here; "
+            "never send them. Set OPTRR_AUDIT_DIR to keep them elsewhere."
+        )
+        form.addRow("Audit record", self.audit_label)
         form.addRow("", self.accept_changes)
 
         self.progress = QProgressBar()
@@ -266,6 +284,10 @@ class ReleaseDialog(QDialog):
 
     def _prepare(self) -> None:
         self.columns_label.setText(columns_html(self.state))
+        try:
+            self.audit_label.setText(os.path.join(self.window_.settings.audit_dir(), AUDIT_NAME))
+        except InputError as exc:
+            self.audit_label.setText(f"<span style='color:#cc0000'>{exc}</span>")
         if self.state.data_path:
             folder = self.window_.settings.value("dirs/release", None)
             self.output.setText(default_output(self.state.data_path, ".csv", folder))
@@ -359,17 +381,23 @@ class ReleaseDialog(QDialog):
         if existing and not self.confirm_replace(existing):
             self.progress_label.setText("Not released: choose another output file.")
             return False
+        try:
+            audit_dir = self.window_.settings.audit_dir()
+        except InputError as exc:
+            self.progress_label.setText(f"<span style='color:#cc0000'>{exc}</span>")
+            return False
         config = self.state.to_release_config(method=self.chosen_method())
         config.accept_changed_epsilons = bool(self.accept_changes.isChecked())
         config.mechanism = summary.design.mechanism.to_dict()  # released exactly as shown, never recomputed
         options = {
             "force": bool(existing),
             "allow_repeat": self.allow_repeat,
-            "seed": int(self.seed.value()) if self.fixed_seed.isChecked() else None,
+            "seed": int(self.seed.value()) if developer_mode() and self.fixed_seed.isChecked() else None,
+            "developer": developer_mode(),
             "key_file": self.key_file.text().strip() or None,
             "shuffle": self.shuffle.isChecked(),
             "output_format": FORMATS[self.format.currentText()][0],
-            "audit_dir": self.window_.settings.audit_dir(),
+            "audit_dir": audit_dir,
         }
         self.output_path = output
         self.window_.settings.set_last_dir("release", output)

@@ -5,13 +5,20 @@ from __future__ import annotations
 from optrr_engine.analysis.release_chi2 import chi2_release
 from optrr_engine.estimation import estimate_release
 from optrr_engine.estimation.release_estimate import default_manifest_path, open_release
+from optrr_engine.estimation.release_source import not_private_warning
 
 
 def open_release_task(path: str, manifest_path: str | None, progress=None, cancel=None) -> dict:
-    """Worker: load the manifest (checks the data file's hash) and rebuild the mechanism."""
+    """Worker: load the manifest (checks the data file's hash) and rebuild the mechanism; ``not_private`` is the
+    warning for a test-seed release (from the data file's marker column or the manifest), else None."""
     manifest_path = manifest_path or default_manifest_path(path)
     manifest, mechanism = open_release(path, manifest_path, check_hash=True)
-    return {"manifest": manifest, "mechanism": mechanism, "manifest_path": manifest_path}
+    return {
+        "manifest": manifest,
+        "mechanism": mechanism,
+        "manifest_path": manifest_path,
+        "not_private": not_private_warning(path, manifest),
+    }
 
 
 def estimate_task(path, names, manifest_path, method, confidence, opened, progress=None, cancel=None) -> dict:

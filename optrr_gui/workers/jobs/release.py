@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from optrr_engine.io.atomic import remove_stale_temporaries
-from optrr_engine.release.audit import audit_folder, audit_path, load_audit, releases_of
+from optrr_engine.release.audit import audit_folder, audit_path, load_audit, release_entry, releases_of
 from optrr_engine.release.perturb import perturb_file
 
 
@@ -18,6 +18,7 @@ def run_release(input_path, config, output_path, options: dict, progress=None, c
         output_path,
         key_path=options.get("key_file"),
         insecure_test_seed=options.get("seed"),
+        developer=options.get("developer"),  # decided in the window's process (its OPTRR_DEVELOPER)
         shuffle=options.get("shuffle", True),
         output_format=options.get("output_format"),
         force=options.get("force", False),
@@ -26,10 +27,9 @@ def run_release(input_path, config, output_path, options: dict, progress=None, c
         progress=progress,
         cancel=cancel,
     )
-    folder = audit_folder(config, input_path, options.get("audit_dir"))
-    releases = load_audit(audit_path(folder))["releases"]
-    entry = releases[-1]
-    ledger = releases_of({"releases": releases}, entry["input"]["sha256"])
+    audit = load_audit(audit_path(audit_folder(options.get("audit_dir"))))
+    entry = release_entry(audit, manifest["output_sha256"])
+    ledger = releases_of(audit, entry["input"]["sha256"])
     return {"manifest": manifest, "audit": entry, "ledger": ledger}
 
 
@@ -38,4 +38,4 @@ def remove_release_leftovers(input_path, config, output_path, options: dict) -> 
     the hidden temporaries whose process is gone from the output and audit folders (same arguments as
     :func:`run_release`), so a cancel leaves nothing behind."""
     remove_stale_temporaries(os.path.dirname(os.path.abspath(output_path)))
-    remove_stale_temporaries(audit_folder(config, input_path, options.get("audit_dir")))
+    remove_stale_temporaries(audit_folder(options.get("audit_dir")))

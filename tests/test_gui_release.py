@@ -60,6 +60,7 @@ def test_release_of_the_sample_writes_data_manifest_and_report(qtbot, window, tm
     with open(out, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     assert "irradiat" not in rows[0] and len(rows) == 287
+    assert rows[0][0] == "NOT_PRIVATE_insecure_test_seed" and {r[0] for r in rows[1:]} == {"yes"}
     html = dialog.summary.toHtml()
     assert "286" in html and "manifest.json" in html and "report.html" in html
     assert f"{mech.overall_epsilon():.3f}" in html
@@ -182,7 +183,7 @@ def test_analyse_a_release(qtbot, window, tmp_path):
     view = window.analyse_view
     qtbot.waitUntil(lambda: view.opened is not None or "color:#cc0000" in view.info.text(), timeout=WAIT_MS)
     assert view.opened is not None, view.info.text()
-    assert view.attributes.count() == 10
+    assert view.attributes.count() == 10 and "NOT PRIVATE" not in view.info.text()
     # One attribute: its estimated distribution with intervals.
     view.set_selected(["age"])
     view.estimate()
@@ -361,3 +362,38 @@ def test_a_release_with_a_secret_key_is_reproducible_and_never_ships_the_key(qtb
             assert key.hex().encode() not in text and key_fingerprint(key).encode() not in text, path.name
     manifest = load_manifest(str(outputs[0]) + ".manifest.json", data_path=str(outputs[0]))
     assert manifest["randomness"]["source"] == "secret-key"
+
+
+def test_the_test_seed_is_offered_to_developers_only_and_the_audit_folder_is_shown(
+    qtbot, window, monkeypatch, audit_dir
+):
+    monkeypatch.delenv("OPTRR_DEVELOPER", raising=False)
+    qtbot.waitUntil(window.controller.is_idle, timeout=WAIT_MS)
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert not dialog.fixed_seed.isVisible() and not dialog.seed.isVisible()
+    assert dialog.audit_label.text() == os.path.join(str(audit_dir), "optrr-audit.json")
+    dialog.close()
+    monkeypatch.setenv("OPTRR_DEVELOPER", "1")
+    developer = ReleaseDialog(window, window)
+    qtbot.addWidget(developer)
+    developer.show()
+    assert developer.fixed_seed.isVisible() and "NOT private" in developer.fixed_seed.text()
+    developer.close()
+
+
+def test_analyse_warns_about_a_test_seed_release_and_ignores_its_marker(qtbot, window, tmp_path, developer):
+    from optrr_engine.release.perturb import perturb_file
+
+    qtbot.waitUntil(lambda: window.controller.is_idle(), timeout=WAIT_MS)
+    out = tmp_path / "seeded.csv"
+    perturb_file(SAMPLE, window.state.to_release_config(), out, insecure_test_seed=9)
+    window.tabs.setCurrentIndex(TAB_ANALYSE)
+    view = window.analyse_view
+    view.open_release(str(out))
+    qtbot.waitUntil(lambda: view.opened is not None or "color:#cc0000" in view.info.text(), timeout=WAIT_MS)
+    assert view.opened is not None
+    assert "WARNING" in view.info.text() and "NOT PRIVATE" in view.info.text()
+    names = [view.attributes.item(i).data(0x0100) for i in range(view.attributes.count())]  # UserRole
+    assert len(names) == 10 and "NOT_PRIVATE_insecure_test_seed" not in names

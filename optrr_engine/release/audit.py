@@ -78,7 +78,15 @@ def audit_path(folder) -> str:
 
 
 def internal_report_path(folder, output_path) -> str:
-    return os.path.join(os.fspath(folder), os.path.basename(os.fspath(output_path)) + INTERNAL_REPORT_SUFFIX)
+    """``OUTPUT.XXXXXXXX.internal-report.html`` in the audit folder, XXXXXXXX the first 8 hex digits of the SHA-256
+    of the release's absolute path: one audit folder serves every project, so releases of the same name in
+    different folders get different internal reports (a release written again to the same path, with --force,
+    replaces its own)."""
+    import hashlib
+
+    output = os.path.abspath(os.fspath(output_path))
+    tag = hashlib.sha256(output.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return os.path.join(os.fspath(folder), f"{os.path.basename(output)}.{tag}{INTERNAL_REPORT_SUFFIX}")
 
 
 def load_audit(path) -> dict:

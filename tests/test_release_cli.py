@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -189,31 +188,64 @@ def big_csv(path, rows: int) -> None:
             fh.write("\n".join(np.char.add(np.char.add(np.char.add(a, ","), b), ",some longer text field")) + "\n")
 
 
+#: Runs ``optrr`` with its writers held at a definite mid-run state: once the release's temporary file holds more
+#: than 1 MB (input order) or the shuffle's spill folder holds data (shuffled), the process says MID-RUN on stdout
+#: and waits to be killed, so it can never finish before the test kills it, however busy the machine.
+HELD_RUN = """
+import os, signal, sys
+import optrr_engine.io.writers as writers
+import optrr_engine.release.shuffle as shuffle
+from optrr_engine.cli.main import main
+
+def hold_when(cls, name, reached):
+    original = getattr(cls, name)
+
+    def held(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        if reached(self):
+            sys.stdout.write("MID-RUN\\n")
+            sys.stdout.flush()
+            while True:
+                signal.pause()
+
+    setattr(cls, name, held)
+
+def csv_past_1_mb(writer):
+    writer._fh.flush()
+    return os.path.getsize(writer.path) > 1 << 20
+
+hold_when(writers.CsvWriter, "write", csv_past_1_mb)
+hold_when(shuffle.ExternalShuffle, "add", lambda spill: spill.rows > 0)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_kill_9_mid_run_leaves_no_output_under_the_final_name(tmp_path, shuffle):
+    import select
+
     src = tmp_path / "big.csv"
-    big_csv(src, 1_500_000)
+    big_csv(src, 600_000)
     cfg = config_file(tmp_path, good_columns())
     out = tmp_path / "out.csv"
-    cmd = [sys.executable, "-m", "optrr_engine.cli.main", "perturb", str(src), "--config", cfg, "-o", str(out)]
+    cmd = [sys.executable, "-c", HELD_RUN, "perturb", str(src), "--config", cfg, "-o", str(out)]
     cmd += ["--quiet"] + ([] if shuffle else ["--no-shuffle"])
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    started = False
-    while time.monotonic() < deadline and proc.poll() is None:
-        names = os.listdir(tmp_path)
-        temp = [n for n in names if n.startswith(".out.csv.") and n.endswith(".optrr-tmp")]
-        spill = [n for n in names if n.startswith(".optrr-shuffle-")]
-        if shuffle:
-            started = bool(spill) and any(os.listdir(tmp_path / spill[0]))
-        else:
-            started = bool(temp) and os.path.getsize(tmp_path / temp[0]) > 1 << 20
-        if started:
-            break
-        time.sleep(0.005)
-    assert started and proc.poll() is None, proc.stderr.read() if proc.poll() is not None else "never started"
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready, _, _ = select.select([proc.stdout], [], [], 600)  # a generous deadline for a loaded machine
+    line = proc.stdout.readline() if ready else ""
+    if line != "MID-RUN\n":
+        proc.kill()
+        pytest.fail(f"the run never reached its mid-run state: {line!r} {proc.communicate(timeout=60)[1]}")
+    names = os.listdir(tmp_path)
+    temp = [n for n in names if n.startswith(".out.csv.") and n.endswith(".optrr-tmp")]
+    spill = [n for n in names if n.startswith(".optrr-shuffle-")]
+    if shuffle:
+        assert spill and any(os.listdir(tmp_path / spill[0]))
+    else:
+        assert temp and os.path.getsize(tmp_path / temp[0]) > 1 << 20
+    assert proc.poll() is None
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.wait(timeout=60)
     assert proc.returncode == -signal.SIGKILL
     for name in ("out.csv", "out.csv.manifest.json", "out.csv.report.html"):
         assert not (tmp_path / name).exists(), name

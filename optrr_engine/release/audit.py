@@ -105,7 +105,7 @@ def load_audit(path) -> dict:
     return data
 
 
-def releases_of(audit: dict, input_sha256: str) -> list[dict]:
+def releases_of(audit: dict, input_sha256: str | None) -> list[dict]:
     """Earlier releases of the source with this SHA-256 (the ledger's rows)."""
     rows = [r for r in audit["releases"] if isinstance(r, dict)]
     return [r for r in rows if (r.get("input") or {}).get("sha256") == input_sha256]

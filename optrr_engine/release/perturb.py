@@ -203,9 +203,6 @@ def perturb_file(
     temps = [data_tmp]
     writer = spill = None
 
-    def write_out(table) -> None:
-        writer.write(table if randomness.private else mark_not_private(table))
-
     try:
         writer = _write(open_writer, output_path, out_format, data_tmp.path, out_columns, delimiter, bom)
         if shuffle:
@@ -223,7 +220,9 @@ def perturb_file(
             for k, v in ex.items():
                 excluded[k] = excluded.get(k, 0) + v
             out = codec.output_table(mechanism.sample(codes, rng_sample), kept)
-            _write(spill.add if spill is not None else write_out, output_path, out)
+            if not randomness.private:
+                out = mark_not_private(out)
+            _write(spill.add if spill is not None else writer.write, output_path, out)
             rows_read += n
             rows_out += out.num_rows
             stream.report(source.fraction_done(), f"randomized {rows_read:,} rows")
@@ -234,7 +233,7 @@ def perturb_file(
         seen.check(rows_out)
         if spill is not None:
             for table in spill.tables(chunk_rows, ctl.sub(0.75, 0.95)):
-                _write(write_out, output_path, table)
+                _write(writer.write, output_path, table)
         _write(writer.close, output_path)
         writer = None
         output_sha = sha256_file(data_tmp.path, ctl.sub(0.95, 0.99))

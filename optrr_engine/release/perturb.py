@@ -202,7 +202,6 @@ def perturb_file(
     data_tmp = AtomicFile(output_path)
     temps = [data_tmp]
     writer = spill = None
-
     try:
         writer = _write(open_writer, output_path, out_format, data_tmp.path, out_columns, delimiter, bom)
         if shuffle:

@@ -1,16 +1,30 @@
 """Utility benchmark (issue 13 item 6): AVD of 1-, 2- and 3-way marginals at equal whole-record epsilon.
 
-Designs (ours, each estimated with the default estimator, maximum likelihood): Kronecker and auto at the
-whole-record target (equal weights, budget policy), SMP, sample-2, sample-3 and RS+FD (optrr_engine.sampling).
-Peers from the PyPI package multi-freq-ldpy (a bench-only dependency: `pip install -e ".[bench]"`): SPL, SMP
-and RS+FD with GRR and their own estimators (1-way only: the package estimates per-attribute frequencies).
-RS+FD is given the epsilon whose "amplified" GRR epsilon equals the target, because that amplified epsilon is
-its whole-record one (docs/sampling.md); SPL splits the target evenly (= Kronecker).
+Ours, each estimated with the default estimator (maximum likelihood, IBU):
+- Kronecker and auto at the whole-record target (equal weights, budget policy); SMP, sample-2, sample-3 and
+  RS+FD (optrr_engine.sampling);
+- ``utility``: the utility-optimal design for the marginals scored in the cell (all w-way, w = the cell's way);
+- ``recommended``: what ``optrr_engine.utility.recommend`` (= ``optrr design --target-total``) picks for "all
+  w-way marginals" at the data set's n rows. Its predicted error (unbiased estimator, normal approximation;
+  the recommender's criterion) is printed next to the simulated AVD of the default estimator, the unbiased one
+  and clip-and-renormalise (the peers' post-processing).
 
-AVD of a marginal = 0.5 * sum |estimate - truth| (total variation); the table shows the mean over the
-marginals drawn (all 1-way; up to --pairs random 2-way and 3-way sets) and the repetitions, and the ratio of
-ours to the best peer on 1-way marginals. A "-" means the design cannot estimate that marginal (SMP and RS+FD:
-no joint marginals; sample-2: no 3-way) or could not be built.
+Peers, from the PyPI package multi-freq-ldpy (a bench-only dependency: ``pip install -e ".[bench]"``), each with
+the package's own clients and its own estimator (matrix inversion, clipped at 0 and renormalised, "MI"):
+- 1-way: SPL (the target split evenly over the attributes), SMP and RS+FD with GRR. RS+FD is given the
+  epsilon whose "amplified" GRR epsilon equals the target, because that amplified epsilon is its whole-record
+  one (docs/sampling.md);
+- 2- and 3-way: SPL's reports, joint table estimated by inverting the tensor product of its per-attribute
+  GRR channels and the package's clip-and-renormalise (the package itself only estimates 1-way); and a
+  sampled-w variant (``peer_sw``, the "sampled pairs" of issue 13): each record reports one w-subset of
+  attributes, chosen uniformly among the C(k, w), as one value of their joint domain through the package's GRR
+  at the whole target; a w-way marginal is estimated by the package's GRR aggregator from the records that
+  chose it (uniform when none did). SMP and RS+FD cannot answer joint marginals ("-" in the table).
+
+AVD of a marginal = 0.5 * sum |estimate - truth| (total variation); a cell shows the mean over the marginals
+drawn (all 1-way; up to --pairs random 2-way and 3-way sets, the same for every method) and the repetitions.
+The second table gives, per cell, the recommended design, its predicted and simulated AVD and the ratio
+recommended / best peer (target: <= 1 everywhere).
 
     python3 bench/utility.py [--reps 20] [--eps 1,2,4,8] [--extra-data DIR] [--quick] [--csv utility.csv]
 """
@@ -28,18 +42,23 @@ import numpy as np
 from optrr_engine.compare.avd_marginals import draw_subsets
 from optrr_engine.compare.budgets import budgeted_design
 from optrr_engine.compare.datasets import load_dataset
-from optrr_engine.errors import InputError
+from optrr_engine.errors import InputError, OptRRError
 from optrr_engine.estimation import estimate_from_counts
 from optrr_engine.estimation.counts import count_codes
 from optrr_engine.estimation.sampled import estimate_sampled_codes
 from optrr_engine.sampling import make_sampling_design
+from optrr_engine.utility.candidate import MechanismCandidate
+from optrr_engine.utility.recommend import recommend
+from optrr_engine.utility.sampling import SamplingCandidate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "tests", "data")
 DATASETS = ["nursery", "mushroom", "car", "breast_cancer", "cirrhosis", "heart_cleveland", "house_votes_84"]
 EXTRA = ["stroke", "snpassoc_snps"]
-OURS = ["kronecker", "auto", "smp", "sample-2", "sample-3", "rsfd"]
-PEERS = ["peer_spl", "peer_smp", "peer_rsfd"]
+FIXED = ["kronecker", "auto", "smp", "sample-2", "sample-3", "rsfd"]
+OURS = [*FIXED, "utility", "recommended"]
+PEERS = ["peer_spl", "peer_smp", "peer_rsfd", "peer_sw"]
+WAYS = (1, 2, 3)
 
 
 def truth_of(codes, sizes, attrs):
@@ -51,58 +70,110 @@ def avd(est, truth) -> float:
     return 0.5 * float(np.abs(np.asarray(est, dtype=float) - truth).sum())
 
 
-def build(method, sizes, target):
-    """A mechanism (Kronecker, auto) or a sampling design at the whole-record target; None if impossible."""
+def build_fixed(method, sizes, target):
+    """A candidate (mechanism or sampling design) at the whole-record target; None if impossible."""
     if method in ("kronecker", "auto"):
-        d = budgeted_design(method, sizes, np.ones(len(sizes)), target)
-        return d.mechanism
+        return MechanismCandidate(method, budgeted_design(method, sizes, np.ones(len(sizes)), target).mechanism)
     if method.startswith("sample-"):
         m = int(method.split("-")[1])
         if m >= len(sizes):
             return None
-        return make_sampling_design("sample-m", sizes, target, m=m, inner_method="optimal")
-    return make_sampling_design(method, sizes, target)
+        return SamplingCandidate(make_sampling_design("sample-m", sizes, target, m=m, inner_method="optimal"))
+    return SamplingCandidate(make_sampling_design(method, sizes, target))
 
 
-def ours_avd(design, method, codes, sizes, sets, rng) -> dict:
-    """{way: [AVD per marginal]} for one perturbation of the data."""
-    out: dict = {1: [], 2: [], 3: []}
-    released = design.sample(codes, rng)
-    for attrs in sets:
-        truth = truth_of(codes, sizes, attrs)
-        try:
-            if method in ("kronecker", "auto"):
-                counts = count_codes(released[:, attrs], [int(sizes[a]) for a in attrs])
-                est = estimate_from_counts(design.marginal(attrs), counts).estimate
-            else:
-                est = estimate_sampled_codes(design, released, attrs).estimate
-        except InputError:
-            continue  # the design cannot estimate this marginal
-        out[len(attrs)].append(avd(est, truth))
+def design_of(cand):
+    return cand.mechanism if isinstance(cand, MechanismCandidate) else cand.design
+
+
+def estimate(cand, released, sizes, attrs, method):
+    if isinstance(cand, MechanismCandidate):
+        counts = count_codes(released[:, attrs], [int(sizes[a]) for a in attrs])
+        return estimate_from_counts(cand.mechanism.marginal(attrs), counts, method=method).estimate
+    return estimate_sampled_codes(cand.design, released, attrs, method=method).estimate
+
+
+def ours_avd(cand, codes, sizes, sets, truths, rng, others: bool) -> dict:
+    """{(way, estimator): [AVD per marginal]} for one perturbation of the data (sets the design cannot
+    estimate are left out); the default estimator (ML), with ``others`` also the unbiased one and clip."""
+    out: dict = {}
+    released = design_of(cand).sample(codes, rng)
+    for attrs, truth in zip(sets, truths, strict=True):
+        for method in ("ibu", "unbiased", "clip") if others else ("ibu",):
+            try:
+                est = estimate(cand, released, sizes, attrs, method)
+            except InputError:
+                continue  # the design cannot estimate this marginal
+            out.setdefault((len(attrs), method), []).append(avd(est, truth))
     return out
 
 
-def peers_avd(codes, sizes, target, seed) -> dict:
-    """{peer: [1-way AVD per attribute]} for one run of each multi-freq-ldpy protocol."""
+def grr_inverse_axis(table, axis, p, q):
+    """Apply the inverse GRR channel ((p - q) I + q J)^-1 along one axis: (v - q sum v) / (p - q)."""
+    return (table - q * table.sum(axis=axis, keepdims=True)) / (p - q)
+
+
+def clip_renormalise(est):
+    """The package's MI post-processing: clip at 0 and renormalise (unchanged if all clipped)."""
+    est = np.clip(est, 0.0, None)
+    s = est.sum()
+    return est / s if s > 0 else est
+
+
+def peers_avd(codes, sizes, target, seed, sets, truths) -> dict:
+    """{(peer, way): [AVD per marginal]} for one run of each multi-freq-ldpy protocol."""
     from multi_freq_ldpy.mdim_freq_est.RSpFD_solution import RSpFD_GRR_Aggregator_MI, RSpFD_GRR_Client
     from multi_freq_ldpy.mdim_freq_est.SMP_solution import SMP_GRR_Aggregator_MI, SMP_GRR_Client
     from multi_freq_ldpy.mdim_freq_est.SPL_solution import SPL_GRR_Aggregator_MI, SPL_GRR_Client
+    from multi_freq_ldpy.pure_frequency_oracles.GRR import GRR_Aggregator_MI, GRR_Client
 
     np.random.seed(seed)  # the package draws from numpy's global generator
     k = len(sizes)
     lst_k = [int(a) for a in sizes]
     rows = codes.tolist()
     rsfd_eps = math.log(math.expm1(target) / k + 1.0)  # amplified epsilon ln(k (e^eps - 1) + 1) = target
+    one_way = [(i, s) for i, s in enumerate(sets) if len(s) == 1]
+    out: dict = {}
     runs = {
         "peer_spl": (SPL_GRR_Client, SPL_GRR_Aggregator_MI, target),
         "peer_smp": (SMP_GRR_Client, SMP_GRR_Aggregator_MI, target),
         "peer_rsfd": (RSpFD_GRR_Client, RSpFD_GRR_Aggregator_MI, rsfd_eps),
     }
-    out = {}
     for name, (client, aggregate, eps) in runs.items():
         reports = [client(r, lst_k, k, eps) for r in rows]
         est = aggregate(reports, lst_k, k, eps)
-        out[name] = [avd(np.asarray(est[j], dtype=float), truth_of(codes, sizes, [j])) for j in range(k)]
+        out[(name, 1)] = [avd(np.asarray(est[s[0]], dtype=float), truths[i]) for i, s in one_way]
+        if name == "peer_spl":  # joint tables from the same reports: invert the tensor product of the GRRs
+            reports = np.asarray(reports, dtype=np.int64)
+            e = eps / k
+            for i, attrs in enumerate(sets):
+                if len(attrs) == 1:
+                    continue
+                table = truth_of(reports, sizes, attrs)
+                for axis, a in enumerate(attrs):
+                    p = math.exp(e) / (math.exp(e) + lst_k[a] - 1)
+                    table = grr_inverse_axis(table, axis, p, (1 - p) / (lst_k[a] - 1))
+                out.setdefault((name, len(attrs)), []).append(avd(clip_renormalise(table), truths[i]))
+    for way in (2, 3):  # sampled-w: one uniformly chosen w-subset per record, GRR on its joint domain
+        wanted = [(i, tuple(s)) for i, s in enumerate(sets) if len(s) == way]
+        if not wanted or way >= k:
+            continue
+        subsets = [tuple(sorted(np.random.choice(k, size=way, replace=False).tolist())) for _ in rows]
+        by_subset: dict = {}
+        for r, s in zip(rows, subsets, strict=True):
+            if s in {w for _, w in wanted}:
+                dom = [lst_k[a] for a in s]
+                by_subset.setdefault(s, []).append(
+                    GRR_Client(int(np.ravel_multi_index([r[a] for a in s], dom)), int(np.prod(dom)), target)
+                )
+        for i, s in wanted:
+            dom = [lst_k[a] for a in s]
+            rep = by_subset.get(s)
+            if rep:
+                est = np.asarray(GRR_Aggregator_MI(rep, int(np.prod(dom)), target), dtype=float).reshape(dom)
+            else:
+                est = np.full(dom, 1.0 / np.prod(dom))
+            out.setdefault(("peer_sw", way), []).append(avd(est, truths[i]))
     return out
 
 
@@ -114,65 +185,180 @@ def write_csv(path, rows) -> None:
             writer.writerows(rows)
 
 
-def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path):
+def predicted_avd(cand, n, sets) -> float:
+    """Mean predicted AVD (unbiased estimator, uniform prior) of the scored sets; inf if one is not identifiable."""
+    if not sets:
+        return float("nan")
+    pe = cand.predicted_error(n, {"sets": [tuple(s) for s in sets]})
+    vals = [m.expected_avd if m.identifiable else np.inf for m in pe.marginals]
+    return float(np.mean(vals))
+
+
+def candidates_for(sizes, target, n, name, seconds_out, fixed=FIXED) -> dict:
+    """{(method, way): candidate}: the fixed designs for every way, the utility-optimal and the recommended
+    design per way (the recommender asked for all w-way marginals at n rows)."""
+    out: dict = {}
+    for method in fixed:
+        t0 = time.perf_counter()
+        try:
+            cand = build_fixed(method, sizes, target)
+        except (InputError, OptRRError) as exc:
+            print(f"  {name} eps {target:g} {method}: not built ({exc})")
+            cand = None
+        seconds_out[method] = time.perf_counter() - t0
+        if cand is not None:
+            for way in WAYS:
+                out[(method, way)] = cand
+    for way in WAYS:
+        if way > len(sizes):
+            continue
+        t0 = time.perf_counter()
+        rec = recommend(sizes, target, rows=n, marginals={"orders": [way]})
+        seconds_out[f"recommend-{way}"] = time.perf_counter() - t0
+        out[("recommended", way)] = rec.best.candidate
+        util = [r.candidate for r in rec.ranked if r.candidate.name == "utility" and r.error is not None]
+        if util:
+            out[("utility", way)] = util[0]
+    return out
+
+
+def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fixed=FIXED):
     data = load_dataset(path)
     codes, sizes = data.codes, data.sizes
-    k = len(sizes)
+    k, n = len(sizes), data.rows
     sets = [[j] for j in range(k)] + draw_subsets(k, 2, pairs, sizes, rng) + draw_subsets(k, 3, pairs, sizes, rng)
+    truths = [truth_of(codes, sizes, s) for s in sets]
+    by_way = {w: [s for s in sets if len(s) == w] for w in WAYS}
     for target in eps_list:
         t0 = time.perf_counter()
-        results: dict = {}
-        for method in OURS:
-            try:
-                design = build(method, sizes, target)
-            except InputError as exc:
-                print(f"  {data.name} eps {target:g} {method}: not built ({exc})")
-                design = None
-            if design is None:
-                continue
-            eps_made = design.overall_epsilon()
+        seconds: dict = {}
+        cands = candidates_for(sizes, target, n, data.name, seconds, fixed)
+        results: dict = {}  # (method, way, estimator) -> list of AVD
+        for (method, _way), cand in cands.items():
+            eps_made = cand.whole_record_epsilon()
             assert eps_made <= target * (1 + 1e-6), (method, eps_made, target)
-            per_way: dict = {1: [], 2: [], 3: []}
-            for _ in range(reps):
-                for way, values in ours_avd(design, method, codes, sizes, sets, rng).items():
-                    per_way[way].extend(values)
-            results[method] = per_way
+        t_sim = time.perf_counter()
+        jobs: dict = {}  # one perturbation per distinct design and repetition, shared by the cells it serves
+        for (method, way), cand in cands.items():
+            jobs.setdefault(id(cand), (cand, {}))[1].setdefault(way, []).append(method)
         for _ in range(reps):
-            for name, values in peers_avd(codes, sizes, target, int(rng.integers(2**31))).items():
-                results.setdefault(name, {1: [], 2: [], 3: []})[1].extend(values)
-        for method, per_way in results.items():
-            for way in (1, 2, 3):
-                if per_way[way]:
-                    rows_out.append(
-                        {
-                            "dataset": data.name,
-                            "rows": data.rows,
-                            "k": k,
-                            "epsilon": target,
-                            "method": method,
-                            "way": way,
-                            "marginals": len(per_way[way]) // reps,
-                            "reps": reps,
-                            "avd": float(np.mean(per_way[way])),
-                        }
-                    )
-        print(f"  {data.name} (n = {data.rows}, k = {k}) eps {target:g}: {time.perf_counter() - t0:.1f} s", flush=True)
+            for cand, served in jobs.values():
+                wsets = [s for s in sets if len(s) in served]
+                wtruths = [t for s, t in zip(sets, truths, strict=True) if len(s) in served]
+                unbiased = any(m in ("utility", "recommended") for ms in served.values() for m in ms)
+                for (w, est), values in ours_avd(cand, codes, sizes, wsets, wtruths, rng, unbiased).items():
+                    for method in served[w]:
+                        results.setdefault((method, w, est), []).extend(values)
+        t_peer = time.perf_counter()
+        for _ in range(reps):
+            for (name, way), values in peers_avd(codes, sizes, target, int(rng.integers(2**31)), sets, truths).items():
+                results.setdefault((name, way, "own"), []).extend(values)
+        t_end = time.perf_counter()
+        for (method, way, est), values in sorted(results.items()):
+            if est != "ibu":
+                continue
+            cand = cands.get((method, way))
+            row = {
+                "dataset": data.name,
+                "rows": n,
+                "k": k,
+                "epsilon": target,
+                "method": method,
+                "chosen": cand.name if cand is not None else "",
+                "way": way,
+                "marginals": len(values) // reps,
+                "scored": len(by_way[way]),
+                "reps": reps,
+                "avd": float(np.mean(values)),
+                "avd_unbiased": float(np.mean(results[(method, way, "unbiased")]))
+                if (method, way, "unbiased") in results
+                else "",
+                "avd_clip": float(np.mean(results[(method, way, "clip")])) if (method, way, "clip") in results else "",
+                "predicted": predicted_avd(cand, n, by_way[way]) if cand is not None else "",
+            }
+            rows_out.append(row)
+        print(
+            f"  {data.name} (n = {n}, k = {k}) eps {target:g}: {t_end - t0:.1f} s (designs {t_sim - t0:.1f} s: "
+            + ", ".join(f"{m} {s:.1f}" for m, s in seconds.items() if s >= 0.5)
+            + f"; ours {t_peer - t_sim:.1f} s; peers {t_end - t_peer:.1f} s)",
+            flush=True,
+        )
         write_csv(csv_path, rows_out)  # partial results survive an interrupted run
         if quick:
-            print_table([r for r in rows_out if r["dataset"] == data.name and r["epsilon"] == target])
+            cell = [r for r in rows_out if r["dataset"] == data.name and r["epsilon"] == target]
+            print_table(cell)
+            print_recommended(cell)
+
+
+def _cells(rows):
+    keys = sorted({(r["dataset"], float(r["epsilon"]), int(r["way"])) for r in rows})
+    index: dict = {}
+    for r in rows:
+        index.setdefault((r["dataset"], float(r["epsilon"]), int(r["way"])), {})[r["method"]] = r
+    return keys, index
+
+
+def best_peer(vals: dict):
+    peers = [(float(vals[m]["avd"]), m) for m in PEERS if m in vals]
+    return min(peers) if peers else (None, None)
 
 
 def print_table(rows) -> None:
-    keys = sorted({(r["dataset"], r["epsilon"], r["way"]) for r in rows})
-    methods = OURS + PEERS
-    print(f"{'dataset':16s} {'eps':>4s} way " + " ".join(f"{m:>10s}" for m in methods) + "  best-ours/best-peer")
-    for ds, eps, way in keys:
-        vals = {r["method"]: r["avd"] for r in rows if (r["dataset"], r["epsilon"], r["way"]) == (ds, eps, way)}
-        cells = " ".join(f"{vals[m]:10.4f}" if m in vals else f"{'-':>10s}" for m in methods)
-        ours = [vals[m] for m in OURS if m in vals]
-        peers = [vals[m] for m in PEERS if m in vals]
-        ratio = f"{min(ours) / min(peers):8.2f}" if ours and peers else f"{'-':>8s}"
-        print(f"{ds:16s} {eps:4g} {way:3d} {cells}  {ratio}")
+    keys, index = _cells(rows)
+    short = {"recommended": "recommend", "peer_rsfd": "peer_rsfd"}
+    print(f"{'dataset':16s} {'eps':>4s} way " + " ".join(f"{short.get(m, m):>9s}" for m in OURS + PEERS) + "  rec/peer")
+    for key in keys:
+        vals = index[key]
+        cells = " ".join(f"{float(vals[m]['avd']):9.4f}" if m in vals else f"{'-':>9s}" for m in OURS + PEERS)
+        peer, _ = best_peer(vals)
+        ratio = f"{float(vals['recommended']['avd']) / peer:8.2f}" if peer and "recommended" in vals else f"{'-':>8s}"
+        print(f"{key[0]:16s} {key[1]:4g} {key[2]:3d} {cells}  {ratio}")
+
+
+def _num(x) -> float:
+    return float(x) if x not in ("", None) else float("nan")
+
+
+def print_recommended(rows) -> None:
+    """Per cell: the recommended design, predicted vs simulated AVD, and the ratio to the best peer."""
+    keys, index = _cells(rows)
+    print(
+        f"\n{'dataset':16s} {'eps':>4s} way {'recommended':>12s} {'predicted':>9s} {'sim ML':>8s} {'sim unb':>8s} "
+        f"{'sim clip':>8s} {'pred/unb':>8s} {'pred/ML':>8s} {'utility':>8s} {'u pred':>8s} {'best peer':>10s} "
+        f"{'AVD':>8s} {'rec/peer':>8s}"
+    )
+    ratios: dict = {"recommended": [], "utility": []}
+    wins = losses = 0
+    for key in keys:
+        vals = index[key]
+        rec = vals.get("recommended")
+        if rec is None:
+            continue
+        util = vals.get("utility")
+        peer, peer_name = best_peer(vals)
+        pred, sim, unb = _num(rec["predicted"]), float(rec["avd"]), _num(rec["avd_unbiased"])
+        for name, r in (("recommended", rec), ("utility", util)):
+            if r is not None and np.isfinite(_num(r["predicted"])) and np.isfinite(_num(r["avd_unbiased"])):
+                pred_r = _num(r["predicted"])
+                ratios[name].append((pred_r / _num(r["avd_unbiased"]), pred_r / float(r["avd"])))
+        ratio = sim / peer if peer else float("nan")
+        if peer:
+            wins += ratio <= 1.0
+            losses += ratio > 1.0
+        print(
+            f"{key[0]:16s} {key[1]:4g} {key[2]:3d} {rec['chosen']:>12s} {pred:9.4f} {sim:8.4f} {unb:8.4f} "
+            f"{_num(rec['avd_clip']):8.4f} {pred / unb:8.2f} {pred / sim:8.2f} "
+            + (f"{float(util['avd']):8.4f} {_num(util['predicted']):8.4f} " if util else f"{'-':>8s} {'-':>8s} ")
+            + (f"{peer_name:>10s} {peer:8.4f} {ratio:8.2f}" if peer else f"{'-':>10s} {'-':>8s} {'-':>8s}")
+        )
+    for name, rs in ratios.items():
+        if rs:
+            med = np.median(np.array(rs), axis=0)
+            print(
+                f"{name}: median predicted / simulated AVD over {len(rs)} cells: {med[0]:.3f} (unbiased estimator), "
+                f"{med[1]:.3f} (default estimator, ML)"
+            )
+    print(f"recommended vs best peer: {wins} cells <= 1, {losses} cells > 1")
 
 
 def main():
@@ -185,31 +371,36 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smoke run: car and nursery, eps 1 and 4, 2 repetitions")
     ap.add_argument("--csv", default="utility.csv")
     ap.add_argument("--seed", type=int, default=2024)
-    ap.add_argument("--table", help="only print the table of an existing CSV")
+    ap.add_argument(
+        "--fixed", default=",".join(FIXED), help="which fixed designs of ours to run besides utility and recommended"
+    )
+    ap.add_argument("--table", help="only print the tables of an existing CSV")
     args = ap.parse_args()
     if args.table:
         with open(args.table, encoding="utf-8") as fh:
-            rows = [
-                {**r, "epsilon": float(r["epsilon"]), "way": int(r["way"]), "avd": float(r["avd"])}
-                for r in csv.DictReader(fh)
-            ]
+            rows = list(csv.DictReader(fh))
         print_table(rows)
+        print_recommended(rows)
         return
     rng = np.random.default_rng(args.seed)
     eps_list = [float(e) for e in args.eps.split(",")]
-    paths = [os.path.join(DATA, f"{n}.csv") for n in args.datasets.split(",")]
+    names = args.datasets.split(",")
     reps, pairs = args.reps, args.pairs
     if args.quick:
-        paths, eps_list, reps, pairs = [os.path.join(DATA, f"{n}.csv") for n in ("car", "nursery")], [1.0, 4.0], 2, 5
+        names, eps_list, reps, pairs = ["car", "nursery"], [1.0, 4.0], 2, 5
+    paths = [os.path.join(DATA, f"{n}.csv") for n in names]
     if args.extra_data:
         paths += [os.path.join(args.extra_data, f"{n}.csv") for n in EXTRA]
     rows: list = []
     t0 = time.perf_counter()
     for path in paths:
-        run_dataset(path, eps_list, reps, pairs, rng, rows, args.quick, args.csv)
+        run_dataset(
+            path, eps_list, reps, pairs, rng, rows, args.quick, args.csv, [m for m in args.fixed.split(",") if m]
+        )
     write_csv(args.csv, rows)
     print(f"\nmean AVD over marginals and {reps} repetitions (wrote {args.csv}; {time.perf_counter() - t0:.0f} s)")
     print_table(rows)
+    print_recommended(rows)
 
 
 if __name__ == "__main__":

@@ -105,15 +105,26 @@ def bench_ratios(cases: int):
 
 
 def bench_cli_start():
-    cmd = [sys.executable, "-m", "optrr_engine.cli.main", "design", "--sizes", "3,4,2",
-           "--epsilons", "1,2,0.5", "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "optrr_engine.cli.main",
+        "design",
+        "--sizes",
+        "3,4,2",
+        "--epsilons",
+        "1,2,0.5",
+        "--json",
+    ]
     times = []
     for _ in range(5):
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True)
         times.append(time.perf_counter() - t0)
-    print(f"== optrr design (process start to JSON, small case, default auto): best {min(times):.3f} s, "
-          f"median {np.median(times):.3f} s ==")
+    print(
+        f"== optrr design (process start to JSON, small case, default auto): best {min(times):.3f} s, "
+        f"median {np.median(times):.3f} s =="
+    )
 
 
 def main():

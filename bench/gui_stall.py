@@ -316,8 +316,10 @@ def data_manager(app, folder: str) -> None:
     while len(loaded) < 2 and time.perf_counter() - t0 < 300:
         app.processEvents()
         time.sleep(0.005)
-    print(f"data manager: 77-column survey file ({window.state.n_rows:,} rows): columns shown (window usable) "
-          f"{loaded[0]:.2f} s, column summaries ready {loaded[1]:.2f} s (target usable <= 2 s)")
+    print(
+        f"data manager: 77-column survey file ({window.state.n_rows:,} rows): columns shown (window usable) "
+        f"{loaded[0]:.2f} s, column summaries ready {loaded[1]:.2f} s (target usable <= 2 s)"
+    )
     window.close()
 
     rng = np.random.default_rng(7)
@@ -349,9 +351,11 @@ def data_manager(app, folder: str) -> None:
     call = time.perf_counter() - t1
     window.wait_until_ready(300)
     m = meter.stop()
-    print(f"  recoding a {summary.distinct:,}-category column (group {len(merged):,} categories under 20 rows into "
-          f"Other): the edit {1000 * call:.0f} ms; longest UI stall until the designs are back "
-          f"{1000 * m['max']:.0f} ms (target <= 100 ms)")
+    print(
+        f"  recoding a {summary.distinct:,}-category column (group {len(merged):,} categories under 20 rows into "
+        f"Other): the edit {1000 * call:.0f} ms; longest UI stall until the designs are back "
+        f"{1000 * m['max']:.0f} ms (target <= 100 ms)"
+    )
     window.close()
 
 

@@ -5,9 +5,10 @@ Ours, each estimated with the default estimator (maximum likelihood, IBU):
   RS+FD (optrr_engine.sampling);
 - ``utility``: the utility-optimal design for the marginals scored in the cell (all w-way, w = the cell's way);
 - ``recommended``: what ``optrr_engine.utility.recommend`` (= ``optrr design --target-total``) picks for "all
-  w-way marginals" at the data set's n rows. Its predicted error (unbiased estimator, normal approximation;
-  the recommender's criterion) is printed next to the simulated AVD of the default estimator, the unbiased one
-  and clip-and-renormalise (the peers' post-processing).
+  w-way marginals" at the data set's n rows. Its predicted error (the recommender's criterion: unbiased
+  estimator, normal approximation, uniform prior; here given the data, i.e. against the data's own marginals)
+  is printed next to the simulated AVD of the default estimator, the unbiased one and clip-and-renormalise
+  (the peers' post-processing).
 
 Peers, from the PyPI package multi-freq-ldpy (a bench-only dependency: ``pip install -e ".[bench]"``), each with
 the package's own clients and its own estimator (matrix inversion, clipped at 0 and renormalised, "MI"):
@@ -186,10 +187,11 @@ def write_csv(path, rows) -> None:
 
 
 def predicted_avd(cand, n, sets) -> float:
-    """Mean predicted AVD (unbiased estimator, uniform prior) of the scored sets; inf if one is not identifiable."""
+    """Mean predicted AVD (unbiased estimator, uniform prior, against the data's own marginals: given_data) of
+    the scored sets; inf if one is not identifiable."""
     if not sets:
         return float("nan")
-    pe = cand.predicted_error(n, {"sets": [tuple(s) for s in sets]})
+    pe = cand.predicted_error(n, {"sets": [tuple(s) for s in sets]}, given_data=True)
     vals = [m.expected_avd if m.identifiable else np.inf for m in pe.marginals]
     return float(np.mean(vals))
 

@@ -107,7 +107,10 @@ class SamplingDesign:
             reported = self.reporting_probabilities()
             keep += (1.0 - reported) / self.sizes
             move += (1.0 - reported) / self.sizes
-        return np.abs(np.log(keep) - np.log(move))
+        out = np.zeros(self.k)  # an attribute never reported (weight 0) releases nothing about x_i: eps_i = 0
+        seen = keep > 0
+        out[seen] = np.abs(np.log(keep[seen]) - np.log(move[seen]))
+        return out
 
     def reporting_probabilities(self) -> np.ndarray:
         """P(attribute i is reported by a record's sampled subset)."""

@@ -48,5 +48,5 @@ class MechanismCandidate:
     def attribute_epsilons(self) -> np.ndarray:
         return self.mechanism.attribute_epsilons()
 
-    def predicted_error(self, n: int, marginals=None, prior=None) -> PredictedError:
-        return predicted_error(self.mechanism, n, marginals, prior)
+    def predicted_error(self, n: int, marginals=None, prior=None, given_data: bool = False) -> PredictedError:
+        return predicted_error(self.mechanism, n, marginals, prior, given_data)

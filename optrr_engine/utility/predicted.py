@@ -11,6 +11,12 @@ computed by per-axis operations. Reported per marginal:
 - expected AVD = 1/2 sum_x E|pi_hat_x - pi_x| ~ 1/2 sum_x sqrt(2/pi) sd_x (normal approximation of each cell);
 - identifiability (see :mod:`.identifiability`).
 For a sampling design that reports A with probability P(A), the inner mechanism's error at n_eff = n P(A).
+
+``given_data=True``: the error against the released data's own marginal pi (the n records are fixed; only the
+mechanism, and which records report A, are random). Each record then contributes the variance of
+(M^{-1} e_y)_x given its x, so Var(pi_hat_x) = (sum_y (M^{-1})_{xy}^2 lambda_y - pi_x) / n, i.e. the above minus
+pi_x (1 - pi_x) / n; for a sampling design the n_eff reporting records are a random subset of the n (finite
+population correction), which gives the same subtraction with the full n.
 """
 
 from __future__ import annotations
@@ -121,7 +127,11 @@ def marginal_eigenvalues(mechanism, attrs, full: np.ndarray | None) -> np.ndarra
     return lam
 
 
-def error_of_marginal(sizes, attrs, eigenvalues, prior_table, n: float) -> MarginalError:
+def error_of_marginal(
+    sizes, attrs, eigenvalues, prior_table, n: float, data_rows: float | None = None
+) -> MarginalError:
+    """The error of the unbiased estimate of one marginal from n (effective) rows; with ``data_rows`` (the
+    release's full number of rows) against the released data's own marginal (module docstring)."""
     sub_sizes = tuple(int(sizes[i]) for i in attrs)
     cells = int(np.prod(sub_sizes))
     min_abs = float(np.min(np.abs(eigenvalues)))
@@ -134,6 +144,8 @@ def error_of_marginal(sizes, attrs, eigenvalues, prior_table, n: float) -> Margi
     op = StructuredOperator(sub_sizes, eigenvalues)
     observed = op.apply(prior_table)
     var = variance(op, observed, prior_table, n)
+    if data_rows is not None:
+        var = np.clip(var - prior_table * (1.0 - prior_table) / float(data_rows), 0.0, None)
     sd = np.sqrt(var)
     max_sd = float(sd.max())
     ok = max_sd < MAX_CELL_SD
@@ -151,7 +163,12 @@ def error_of_marginal(sizes, attrs, eigenvalues, prior_table, n: float) -> Margi
 
 
 def predicted_error_with_coverage(
-    mechanism, n: int, marginals=None, prior=None, coverage: Callable[[tuple], float] | None = None
+    mechanism,
+    n: int,
+    marginals=None,
+    prior=None,
+    coverage: Callable[[tuple], float] | None = None,
+    given_data: bool = False,
 ) -> PredictedError:
     """As :func:`predicted_error`, with marginal A estimated from n * coverage(A) rows (sampling designs:
     coverage(A) = P(every attribute of A is reported); 0 makes A non-identifiable)."""
@@ -165,11 +182,13 @@ def predicted_error_with_coverage(
     for attrs in attrs_list:
         lam = marginal_eigenvalues(mechanism, attrs, full)
         n_eff = float(n) * (1.0 if coverage is None else float(coverage(attrs)))
-        out.marginals.append(error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n_eff))
+        table = prior.marginal(sizes, attrs)
+        out.marginals.append(error_of_marginal(sizes, attrs, lam, table, n_eff, float(n) if given_data else None))
     return out
 
 
-def predicted_error(mechanism, n: int, marginals=None, prior=None) -> PredictedError:
+def predicted_error(mechanism, n: int, marginals=None, prior=None, given_data: bool = False) -> PredictedError:
     """Expected error of the unbiased estimates of ``marginals`` ({"orders": [1, 2]} by default, or
-    {"sets": [...]}) from n rows released through ``mechanism``, under ``prior`` (uniform by default)."""
-    return predicted_error_with_coverage(mechanism, n, marginals, prior, None)
+    {"sets": [...]}) from n rows released through ``mechanism``, under ``prior`` (uniform by default); with
+    ``given_data`` against the released data's own marginals (module docstring)."""
+    return predicted_error_with_coverage(mechanism, n, marginals, prior, None, given_data)

@@ -87,12 +87,10 @@ def _utility(sizes, target, marginals, caps):
     return MechanismCandidate("utility", mech, info)
 
 
-def _sampling(sizes, target) -> list:
-    try:
-        from .sampling import sampling_candidates  # the sampling designs, when that module is present
-    except ImportError:
-        return []
-    return list(sampling_candidates(sizes, target))
+def _sampling(sizes, target, marginals, prior) -> list:
+    from .sampling import sampling_candidates
+
+    return list(sampling_candidates(sizes, target, marginals=marginals, prior=prior))
 
 
 def recommend(
@@ -116,7 +114,7 @@ def recommend(
         ("utility", lambda: [_utility(sizes, target, marginals, caps)]),
     ]
     if include_sampling:
-        builders.append(("sampling", lambda: _sampling(sizes, target)))
+        builders.append(("sampling", lambda: _sampling(sizes, target, marginals, prior)))
     ranked: list[Ranked] = []
     for step, (name, build) in enumerate(builders):
         if ctl is not None:

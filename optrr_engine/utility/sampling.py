@@ -36,15 +36,17 @@ class SamplingCandidate:
     def attribute_epsilons(self) -> np.ndarray:
         return self.design.attribute_epsilons()
 
-    def predicted_error(self, n: int, marginals=None, prior=None) -> PredictedError:
+    def predicted_error(self, n: int, marginals=None, prior=None, given_data: bool = False) -> PredictedError:
+        """As :func:`~optrr_engine.utility.predicted.predicted_error` (``given_data``: against the data's own
+        marginals)."""
         design = self.design
         prior = prior or UniformPrior()
         out = PredictedError(int(n))
         for attrs in resolve_marginals(marginals, design.k):
-            out.marginals.append(self._one(attrs, float(n), prior))
+            out.marginals.append(self._one(attrs, float(n), prior, float(n) if given_data else None))
         return out
 
-    def _one(self, attrs, n: float, prior) -> MarginalError:
+    def _one(self, attrs, n: float, prior, data_rows=None) -> MarginalError:
         design = self.design
         sizes = design.sizes
         if design.fills_fakes:
@@ -52,22 +54,49 @@ class SamplingCandidate:
             lam[0] = 1.0
             if len(attrs) == 1:
                 lam = marginal_operator(design, attrs).eigenvalues
-            return error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n)
+            return error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n, data_rows)
         need = set(attrs)
         expected = np.array([w if need <= set(s) else 0.0 for s, w in zip(design.subsets, design.probs, strict=True)])
         coverage = float(expected.sum())
         if coverage <= 0:
             return error_of_marginal(sizes, attrs, np.ones(1 << len(attrs)), prior.marginal(sizes, attrs), 0.0)
         lam = marginal_operator(design, attrs, expected).eigenvalues
-        return error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n * coverage)
+        return error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n * coverage, data_rows)
 
 
-def sampling_candidates(sizes, target: float, max_m: int = 3) -> list[SamplingCandidate]:
-    """SMP, sample-m for m = 2..max_m (m < k) and RS+FD at the whole-record epsilon ``target``, for ranking."""
+def smp_weights(sizes, target: float, marginals=None, prior=None) -> np.ndarray | None:
+    """Sampling weights of SMP minimising the mean predicted AVD of the needed 1-way marginals; None when some
+    needed marginal has 2 or more attributes (SMP cannot estimate it).
+
+    Attribute j reported by a fraction w_j of the n rows has predicted AVD c_j / sqrt(n w_j) (GRR at the
+    whole-record epsilon; c_j from the prior), so the mean over the needed j is minimised on the simplex by
+    w_j proportional to c_j^(2/3) (Lagrange; the objective is convex) and w_j = 0 for attributes not needed."""
     from ..sampling import make_sampling_design
 
     k = len(sizes)
-    out = [SamplingCandidate(make_sampling_design("smp", sizes, target))]
+    sets = resolve_marginals(marginals, k)
+    if not sets or any(len(a) != 1 for a in sets):
+        return None
+    uniform = SamplingCandidate(make_sampling_design("smp", sizes, target))
+    needed = sorted({a[0] for a in sets})
+    pe = uniform.predicted_error(k, {"sets": [(j,) for j in needed]}, prior)  # n w_j = 1 row each
+    c = np.zeros(k)
+    c[needed] = [m.expected_avd for m in pe.marginals]
+    w = c ** (2.0 / 3.0)
+    return w / w.sum()
+
+
+def sampling_candidates(sizes, target: float, max_m: int = 3, marginals=None, prior=None) -> list[SamplingCandidate]:
+    """SMP, sample-m for m = 2..max_m (m < k) and RS+FD at the whole-record epsilon ``target``, for ranking.
+    When every needed marginal is 1-way, SMP samples attribute j with the weight of :func:`smp_weights`
+    (uniform when all attributes are needed and alike); the weights are in ``info["sampling_weights"]``."""
+    from ..sampling import make_sampling_design
+
+    k = len(sizes)
+    w = smp_weights(sizes, target, marginals, prior)
+    smp = make_sampling_design("smp", sizes, target, weights=w)
+    info = {} if w is None else {"sampling_weights": [float(x) for x in w]}
+    out = [SamplingCandidate(smp, info=info)]
     out += [
         SamplingCandidate(make_sampling_design("sample-m", sizes, target, m=m)) for m in range(2, min(max_m, k - 1) + 1)
     ]

@@ -1,0 +1,111 @@
+"""The recommender (optrr_engine.utility.recommend): it picks the candidate with the smallest predicted error,
+the SMP candidate's sampling weights are optimal for the needed 1-way marginals, and the recommended design's
+predicted error matches simulation."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from optrr_engine.estimation import estimate_from_counts
+from optrr_engine.estimation.counts import count_codes
+from optrr_engine.estimation.sampled import estimate_sampled_codes
+from optrr_engine.sampling import make_sampling_design
+from optrr_engine.utility.candidate import MechanismCandidate
+from optrr_engine.utility.recommend import recommend
+from optrr_engine.utility.sampling import SamplingCandidate, sampling_candidates, smp_weights
+
+SIZES = [3, 2, 5, 2]
+
+
+def smp_score(weights, n, spec, target=1.0):
+    design = make_sampling_design("smp", SIZES, target, weights=weights)
+    return SamplingCandidate(design).predicted_error(n, spec).score()
+
+
+def test_smp_weights_minimise_the_predicted_one_way_error():
+    spec = {"orders": [1]}
+    w = smp_weights(SIZES, 1.0, spec)
+    assert w.sum() == pytest.approx(1.0)
+
+    def f(z):  # softmax parametrisation of the simplex, minimised by scipy independently of the closed form
+        p = np.exp(z - z.max())
+        return smp_score(p / p.sum(), 1000, spec)
+
+    res = minimize(f, np.zeros(len(SIZES)), method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-12})
+    assert smp_score(w, 1000, spec) <= res.fun * (1 + 1e-9)
+    assert smp_score(w, 1000, spec) == pytest.approx(res.fun, rel=1e-4)
+    assert smp_score(w, 1000, spec) < smp_score(None, 1000, spec)  # better than uniform (the sizes differ)
+
+
+def test_smp_weights_drop_attributes_not_needed_and_skip_joint_needs():
+    w = smp_weights(SIZES, 2.0, {"sets": [(0,), (2,)]})
+    assert w[1] == 0 and w[3] == 0 and w[0] > 0 and w[2] > 0
+    assert smp_weights(SIZES, 2.0, {"orders": [1, 2]}) is None
+    design = make_sampling_design("smp", SIZES, 2.0, weights=w)
+    eps = design.attribute_epsilons()
+    assert eps[1] == 0.0 and eps[3] == 0.0  # never reported: the released cell does not depend on x_i
+    assert np.all(np.isfinite(eps))
+    equal = smp_weights([3, 3, 3], 1.0, {"orders": [1]})
+    assert equal == pytest.approx(np.full(3, 1 / 3))
+
+
+def test_recommend_ranks_by_predicted_error_and_picks_the_smallest():
+    spec = {"orders": [1]}
+    n = 3000
+    extra = [
+        SamplingCandidate(make_sampling_design("smp", SIZES, 1.0), name="smp-uniform"),
+        SamplingCandidate(make_sampling_design("rsfd", SIZES, 1.0), name="rsfd-extra"),
+    ]
+    rec = recommend(SIZES, 1.0, rows=n, marginals=spec, extra=extra)
+    scores = {r.candidate.name: r.candidate.predicted_error(n, spec).score() for r in rec.ranked if r.error}
+    assert rec.best.candidate.name == min(scores, key=scores.get)
+    ranked = [r.score for r in rec.ranked]
+    assert ranked == sorted(ranked)
+    # the weighted SMP in the default candidates is never worse than the uniform one added explicitly
+    assert scores["smp"] <= scores["smp-uniform"] * (1 + 1e-12)
+    for r in rec.ranked:
+        assert r.candidate.whole_record_epsilon() <= 1.0 * (1 + 1e-9)
+
+
+def test_sampling_candidates_carry_their_weights():
+    cands = sampling_candidates(SIZES, 1.0, marginals={"orders": [1]})
+    smp = cands[0]
+    assert smp.name == "smp"
+    assert smp.info["sampling_weights"] == pytest.approx(smp.design.probs)
+    assert "sampling_weights" not in sampling_candidates(SIZES, 1.0, marginals={"orders": [2]})[0].info
+
+
+def simulated_avd(cand, data, sets, reps, rng):
+    """Mean AVD of the unbiased estimates over ``reps`` releases of ``data`` (the truth is its own marginals)."""
+    sizes = [int(a) for a in np.max(data, axis=0) + 1]
+    truths = [count_codes(data[:, list(a)], [sizes[i] for i in a]) / len(data) for a in sets]
+    out = []
+    for _ in range(reps):
+        if isinstance(cand, MechanismCandidate):
+            rel = cand.mechanism.sample(data, rng)
+        else:
+            rel = cand.design.sample(data, rng)
+        for attrs, truth in zip(sets, truths, strict=True):
+            if isinstance(cand, MechanismCandidate):
+                counts = count_codes(rel[:, list(attrs)], [sizes[i] for i in attrs])
+                est = estimate_from_counts(cand.mechanism.marginal(list(attrs)), counts, method="unbiased").estimate
+            else:
+                est = estimate_sampled_codes(cand.design, rel, list(attrs), method="unbiased").estimate
+            out.append(0.5 * np.abs(est - truth).sum())
+    return float(np.mean(out))
+
+
+@pytest.mark.parametrize(("target", "orders"), [(1.0, [1]), (4.0, [2]), (8.0, [1, 2])])
+def test_recommended_design_predicted_error_matches_simulation(target, orders):
+    rng = np.random.default_rng(11)
+    n = 3000
+    data = np.stack([rng.integers(0, a, n) for a in SIZES], axis=1)  # near the uniform prior of the prediction
+    spec = {"orders": orders}
+    rec = recommend(SIZES, target, rows=n, marginals=spec)
+    cand = rec.best.candidate
+    sets = [m.attributes for m in rec.best.error.marginals]
+    # the records are fixed and the truth is their own marginal: the prediction given the data
+    predicted = cand.predicted_error(n, spec, given_data=True).score()
+    simulated = simulated_avd(cand, data, sets, 150, rng)
+    assert predicted == pytest.approx(simulated, rel=0.1)
+    assert predicted <= rec.best.error.score()  # given the data, the records' own sampling noise is removed

@@ -16,6 +16,8 @@ import re
 
 import numpy as np
 
+#: Recodings whose rows per released label a ColumnSummary keeps (the current one, undo, redo).
+RECODED_KEPT = 4
 #: Distinct values tracked per column.
 DISTINCT_CAP = 5000
 #: Numbers sampled per column for quantiles.
@@ -182,6 +184,7 @@ class ColumnSummary:
         finite = np.isfinite(numbers)
         self._num_values, self._num_counts = numbers[finite], self.counts[mask][finite]
         self.numeric_rows = int(self._num_counts.sum())
+        self._recoded: dict = {}
 
     @property
     def rows(self) -> int:
@@ -240,10 +243,19 @@ class ColumnSummary:
         return counts.astype(np.int64), edges
 
     def recoded(self, recode) -> dict[str, int]:
-        """Rows per released label after ``recode`` (see :mod:`.recode`)."""
-        from .recode import recode_counts
+        """Rows per released label after ``recode`` (see :mod:`.recode`). The last few results are kept by the
+        recode's content, so the threads showing one summary count a 70,000-value column once per recoding;
+        the dict returned is shared: read it, never modify it."""
+        from .recode import recode_counts, recode_key
 
-        return recode_counts(self.values, self.counts, recode)
+        key = recode_key(recode)
+        counts = self._recoded.get(key)
+        if counts is None:
+            counts = recode_counts(self.values, self.counts, recode)
+            if len(self._recoded) >= RECODED_KEPT:
+                self._recoded.pop(next(iter(self._recoded)), None)
+            self._recoded[key] = counts
+        return counts
 
 
 def summarize_coded(name: str, parts, decimal: str = ".") -> ColumnSummary:

@@ -72,6 +72,13 @@ def check_against_categories(recode, categories, column: str) -> None:
             )
 
 
+def recode_key(recode) -> tuple | None:
+    """A hashable, exact key of a recode's content (for caches keyed by the recoding; None when empty)."""
+    if not recode:
+        return None
+    return tuple((label, tuple(sources)) for label, sources in recode.items())
+
+
 def released_label(text: str, recode) -> str:
     return source_map(recode).get(text, text)
 

@@ -85,6 +85,23 @@ class SetColumnValue(QUndoCommand):
         return True
 
 
+class SetColumnFields(QUndoCommand):
+    """Set several fields of one column at once (a recoding: ``recode`` and ``categories``): one undo step,
+    one state change (one redraw)."""
+
+    def __init__(self, state: SessionState, index: int, values: dict, text: str):
+        super().__init__(text)
+        self.state, self.index = state, index
+        self.old = {name: state.column_value(index, name) for name in values}
+        self.new = dict(values)
+
+    def redo(self) -> None:
+        self.state.set_column_fields(self.index, self.new)
+
+    def undo(self) -> None:
+        self.state.set_column_fields(self.index, self.old)
+
+
 class SetSessionValue(QUndoCommand):
     """Set a session field (method, budget mode, whole-record target, accept changed epsilons)."""
 

@@ -6,8 +6,9 @@ Every change is one undo command.
 from __future__ import annotations
 
 import math
+import operator
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,13 +25,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..common.commands import SetColumnValue
+from ..common.commands import SetColumnFields, SetColumnValue
 from ..design.attribute_table import ROLE_HELP, TYPE_HELP
 from ..design.epsilon_editor import EpsilonEditor
-from ..state.config_bridge import category_counts
-from ..state.session import MISSING, ROLES, TYPES, SessionState
+from ..state.config_bridge import category_counts, remember_codec_size
+from ..state.session import MISSING, ROLES, TYPES, ColumnState, SessionState
+from ..workers.jobs.recode import RecodeResult, recode_column
 
 RARE_BACKGROUND = QColor(255, 228, 196)
+#: From this many categories on, a recoding from the buttons runs on a worker thread (a 70,000-category
+#: column takes a few hundred milliseconds); below, it is applied at once.
+RECODE_WORKER_MIN = 2000
+RECODE_CHANNEL = "recode"
 MISSING_TEXT = {"category": "are a category of their own", "exclude": "are left out (stay missing)"}
 
 
@@ -58,11 +64,19 @@ def format_bins(bins) -> str:
 
 
 class ColumnPanel(QWidget):
+    #: A recoding from :meth:`start_recode` was applied (the labels merged; [] when nothing was rare).
+    recodeFinished = Signal(list)
+    #: A recoding from :meth:`start_recode` was cancelled, refused or outdated: the session is unchanged.
+    recodeCancelled = Signal()
+
     def __init__(self, state: SessionState, stack, parent=None):
         super().__init__(parent)
         self.state, self.stack = state, stack
+        #: The window's TaskRunner (recodings of many categories run on it); None: everything at once.
+        self.runner = None
         self.row: int | None = None
         self._shown: tuple | None = None  # (row, column name) whose categories the list shows
+        self._list_source: tuple | None = None  # what the list was built from (rebuilt only when it changes)
 
         self.title = QLabel("Select a column")
         self.title.setStyleSheet("font-weight: bold;")
@@ -136,6 +150,14 @@ class ColumnPanel(QWidget):
         for b in (self.merge, self.rename, self.group_rare):
             recode_buttons.addWidget(b)
         recode_buttons.addStretch(1)
+        self.recode_status = QLabel()
+        self.recode_cancel = QPushButton("Cancel")
+        self.recode_cancel.setToolTip("Stop the recoding; the categories stay as they are")
+        self.recode_cancel.clicked.connect(self.cancel_recode)
+        self.recode_status.hide()
+        self.recode_cancel.hide()
+        recode_buttons.addWidget(self.recode_status)
+        recode_buttons.addWidget(self.recode_cancel)
         missing_row = QHBoxLayout()
         missing_row.addWidget(self.missing_list, 1)
         missing_row.addWidget(self.restore)
@@ -244,41 +266,125 @@ class ColumnPanel(QWidget):
             self._set("categories", [*self.current_categories(), text])
 
     # -- recoding (optrr_engine.release.recode): one undo step each ------------------------------------
-    def apply_recode(self, recode, categories, text: str) -> None:
+    def apply_recode(self, recode, categories, text: str, size: int | None = None) -> None:
+        """One undo step and ONE state change for the recode and the categories (``size``: the codec's count
+        of the recoded column when a worker computed it, so the UI thread does not)."""
         if self.row is None:
             return
-        self.stack.beginMacro(text)
-        self._set("recode", recode or None)
-        self._set("categories", categories)
-        self.stack.endMacro()
+        values = {"recode": recode or None, "categories": categories}
+        col = self.state.columns[self.row]
+        if all(self.state.column_value(self.row, k) == v for k, v in values.items()):
+            return
+        if size is not None:
+            remember_codec_size(self.state, ColumnState(**{**col.copied_fields(), **values}), size)
+        self.stack.push(SetColumnFields(self.state, self.row, values, text))
 
-    def merge_categories(self, labels: list[str], new_label: str) -> None:
+    def _apply_result(self, col, kind: str, params: dict, result: RecodeResult) -> None:
+        if result.merged:
+            text = self._recode_text(col, kind, params, result)
+            self.apply_recode(result.recode, result.categories, text, result.size)
+
+    def _recode_text(self, col, kind: str, params: dict, result: RecodeResult) -> str:
+        if kind == "group_rare":
+            return f"group {len(result.merged)} rare categories of {col.name} into {params['label']!r}"
+        labels = params["labels"]
+        shown = ", ".join(repr(x) for x in labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
+        verb = "rename" if len(labels) == 1 else "merge"
+        return f"{verb} {shown} of {col.name} to {params['new_label']!r}"
+
+    def _recode_now(self, kind: str, params: dict) -> RecodeResult | None:
+        """Run a recoding on this thread and apply it (one undo step); None if the engine refuses it."""
         from optrr_engine.errors import InputError
-        from optrr_engine.release.recode import merge
 
         col = self.state.columns[self.row]
         try:
-            recode, cats = merge(col.recode, self.current_categories(), labels, new_label)
+            result = recode_column(col, self.summaries.get(col.name), kind, params)
         except InputError as exc:
-            self.bins_error.setVisible(True)
-            self.bins_error.setText(str(exc))
-            return
-        shown = ", ".join(repr(x) for x in labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
-        verb = "rename" if len(labels) == 1 else "merge"
-        self.apply_recode(recode, cats, f"{verb} {shown} of {col.name} to {new_label!r}")
+            self._recode_failed(exc)
+            return None
+        self._apply_result(col, kind, params, result)
+        return result
+
+    def merge_categories(self, labels: list[str], new_label: str) -> None:
+        """Release ``labels`` as ``new_label`` (merge; a rename for one label), at once."""
+        self._recode_now("merge", {"labels": list(labels), "new_label": new_label})
 
     def group_rare_categories(self, min_rows: int, label: str = "Other") -> list[str]:
-        from optrr_engine.release.recode import group_rare
-
+        """Merge every category seen in fewer than ``min_rows`` rows into ``label``, at once; returns the labels
+        merged."""
         col = self.state.columns[self.row]
-        summary = self.summaries.get(col.name)
-        if summary is None:
+        if self.summaries.get(col.name) is None:
             return []
-        counts = summary.recoded(col.recode)
-        recode, cats, merged = group_rare(col.recode, self.current_categories(), counts, int(min_rows), label)
-        if merged:
-            self.apply_recode(recode, cats, f"group {len(merged)} rare categories of {col.name} into {label!r}")
-        return merged
+        result = self._recode_now("group_rare", {"min_rows": int(min_rows), "label": label})
+        return result.merged if result is not None else []
+
+    def start_recode(self, kind: str, params: dict) -> None:
+        """A recoding from the buttons: at once for a column with few categories; for one with at least
+        RECODE_WORKER_MIN categories on a worker thread (progress and Cancel beside the buttons), applied when
+        it arrives if the column is still as it was. Emits ``recodeFinished(merged labels)`` or
+        ``recodeCancelled()``."""
+        if self.row is None:
+            return
+        col = self.state.columns[self.row]
+        if kind == "group_rare" and self.summaries.get(col.name) is None:
+            return
+        if self.runner is None or len(col.categories or []) < RECODE_WORKER_MIN:
+            result = self._recode_now(kind, params)
+            if result is None:
+                self.recodeCancelled.emit()
+            else:
+                self.recodeFinished.emit(list(result.merged))
+            return
+        start = (self.row, col.name, col.recode, col.categories)
+        self.recode_status.setText("Recoding…")
+        self.recode_status.show()
+        self.recode_cancel.show()
+        self.runner.submit(
+            RECODE_CHANNEL,
+            recode_column,
+            ColumnState(**col.copied_fields()),
+            self.summaries.get(col.name),
+            kind,
+            dict(params),
+            on_done=lambda result: self._recode_arrived(start, kind, params, result),
+            on_error=self._recode_failed,
+            on_progress=lambda _f, msg: self.recode_status.setText(f"Recoding: {msg}…"),
+            on_cancelled=self._recode_stopped,
+        )
+
+    def recode_running(self) -> bool:
+        return self.runner is not None and self.runner.is_busy(RECODE_CHANNEL)
+
+    def cancel_recode(self) -> None:
+        """Stop a recoding in the background; the session stays as it was."""
+        if self.runner is not None:
+            self.runner.cancel(RECODE_CHANNEL)
+
+    def _recode_idle(self) -> None:
+        self.recode_status.hide()
+        self.recode_cancel.hide()
+
+    def _recode_arrived(self, start: tuple, kind: str, params: dict, result: RecodeResult) -> None:
+        self._recode_idle()
+        row, name, recode, categories = start
+        col = self.state.columns[row] if row < len(self.state.columns) else None
+        if col is None or col.name != name or col.recode is not recode or col.categories is not categories:
+            self.recode_status.setText("The categories changed meanwhile: nothing was recoded; try again.")
+            self.recode_status.show()
+            self.recodeCancelled.emit()
+            return
+        self.row = row
+        self._apply_result(col, kind, params, result)
+        self.recodeFinished.emit(list(result.merged))
+
+    def _recode_failed(self, exc: BaseException) -> None:
+        self._recode_idle()
+        self.bins_error.setVisible(True)
+        self.bins_error.setText(str(exc))
+
+    def _recode_stopped(self) -> None:
+        self._recode_idle()
+        self.recodeCancelled.emit()
 
     def _merge(self) -> None:
         labels = self.selected_categories()
@@ -286,7 +392,7 @@ class ColumnPanel(QWidget):
             return
         name, ok = QInputDialog.getText(self, "Merge categories", f"Release {len(labels)} categories as:", text="Other")
         if ok and name.strip():
-            self.merge_categories(labels, name.strip())
+            self.start_recode("merge", {"labels": labels, "new_label": name.strip()})
 
     def _rename(self) -> None:
         labels = self.selected_categories()
@@ -294,13 +400,13 @@ class ColumnPanel(QWidget):
             return
         name, ok = QInputDialog.getText(self, "Rename category", f"Release {labels[0]!r} as:", text=labels[0])
         if ok and name.strip() and name.strip() != labels[0]:
-            self.merge_categories(labels, name.strip())
+            self.start_recode("merge", {"labels": labels, "new_label": name.strip()})
 
     def _group_rare(self) -> None:
         n, ok = QInputDialog.getInt(self, "Group rare categories", "Merge into 'Other' every category seen in fewer "
                                     "than this many rows:", 5, 1, 1_000_000)
         if ok:
-            self.group_rare_categories(n)
+            self.start_recode("group_rare", {"min_rows": int(n), "label": "Other"})
 
     def update_risk(self) -> None:
         text = self.risk_source(self.row) if self.risk_source is not None and self.row is not None else None
@@ -337,9 +443,10 @@ class ColumnPanel(QWidget):
             self.show_column(None if not self.state.columns else min(self.row or 0, len(self.state.columns) - 1))
         elif self.row is None:
             return
-        elif kind == "column" and name in ("epsilon", "weight"):
-            if index == self.row:
-                self._show_values(self.state.columns[self.row])
+        elif kind == "column" and index != self.row:
+            return  # another column: nothing shown here depends on it (the risk follows the designs)
+        elif name in ("epsilon", "weight") and kind in ("column", "columns"):
+            self._show_values(self.state.columns[self.row])
         elif kind in ("column", "columns", "session"):
             self.show_column(self.row)
 
@@ -358,7 +465,7 @@ class ColumnPanel(QWidget):
         if not enabled:
             self.title.setText("Select a column in the table")
             self.categories.clear()
-            self._shown = None
+            self._shown = self._list_source = None
             self.warnings.setText("")
             return
         col = self.state.columns[self.row]
@@ -399,25 +506,35 @@ class ColumnPanel(QWidget):
 
     def _show_categories(self, col) -> None:
         """Always this column's categories (a numeric column's extra values too); the selection is kept only
-        while the same column stays shown, so an action never applies to another column's categories."""
+        while the same column stays shown, so an action never applies to another column's categories. The
+        list is rebuilt only when what it shows changed (a 70,000-item list costs ~1 s to build)."""
         shown = (self.row, col.name)
         same = shown == self._shown
+        summary = self.summaries.get(col.name)
+        source = (self.row, col.name, col.type, col.categories, col.recode, summary)
+        old = self._list_source
+        if same and old is not None and source[:3] == old[:3] and all(map(operator.is_, source[3:], old[3:])):
+            return
+        self._list_source = source
         keep = {i.text() for i in self.categories.selectedItems()} if same else set()
         item = self.categories.currentItem()
         current = item.text() if same and item is not None else None
         self.categories.blockSignals(True)
         self.categories.clear()
-        self.categories.addItems(self._category_items(col))
-        summary = self.summaries.get(col.name)
-        counts = summary.recoded(col.recode) if summary is not None else None
-        for i in range(self.categories.count()):
-            item = self.categories.item(i)
-            if item.text() == current:
-                self.categories.setCurrentItem(item)
-            item.setSelected(item.text() in keep)
-            c = (col.categories or [])[i]
-            if counts is not None and counts.get(c, 0) < summary.rare_below:
-                item.setBackground(RARE_BACKGROUND)
-                item.setToolTip(f"{c!r} is rare (fewer than {summary.rare_below} rows): consider merging it")
+        texts = self._category_items(col)
+        self.categories.addItems(texts)
+        for i, text in enumerate(texts):
+            if text in keep or text == current:
+                item = self.categories.item(i)
+                item.setSelected(text in keep)
+                if text == current:
+                    self.categories.setCurrentItem(item)
+        if summary is not None:
+            counts, rare_below = summary.recoded(col.recode), summary.rare_below
+            for i, c in enumerate(col.categories or []):
+                if counts.get(c, 0) < rare_below:
+                    item = self.categories.item(i)
+                    item.setBackground(RARE_BACKGROUND)
+                    item.setToolTip(f"{c!r} is rare (fewer than {rare_below} rows): consider merging it")
         self.categories.blockSignals(False)
         self._shown = shown

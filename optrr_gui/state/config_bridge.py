@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from optrr_engine.errors import OptRRError
 from optrr_engine.release.codec import ColumnCodec
 from optrr_engine.release.config import ColumnConfig
+from optrr_engine.release.recode import recode_key
 
 from .session import COUNT_FIELDS, ColumnState, SessionState
 
@@ -57,8 +58,26 @@ class CategoryCounts:
     warnings: tuple
 
 
-def _spec_key(col: ColumnState) -> str:
-    return json.dumps([col.name] + [getattr(col, f) for f in sorted(COUNT_FIELDS - {"role"})], default=str)
+def _spec_key(col: ColumnState):
+    """An exact, hashable key of what the codec size depends on (tuples: ~2 ms for a 70,000-category column,
+    where a JSON text took ~16 ms)."""
+    parts = [col.name]
+    for f in sorted(COUNT_FIELDS - {"role"}):
+        value = getattr(col, f)
+        if f == "recode":
+            parts.append(recode_key(value))
+        elif isinstance(value, list):
+            parts.append(tuple(value))
+        elif isinstance(value, dict):
+            parts.append(json.dumps(value, sort_keys=True, default=str))
+        else:
+            parts.append(value)
+    key = tuple(parts)
+    try:
+        hash(key)
+    except TypeError:  # an unusual value inside a list: fall back to its text
+        return json.dumps([col.name] + [getattr(col, f) for f in sorted(COUNT_FIELDS - {"role"})], default=str)
+    return key
 
 
 def codec_size(col: ColumnState) -> int:
@@ -75,7 +94,8 @@ class _Cache:
     def __init__(self):
         self.version: int | None = None
         self.counts: CategoryCounts | None = None
-        self.sizes: dict[str, int | OptRRError] = {}
+        self.sizes: dict = {}  # spec key -> codec size (or the error), of the columns in use
+        self.previous: dict = {}  # ... of the version before (an undo finds them again)
 
 
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -93,7 +113,7 @@ def category_counts(state: SessionState) -> CategoryCounts:
     for col in state.columns:
         key = _spec_key(col)
         if key not in known:
-            size = cache.sizes.get(key)
+            size = cache.sizes.get(key, cache.previous.get(key))
             if size is None:
                 try:
                     size = codec_size(col)
@@ -107,11 +127,17 @@ def category_counts(state: SessionState) -> CategoryCounts:
                 error = error or str(size)
             else:
                 sizes.append(int(size))
-    cache.sizes = known  # only the specifications in use are kept
+    cache.previous, cache.sizes = cache.sizes, known  # only the specifications in use (and the last ones) kept
     warnings = tuple(tuple(column_warnings(c, n)) for c, n in zip(state.columns, counts, strict=True))
     cache.counts = CategoryCounts(tuple(counts), tuple(sizes), error, warnings)
     cache.version = state.data_version
     return cache.counts
+
+
+def remember_codec_size(state: SessionState, col: ColumnState, size: int) -> None:
+    """Record the codec size of a column specification computed elsewhere (a worker that recoded a column
+    with many categories), so the next :func:`category_counts` does not compute it again on the UI thread."""
+    _CACHES.setdefault(state, _Cache()).sizes[_spec_key(col)] = int(size)
 
 
 def perturbed_sizes(state: SessionState) -> list[int]:

@@ -106,6 +106,21 @@ class ColumnState:
         check_weight(self.weight)
 
 
+#: Column fields holding lists of texts (or numbers), and the recode {label: [texts]}: copied one level deep.
+_TEXT_LISTS = frozenset({"categories", "missing_values", "warnings"})
+
+
+def copy_value(name: str, value):
+    """An independent copy of a column field's value. The lists of ``_TEXT_LISTS`` and the recode hold texts
+    and numbers (immutable), so they are copied one level deep (a 70,000-category list in well under 1 ms,
+    where ``copy.deepcopy`` takes ~30 ms); anything else is deep-copied."""
+    if name in _TEXT_LISTS and type(value) is list:
+        return list(value)
+    if name == "recode" and type(value) is dict and all(type(v) is list for v in value.values()):
+        return {k: list(v) for k, v in value.items()}
+    return copy.deepcopy(value)
+
+
 def check_epsilon(value) -> float:
     v = float(value)
     if not math.isfinite(v) or v <= 0 or v > MAX_EPSILON:
@@ -159,11 +174,21 @@ class SessionState:
 
     # -- setters (called by undo commands) -----------------------------------------------------
     def column_value(self, index: int, name: str):
-        return copy.deepcopy(getattr(self.columns[index], name))
+        return copy_value(name, getattr(self.columns[index], name))
 
     def set_column_value(self, index: int, name: str, value) -> None:
         self._set_field(index, name, value)
         self._notify("column", index, name)
+
+    def set_column_fields(self, index: int, values: dict) -> None:
+        """Set several fields of one column (e.g. a recoding's ``recode`` and ``categories``): every value is
+        checked before any is set; ONE notification ``("column", index, name)`` named by the last field."""
+        for name, value in values.items():
+            self._checked(index, name, value)
+        for name, value in values.items():
+            self._set_field(index, name, value)
+        if values:
+            self._notify("column", index, list(values)[-1])
 
     def set_column_values(self, indices, name: str, values) -> None:
         """Set one field of several columns (``values[j]`` for ``indices[j]``): one change, one notification.
@@ -192,7 +217,7 @@ class SessionState:
         return value
 
     def _set_field(self, index: int, name: str, value) -> None:
-        setattr(self.columns[index], name, copy.deepcopy(self._checked(index, name, value)))
+        setattr(self.columns[index], name, copy_value(name, self._checked(index, name, value)))
         if name in COUNT_FIELDS:
             self.data_version += 1
 

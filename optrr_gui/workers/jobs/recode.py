@@ -1,0 +1,61 @@
+"""Job of the column panel: one recoding of a column (group rare categories into Other, or merge / rename
+categories; :mod:`optrr_engine.release.recode`), with everything the window would otherwise compute from it
+on the UI thread: the rows per released category after the recoding (kept in the column's summary) and the
+number of categories the codec will encode. A 70,000-category column takes a few hundred milliseconds, so the
+panel runs it on a worker thread; the session is changed only when the result arrives (cancel = no change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from optrr_engine.errors import OptRRError
+from optrr_engine.release.recode import group_rare, merge
+from optrr_engine.tasks import TaskControl
+
+from ...state.config_bridge import codec_size
+from ...state.session import ColumnState
+
+
+@dataclass
+class RecodeResult:
+    recode: dict | None
+    categories: list
+    #: the released labels merged (group rare: the rare ones; merge: the ones chosen)
+    merged: list
+    #: the codec's number of categories for the recoded column (None when the codec refuses it)
+    size: int | None
+
+
+def recode_column(column: ColumnState, summary, kind: str, params: dict, progress=None, cancel=None) -> RecodeResult:
+    """``kind`` "group_rare" (params: min_rows, label) or "merge" (params: labels, new_label) applied to
+    ``column``'s recode and categories; ``summary``: the column's ColumnSummary (rows per value), needed for
+    "group_rare" and optional for "merge"."""
+    ctl = TaskControl(progress, cancel)
+    recode, categories = column.recode, list(column.categories or [])
+    if kind == "group_rare":
+        ctl.report(0.0, "counting the rows per category")
+        counts = summary.recoded(recode)
+        ctl.check()
+        ctl.report(0.3, "grouping the rare categories")
+        recode, categories, merged = group_rare(recode, categories, counts, params["min_rows"], params["label"])
+    elif kind == "merge":
+        ctl.report(0.0, "merging the categories")
+        recode, categories = merge(recode, categories, params["labels"], params["new_label"])
+        merged = list(params["labels"])
+    else:
+        raise ValueError(f"unknown recoding {kind!r}")
+    recode = recode or None
+    ctl.check()
+    ctl.report(0.6, "counting the released categories")
+    if summary is not None:
+        summary.recoded(recode)  # kept in the summary: the panel's list and the warnings read it from there
+    ctl.check()
+    ctl.report(0.8, "checking the recoded column")
+    recoded = ColumnState(**{**column.copied_fields(), "recode": recode, "categories": categories})
+    try:
+        size = codec_size(recoded)
+    except OptRRError:
+        size = None
+    ctl.report(1.0, "recoded")
+    return RecodeResult(recode, categories, merged, size)

@@ -1,0 +1,137 @@
+"""Recoding a column with many categories (issue 14): the work runs on a worker thread while the window's event
+loop keeps turning, the result is exactly the engine's synchronous recoding applied as ONE state change and one
+undo step, and cancelling (or an edit of the column meanwhile) leaves the session unchanged."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QTimer
+
+from optrr_engine.release.recode import group_rare, merge
+from optrr_gui.design.column_panel import RECODE_WORKER_MIN
+from optrr_gui.state.config_bridge import category_counts
+from tests.test_gui_support import WAIT_MS, close_window, open_window, wait_ready
+
+DISTINCT = RECODE_WORKER_MIN + 500
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """A file whose column ``code`` has DISTINCT values (most of them in fewer than 5 rows), perturbed over all
+    of them, selected in the table."""
+    rng = np.random.default_rng(3)
+    rows = np.concatenate([np.arange(DISTINCT), rng.integers(0, 40, 3000)])
+    path = tmp_path / "codes.csv"
+    path.write_text("code,sex\n" + "".join(f"K{c:05d},{'FM'[c % 2]}\n" for c in rows), encoding="utf-8")
+    w = open_window(qtbot, tmp_path, str(path))
+    qtbot.waitUntil(lambda: "code" in w.summaries, timeout=WAIT_MS)
+    values = [str(v) for v in w.summaries["code"].values]
+    w.state.set_column_fields(0, {"role": "perturb", "categories": values})
+    w.stack.clear()
+    wait_ready(qtbot, w)
+    w.attributes.view.selectRow(0)
+    assert w.column_panel.row == 0
+    yield w
+    close_window(w)
+
+
+class GatedSummary:
+    """The column's summary, whose first count waits until ``gate`` is set (holds the worker mid-recoding)."""
+
+    def __init__(self, summary, gate: threading.Event):
+        self._summary, self.gate, self.entered = summary, gate, threading.Event()
+
+    def recoded(self, recode):
+        self.entered.set()
+        assert self.gate.wait(WAIT_MS / 1000)
+        return self._summary.recoded(recode)
+
+    def __getattr__(self, name):
+        return getattr(self._summary, name)
+
+
+def gate_the_worker(window) -> tuple[threading.Event, GatedSummary]:
+    panel = window.column_panel
+    gate = threading.Event()
+    gated = GatedSummary(panel.summaries["code"], gate)
+    panel.summaries = {**panel.summaries, "code": gated}
+    return gate, gated
+
+
+def test_grouping_rare_categories_runs_off_the_ui_thread_and_equals_the_engine(qtbot, window):
+    state, panel = window.state, window.column_panel
+    summary = window.summaries["code"]
+    before = list(state.columns[0].categories)
+    expected_recode, expected_categories, expected_merged = group_rare(None, before, summary.recoded(None), 5, "Other")
+    heard = []
+    state.subscribe(lambda *event: heard.append(event))
+    gate, gated = gate_the_worker(window)
+    ticks = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(gated.entered.is_set()))
+    timer.start(1)
+    steps = window.stack.count()
+    with qtbot.waitSignal(panel.recodeFinished, timeout=WAIT_MS) as finished:
+        panel.start_recode("group_rare", {"min_rows": 5, "label": "Other"})
+        assert state.columns[0].categories == before  # nothing applied yet: the work is on the worker
+        assert panel.recode_running() and panel.recode_cancel.isVisibleTo(panel)
+        # the UI thread's event loop keeps turning while the worker is inside the recoding
+        qtbot.waitUntil(lambda: ticks.count(True) >= 3, timeout=WAIT_MS)
+        assert state.columns[0].categories == before
+        gate.set()
+    timer.stop()
+    assert finished.args == [expected_merged]
+    col = state.columns[0]
+    assert col.recode == expected_recode and col.categories == expected_categories
+    assert heard == [("column", 0, "categories")]  # recode and categories: one state change
+    assert window.stack.count() == steps + 1
+    assert window.stack.undoText() == f"group {len(expected_merged)} rare categories of code into 'Other'"
+    assert category_counts(state).counts[0] == len(expected_categories)
+    assert not panel.recode_cancel.isVisibleTo(panel)
+    window.stack.undo()
+    assert state.columns[0].categories == before and state.columns[0].recode is None
+    assert category_counts(state).counts[0] == len(before)
+
+
+def test_cancelling_a_recoding_leaves_the_session_unchanged(qtbot, window):
+    state, panel = window.state, window.column_panel
+    before = (list(state.columns[0].categories), state.columns[0].recode)
+    version, steps = state.data_version, window.stack.count()
+    gate, gated = gate_the_worker(window)
+    with qtbot.waitSignal(panel.recodeCancelled, timeout=WAIT_MS):
+        panel.start_recode("group_rare", {"min_rows": 5, "label": "Other"})
+        assert gated.entered.wait(WAIT_MS / 1000)
+        panel.cancel_recode()
+    gate.set()
+    wait_ready(qtbot, window)
+    assert (state.columns[0].categories, state.columns[0].recode) == before
+    assert state.data_version == version and window.stack.count() == steps
+    assert not panel.recode_running() and not panel.recode_cancel.isVisibleTo(panel)
+
+
+def test_a_recoding_outdated_by_an_edit_of_the_column_is_not_applied(qtbot, window):
+    state, panel = window.state, window.column_panel
+    gate, gated = gate_the_worker(window)
+    with qtbot.waitSignal(panel.recodeCancelled, timeout=WAIT_MS):
+        panel.start_recode("group_rare", {"min_rows": 5, "label": "Other"})
+        assert gated.entered.wait(WAIT_MS / 1000)
+        gate.set()  # the result reaches the window at its next event-loop turn, after this edit:
+        edited = state.columns[0].categories[1:]
+        state.set_column_value(0, "categories", edited)  # the column changes while the worker recodes it
+    assert state.columns[0].categories == edited and state.columns[0].recode is None
+    assert "changed meanwhile" in panel.recode_status.text()
+
+
+def test_merging_many_categories_from_the_worker_equals_the_engine(qtbot, window):
+    state, panel = window.state, window.column_panel
+    before = list(state.columns[0].categories)
+    labels = before[5:2005]
+    expected = merge(None, before, labels, "Merged")
+    with qtbot.waitSignal(panel.recodeFinished, timeout=WAIT_MS) as finished:
+        panel.start_recode("merge", {"labels": labels, "new_label": "Merged"})
+    assert finished.args == [labels]
+    assert (state.columns[0].recode, state.columns[0].categories) == expected
+    assert window.stack.undoText().startswith("merge '")

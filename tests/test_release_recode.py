@@ -71,6 +71,21 @@ def test_random_edits_keep_every_row_and_a_valid_configuration(counts, data):
         assert by_label[mapping.get(v, v)] >= n
 
 
+def test_a_renamed_label_frees_its_name_for_a_new_category():
+    """Found by the property test above in a repeated full run: "Other" renamed to "M", then a new "Other"
+    (and merging "Other" into itself) must keep raw "Other" texts under "M" and stay a valid configuration."""
+    values, counts = ["v0", "v1", "Other"], [3, 4, 5]
+    recode, cats = rc.merge(None, ["v0", "v1", "Other"][:2], ["v0"], "Other")
+    recode, cats = rc.merge(recode, cats, ["Other"], "M")
+    recode, cats = rc.merge(recode, cats, ["v1"], "Other")
+    assert cats == ["M", "Other"]
+    ColumnConfig(name="c", role="perturb", epsilon=1.0, categories=cats, recode=recode).validate()
+    assert rc.recode_counts(values, counts, recode) == {"M": 3 + 5, "Other": 4}
+    recode2, cats2 = rc.merge(recode, cats, ["Other"], "Other")
+    assert (recode2, cats2) == (recode, cats)
+    ColumnConfig(name="c", role="perturb", epsilon=1.0, categories=cats2, recode=recode2).validate()
+
+
 def test_config_round_trip_and_one_line_errors(tmp_path):
     d = {
         "method": "kronecker",

@@ -66,7 +66,7 @@ def check_against_categories(recode, categories, column: str) -> None:
         if label not in listed:
             raise InputError(f"column {column!r}: recode label {label!r} is not among its categories; add it there")
     for s, label in source_map(recode).items():
-        if s in listed:
+        if s in listed and s not in recode:  # a label of its own (other sources) may share a recoded text's name
             raise InputError(
                 f"column {column!r}: {s!r} is recoded to {label!r} but is still listed in categories; remove it there"
             )
@@ -114,9 +114,12 @@ def recode_arrow(col, recode):
 
 
 def _sources_of(label: str, recode) -> list[str]:
-    """The input texts released as ``label``: the ones listed under it, and the text itself."""
+    """The input texts released as ``label``: the ones listed under it, and the text itself unless that text
+    is recoded to another label (after renaming "Other" to "M", a new "Other" holds only what is merged in)."""
     listed = list((recode or {}).get(label, []))
-    return listed if label in listed else [label, *listed]
+    if label in listed or source_map(recode).get(label, label) != label:
+        return listed
+    return [label, *listed]
 
 
 def merge(recode, categories: list[str], labels: list[str], new_label: str) -> tuple[dict, list[str]]:

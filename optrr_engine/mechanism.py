@@ -83,8 +83,19 @@ class Mechanism:
 
     # -- structure ---------------------------------------------------------------------------
     def marginal(self, attributes: Sequence[int]) -> Mechanism:
-        """The mechanism induced on ``attributes`` (global indices, in that order; docs/math.md §5)."""
+        """The mechanism induced on ``attributes`` (global indices, in that order; docs/math.md §5). The 1- and
+        2-way ones are kept (a design's summary asks for each of them several times: standard errors, predicted
+        error); a mechanism never changes after it is built."""
         attrs = [int(a) for a in attributes]
+        kept = self.__dict__.setdefault("_marginals", {})
+        key = tuple(attrs)
+        if key not in kept:
+            if len(attrs) > 2:
+                return self._marginal(attrs)
+            kept[key] = self._marginal(attrs)
+        return kept[key]
+
+    def _marginal(self, attrs: list[int]) -> Mechanism:
         if len(set(attrs)) != len(attrs) or any(a < 0 or a >= self.k for a in attrs):
             raise InputError(f"invalid attribute subset {attrs} for k = {self.k}")
         parts = []

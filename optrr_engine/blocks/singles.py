@@ -90,7 +90,9 @@ class SinglesBlock(Block):
 
     def marginal(self, positions) -> Block:
         positions = [int(p) for p in positions]
-        dropped = np.setdiff1d(np.arange(self.k), positions)
+        keep = np.zeros(self.k, dtype=bool)
+        keep[positions] = True
+        dropped = np.flatnonzero(~keep)
         if dropped.size == 0:
             return SinglesBlock(self.sizes[positions], self.log_y0, self.log_y[positions])
         log_pb = float(self.log_sizes[dropped].sum())

@@ -2,6 +2,7 @@
 that column (issue 11: a stale list showed another column's categories and the action edited the wrong one)."""
 
 import pytest
+from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtGui import QUndoStack
 
 from optrr_gui.design.column_panel import ColumnPanel
@@ -27,13 +28,14 @@ def panel(qtbot):
 
 
 def shown(widget) -> list[str]:
-    return [widget.categories.item(i).text() for i in range(widget.categories.count())]
+    return [widget.categories.text(i) for i in range(widget.categories.count())]
 
 
 def select(widget, text) -> None:
-    for i in range(widget.categories.count()):
-        if widget.categories.item(i).text() == text:
-            widget.categories.item(i).setSelected(True)
+    view = widget.categories
+    for i in range(view.count()):
+        if view.text(i) == text:
+            view.selectionModel().select(view.model().index(i), QItemSelectionModel.SelectionFlag.Select)
 
 
 def test_every_column_shows_its_own_categories(panel):
@@ -74,6 +76,6 @@ def test_the_selection_survives_an_edit_of_the_same_column_only(panel):
     select(widget, "south")
     widget.down.click()  # moves "south" after "east"; the panel is refreshed by the state
     assert state.columns[2].categories == ["north", "east", "south", "west"]
-    assert [i.text() for i in widget.categories.selectedItems()] == ["south"]
+    assert [widget.categories.text(r) for r in widget.categories.selected_rows()] == ["south"]
     widget.show_column(0)
-    assert widget.categories.selectedItems() == []
+    assert widget.categories.selected_rows() == []

@@ -107,7 +107,7 @@ def test_recoding_merges_groups_and_releases_the_recoded_domain(qtbot, window, t
     panel.merge_categories(["50-59"], "fifties")  # a rename
     col = window.state.columns[j]
     assert col.categories == ["30-49", "fifties", "60-69", "Other"]
-    assert "rows" in panel.categories.item(0).text()
+    assert "rows" in panel.categories.text(0)
     # a real release with the session's configuration: the released column uses the recoded domain
     out = tmp_path / "rel.csv"
     (tmp_path / "audit").mkdir()

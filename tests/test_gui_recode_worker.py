@@ -91,8 +91,14 @@ def test_grouping_rare_categories_runs_off_the_ui_thread_and_equals_the_engine(q
     assert window.stack.undoText() == f"group {len(expected_merged)} rare categories of code into 'Other'"
     assert category_counts(state).counts[0] == len(expected_categories)
     assert not panel.recode_cancel.isVisibleTo(panel)
+    shown = panel.categories
+    assert [shown.model().labels[r] for r in range(shown.count())] == expected_categories
+    other = expected_categories.index("Other")
+    assert shown.text(other) == f"Other   ({summary.recoded(expected_recode)['Other']:,} rows, " + (
+        f"{100 * summary.recoded(expected_recode)['Other'] / summary.present:.1f}%)")
     window.stack.undo()
     assert state.columns[0].categories == before and state.columns[0].recode is None
+    assert shown.count() == len(before)
     assert category_counts(state).counts[0] == len(before)
 
 

@@ -9,9 +9,7 @@ import math
 import operator
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QFormLayout,
     QGroupBox,
@@ -19,7 +17,6 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
-    QListWidget,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -27,12 +24,12 @@ from PySide6.QtWidgets import (
 
 from ..common.commands import SetColumnFields, SetColumnValue
 from ..design.attribute_table import ROLE_HELP, TYPE_HELP
+from ..design.category_list import CategoryList
 from ..design.epsilon_editor import EpsilonEditor
 from ..state.config_bridge import category_counts, remember_codec_size
 from ..state.session import MISSING, ROLES, TYPES, ColumnState, SessionState
 from ..workers.jobs.recode import RecodeResult, recode_column
 
-RARE_BACKGROUND = QColor(255, 228, 196)
 #: From this many categories on, a recoding from the buttons runs on a worker thread (a 70,000-category
 #: column takes a few hundred milliseconds); below, it is applied at once.
 RECODE_WORKER_MIN = 2000
@@ -116,8 +113,7 @@ class ColumnPanel(QWidget):
         form.addRow("Weight", self.weight)
         self._form = form
 
-        self.categories = QListWidget()
-        self.categories.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.categories = CategoryList()
         self.categories.setToolTip(
             "The categories the column is randomized over, in order (the order matters for ordinal columns). "
             "Every value in the data must be one of them, or be treated as missing."
@@ -231,8 +227,8 @@ class ColumnPanel(QWidget):
         if self.row is None or self._shown != (self.row, self.state.columns[self.row].name):
             return []
         cats = self.current_categories()
-        rows = sorted({self.categories.row(i) for i in self.categories.selectedItems()})
-        return [cats[r] for r in rows if r < len(cats)]  # items show counts too: map by position
+        rows = self.categories.selected_rows()
+        return [cats[r] for r in rows if r < len(cats)]  # rows show counts too: map by position
 
     def _treat_as_missing(self) -> None:
         """Move the selected categories into the column's missing-value codes (one undo step)."""
@@ -418,16 +414,6 @@ class ColumnPanel(QWidget):
         if self.row is not None:
             self.show_column(self.row)
 
-    def _category_items(self, col) -> list[str]:
-        """Category labels with their rows in the data (after recoding) when the rows are read."""
-        labels = [str(c) for c in col.categories or []]
-        summary = self.summaries.get(col.name)
-        if summary is None:
-            return labels
-        counts = summary.recoded(col.recode)
-        total = max(1, summary.present)
-        return [f"{c}   ({counts.get(c, 0):,} rows, {100 * counts.get(c, 0) / total:.1f}%)" for c in labels]
-
     def _apply_bins(self) -> None:
         try:
             edges = parse_bins(self.bins.text())
@@ -464,7 +450,7 @@ class ColumnPanel(QWidget):
             w.setEnabled(enabled)
         if not enabled:
             self.title.setText("Select a column in the table")
-            self.categories.clear()
+            self.categories.show_labels([], None, 1, 0)
             self._shown = self._list_source = None
             self.warnings.setText("")
             return
@@ -507,7 +493,7 @@ class ColumnPanel(QWidget):
     def _show_categories(self, col) -> None:
         """Always this column's categories (a numeric column's extra values too); the selection is kept only
         while the same column stays shown, so an action never applies to another column's categories. The
-        list is rebuilt only when what it shows changed (a 70,000-item list costs ~1 s to build)."""
+        model is reset only when what it shows changed."""
         shown = (self.row, col.name)
         same = shown == self._shown
         summary = self.summaries.get(col.name)
@@ -516,25 +502,12 @@ class ColumnPanel(QWidget):
         if same and old is not None and source[:3] == old[:3] and all(map(operator.is_, source[3:], old[3:])):
             return
         self._list_source = source
-        keep = {i.text() for i in self.categories.selectedItems()} if same else set()
-        item = self.categories.currentItem()
-        current = item.text() if same and item is not None else None
-        self.categories.blockSignals(True)
-        self.categories.clear()
-        texts = self._category_items(col)
-        self.categories.addItems(texts)
-        for i, text in enumerate(texts):
-            if text in keep or text == current:
-                item = self.categories.item(i)
-                item.setSelected(text in keep)
-                if text == current:
-                    self.categories.setCurrentItem(item)
-        if summary is not None:
-            counts, rare_below = summary.recoded(col.recode), summary.rare_below
-            for i, c in enumerate(col.categories or []):
-                if counts.get(c, 0) < rare_below:
-                    item = self.categories.item(i)
-                    item.setBackground(RARE_BACKGROUND)
-                    item.setToolTip(f"{c!r} is rare (fewer than {rare_below} rows): consider merging it")
-        self.categories.blockSignals(False)
+        keep = set(self.categories.selected_labels()) if same else set()
+        current = self.categories.current_label() if same else None
+        labels = list(col.categories or [])
+        if summary is None:
+            self.categories.show_labels(labels, None, 1, 0, keep, current)
+        else:
+            counts = summary.recoded(col.recode)
+            self.categories.show_labels(labels, counts, summary.present, summary.rare_below, keep, current)
         self._shown = shown

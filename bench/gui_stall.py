@@ -503,6 +503,9 @@ def recode(app, folder: str, categories: int = 70_000) -> None:
     print(f"recoding a {summary.distinct:,}-category column ({summary.rows:,} rows):")
 
     def group() -> None:
+        if not hasattr(panel, "start_recode"):  # an older build: the recoding ran on the UI thread
+            panel.group_rare_categories(20)
+            return
         loop = QEventLoop()
         panel.recodeFinished.connect(loop.quit)
         panel.recodeCancelled.connect(loop.quit)

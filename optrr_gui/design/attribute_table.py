@@ -73,6 +73,8 @@ class AttributeModel(QAbstractTableModel):
             self.beginResetModel()
             self._recount()
             self.endResetModel()
+        elif kind == "columns" and name in ("epsilon", "weight"):  # a bulk ε edit: that column's cells only
+            self.dataChanged.emit(self.index(0, COL_EPS), self.index(self.rowCount() - 1, COL_EPS))
         elif kind == "columns":  # a bulk edit: one refresh of every row
             self._recount()
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(HEADERS) - 1))
@@ -303,6 +305,7 @@ class AttributePanel(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.view, 1)
         self._editor_queue: list[int] = []
+        self._rows_hidden = False
         self._editor_timer = QTimer(self)
         self._editor_timer.setSingleShot(True)
         self._editor_timer.setInterval(0)
@@ -345,8 +348,11 @@ class AttributePanel(QWidget):
     def apply_filter(self) -> None:
         """Hide the rows whose role the filter does not show (perturbed / kept / dropped / all)."""
         role = FILTERS.get(self.filter.currentText())
+        if role is None and not self._rows_hidden:
+            return  # every row shown already (a bulk role change of 77 rows need not touch each)
         for row, col in enumerate(self.state.columns):
             self.view.setRowHidden(row, role is not None and col.role != role)
+        self._rows_hidden = role is not None
 
     def _sync_controls(self) -> None:
         for w in (self.per_column, self.total, self.target):
@@ -381,7 +387,8 @@ class AttributePanel(QWidget):
                 is_open = False
             if want and not is_open:
                 self._editor_queue.append(row)
-        self._open_queued_editors()
+        if self._editor_queue:
+            self._editor_timer.start()  # at the next turn of the event loop: the edit itself returns at once
 
     def editors_pending(self) -> bool:
         """Whether epsilon editors are still waiting to be opened."""

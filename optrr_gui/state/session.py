@@ -61,14 +61,16 @@ class ColumnState:
         return copy.deepcopy(asdict(self))
 
     def copied_fields(self) -> dict:
-        """The fields as a new dict with new lists and bins (what ``to_dict`` gives, ~10x quicker: the values are
-        texts, numbers, lists of texts and a flat bins dict)."""
+        """The fields as a new dict with new lists, bins and recode (what ``to_dict`` gives, ~10x quicker: the
+        values are texts, numbers, lists of texts, a flat bins dict and {label: [texts]})."""
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         for key in ("categories", "warnings", "missing_values"):
             if d[key] is not None:
                 d[key] = list(d[key])
         if d["bins"] is not None:
             d["bins"] = copy.deepcopy(d["bins"])
+        if d["recode"] is not None:
+            d["recode"] = copy_value("recode", d["recode"])
         return d
 
     @classmethod
@@ -234,13 +236,18 @@ class SessionState:
         setattr(self, name, value)
         self._notify("session", None, name)
 
-    def load_columns(self, data_path, reader_options: dict, columns: list[ColumnState], n_rows=None) -> None:
-        """A new file (not undoable: the undo stack is cleared by the caller)."""
+    def load_columns(
+        self, data_path, reader_options: dict, columns: list[ColumnState], n_rows=None, safe_start: bool = False
+    ) -> None:
+        """A new file (not undoable: the undo stack is cleared by the caller); with ``safe_start``, the safe
+        start's budget applied too (:meth:`safe_start`), in the same single ``"reset"`` notification."""
         self.data_path = str(data_path) if data_path is not None else None
         self.reader_options = dict(reader_options or {})
-        self.columns = [copy.deepcopy(c) for c in columns]
+        self.columns = [ColumnState(**c.copied_fields()) for c in columns]
         self.n_rows = n_rows
         self.data_version += 1
+        if safe_start:
+            self._apply_safe_start()
         self._notify("reset")
 
     def safe_start(self) -> None:
@@ -248,13 +255,16 @@ class SessionState:
         perturbed column gets SAFE_START_TARGET / k, so even the textbook construction stays within it) instead
         of epsilon 1 per column, and nothing is releasable until the columns are confirmed (``columns_chosen``).
         Per-column epsilons rather than budget mode: every design stays fast to compute."""
+        self._apply_safe_start()
+        self._notify("reset")
+
+    def _apply_safe_start(self) -> None:
         self.target_total = SAFE_START_TARGET
         share = self.budget_share()
         for c in self.columns:
             c.epsilon = share
         self.start_share = share
         self.columns_chosen = False
-        self._notify("reset")
 
     def budget_share(self) -> float:
         """SAFE_START_TARGET split equally over the perturbed columns (at most MAX_EPSILON)."""

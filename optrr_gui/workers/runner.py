@@ -127,6 +127,10 @@ class TaskRunner(QObject):
         # Cheap work gets its own thread so that it never waits behind a slow LP.
         self._quick_pool = QThreadPool()
         self._quick_pool.setMaxThreadCount(1)
+        # Threads that hand work to a worker process only wait on its pipe: their own pool, so that the
+        # threads' own work (reading rows, column summaries, recoding) never queues behind slow exact designs.
+        self._process_pool = QThreadPool()
+        self._process_pool.setMaxThreadCount(max_threads)
         self._generation: dict[str, int] = {}
         self._current: dict[str, TaskHandle] = {}
         self._ids = itertools.count(1)
@@ -165,7 +169,8 @@ class TaskRunner(QObject):
         runnable = _Runnable(
             handle, fn, args, kwargs, self._bridge, process and not quick, partial=partial, after_kill=after_kill
         )
-        (self._quick_pool if quick else self._pool).start(runnable)
+        pool = self._quick_pool if quick else self._process_pool if process else self._pool
+        pool.start(runnable)
         self.busyChanged.emit(channel, True)
         return handle
 
@@ -207,9 +212,7 @@ class TaskRunner(QObject):
 
     def wait_for_done(self, msecs: int = -1) -> bool:
         """Block until the worker threads are idle (shutdown and tests only)."""
-        a = self._pool.waitForDone(msecs)
-        b = self._quick_pool.waitForDone(msecs)
-        return a and b
+        return all([p.waitForDone(msecs) for p in (self._pool, self._quick_pool, self._process_pool)])
 
     def _is_current(self, handle: TaskHandle) -> bool:
         return self._generation.get(handle.channel) == handle.generation and not handle.finished

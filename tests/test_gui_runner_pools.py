@@ -1,0 +1,43 @@
+"""The task runner's pools: threads that only wait on a worker process never hold up the threads' own work
+(reading rows, column summaries, recoding), however many slow exact designs are running."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from optrr_gui.workers.runner import TaskRunner
+
+
+@pytest.fixture
+def runner(qtbot):
+    r = TaskRunner(max_threads=2)
+    yield r
+    r.cancel_all()
+    r.wait_for_done(30_000)
+
+
+def run_until_cancelled(progress=None, cancel=None):
+    """A long task (like an exact design) that reports its process, then works until it is cancelled."""
+    progress(0.0, str(os.getpid()))
+    while not cancel():
+        time.sleep(0.01)
+    return "stopped"
+
+
+def test_thread_work_runs_while_every_thread_waits_on_a_process(qtbot, runner):
+    pids = {}
+    for name in ("exact-1", "exact-2", "exact-3"):  # more than the pool's threads and worker processes
+        runner.submit(
+            name, run_until_cancelled, process=True, on_progress=lambda _f, m, n=name: pids.setdefault(n, int(m))
+        )
+    qtbot.waitUntil(lambda: len(pids) >= 2, timeout=120_000)  # two of them inside worker processes
+    assert os.getpid() not in pids.values()
+    got = []
+    runner.submit("summaries", lambda progress=None, cancel=None: threading.get_ident(), on_done=got.append)
+    qtbot.waitUntil(lambda: bool(got), timeout=60_000)
+    assert got[0] != threading.get_ident()  # on a worker thread
+    assert runner.is_busy("exact-1") and runner.is_busy("exact-2")  # still running meanwhile

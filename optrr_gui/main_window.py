@@ -518,10 +518,10 @@ class MainWindow(QMainWindow):
         self.summaries = {}
         self.state.load_columns(path, options, result["columns"], None, safe_start=True)  # one reset
         self.stack.clear()
-        self.settings.add_recent(path, options)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
         self.start_reading_rows()
         self.fileLoaded.emit(path)
+        QTimer.singleShot(0, lambda: self.settings.add_recent(path, options))  # writes the settings file
 
     def start_reading_rows(self) -> None:
         """Read every row in the background for the data view and the row count."""

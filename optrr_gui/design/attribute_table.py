@@ -40,6 +40,8 @@ PERSISTENT_EDITOR_LIMIT = 300
 #: Editors are opened in batches of at most this many seconds per turn of the event loop (a bulk role change
 #: on a wide file opens dozens of them; the window stays responsive meanwhile).
 EDITOR_BATCH_SECONDS = 0.02
+#: Room for a combo box's arrow and margins beside its text (pixels).
+COMBO_EXTRA = 44
 
 ROLE_HELP = {
     "perturb": "perturb: randomized before release (private)",
@@ -258,9 +260,10 @@ class AttributePanel(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(max(30, self.view.fontMetrics().height() + 14))
         self.view.setAlternatingRowColors(True)
         header = self.view.horizontalHeader()
-        for col in (COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(COL_EPS, QHeaderView.ResizeMode.Interactive)
+        # Sized to their contents once per file (``_fit_columns``), not by ResizeToContents: that re-measured
+        # every row at each layout change (showing the safe-start banner measured 77 rows x 4 columns).
+        for col in (COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT, COL_EPS):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(COL_EPS, 230)
         header.setStretchLastSection(True)
         self.view.setItemDelegateForColumn(COL_ROLE, ChoiceDelegate(ROLES, ROLE_HELP, self.view))
@@ -336,6 +339,8 @@ class AttributePanel(QWidget):
     def _on_state(self, kind, index, name) -> None:
         if kind == "reset" or (kind == "session" and name in ("budget_mode", "target_total")):
             self._sync_controls()
+        if kind == "reset":
+            self._fit_columns()
         if kind == "reset" or (kind == "session" and name == "budget_mode"):
             self._open_editors()
         elif kind in ("column", "columns") and name == "role":
@@ -344,6 +349,16 @@ class AttributePanel(QWidget):
             self._update_count()
             if kind == "reset" or name == "role":
                 self.apply_filter()
+
+    def _fit_columns(self) -> None:
+        """Name, role, type and count columns fitted to this file's rows (role and type wide enough for every
+        choice, so a later edit never clips them)."""
+        metrics = self.view.fontMetrics()
+        for col, choices in ((COL_NAME, ()), (COL_ROLE, ROLES), (COL_TYPE, TYPES), (COL_COUNT, ())):
+            self.view.resizeColumnToContents(col)
+            widest = max((metrics.horizontalAdvance(c) for c in choices), default=0) + COMBO_EXTRA
+            if self.view.columnWidth(col) < widest:
+                self.view.setColumnWidth(col, widest)
 
     def apply_filter(self) -> None:
         """Hide the rows whose role the filter does not show (perturbed / kept / dropped / all)."""

@@ -9,6 +9,8 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QListView
 
 RARE_BACKGROUND = QColor(255, 228, 196)
+#: Rows laid out per event-loop turn.
+LAYOUT_BATCH = 2000
 
 
 class CategoryModel(QAbstractListModel):
@@ -60,6 +62,10 @@ class CategoryList(QListView):
         self.model_ = CategoryModel(self)
         self.setModel(self.model_)
         self.setUniformItemSizes(True)
+        # The view lays its rows out asking the model about every row (~3 us each through Python): in batches
+        # over several event-loop turns, so 70,000 categories never hold the window up.
+        self.setLayoutMode(QListView.LayoutMode.Batched)
+        self.setBatchSize(LAYOUT_BATCH)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
 
     def show_labels(self, labels: list, counts: dict | None, total: int, rare_below: int, keep=(), current=None):

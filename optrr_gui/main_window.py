@@ -175,6 +175,12 @@ class MainWindow(QMainWindow):
         self.column_panel.runner = self.runner  # recodings of many categories run on a worker thread
         self.controller.changed.connect(self.column_panel.update_risk)
         self.mechanism.useDesign.connect(self.use_design)
+        self.mechanism.neededEdited.connect(
+            lambda v: self.stack.push(SetSessionValue(self.state, "needed_marginals", v))
+        )
+        self.mechanism.acceptChangedEdited.connect(
+            lambda v: self.stack.push(SetSessionValue(self.state, "accept_changed_epsilons", bool(v)))
+        )
 
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.attributes)
@@ -738,7 +744,7 @@ class MainWindow(QMainWindow):
             return None
         positions = self.state.perturbed_indices()
         mechanism = summary.design.mechanism
-        if row not in positions or mechanism.k != len(positions):
+        if row not in positions or mechanism.k != len(positions) or not hasattr(mechanism, "marginal"):
             return None
         position = positions.index(row)
         keep = float(np.exp(mechanism.marginal([position]).log_pattern_probs()[0]))

@@ -49,7 +49,7 @@ def test_panel_shows_the_predicted_error_column(qtbot):
         qtbot.waitUntil(controller.is_idle, timeout=60_000)
         panel.flush()
         col = DESIGN_COLUMNS.index("Predicted AVD")
-        for row, method in enumerate(controller.methods):
+        for row, method in enumerate(panel._rows):  # the rows in display order
             s = controller.current().get(method)
             if s is not None and s.ok and s.predicted_avd is not None:
                 text = panel.designs.item(row, col).text()

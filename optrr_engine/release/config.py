@@ -242,7 +242,12 @@ class ReleaseConfig:
         if not isinstance(self.method, str):
             raise InputError("method must be a text such as auto, optimal or kronecker")
         self.method = METHOD_ALIASES.get(self.method, self.method)
-        if self.method not in METHODS and self.method != "auto" and self.method not in SAMPLING_METHODS:
+        if self.method == "utility" and self.mechanism is None:
+            raise InputError(
+                "method utility is released with the mechanism its design wrote: add 'mechanism' (from optrr design "
+                "--method utility --json or the GUI), or choose another method"
+            )
+        if self.method not in (*METHODS, "auto", "utility") and self.method not in SAMPLING_METHODS:
             known = ", ".join((*METHODS, *SAMPLING_METHODS))
             raise InputError(f"method {self.method!r} is unknown; choose one of {known}")
         self._validate_sampling()

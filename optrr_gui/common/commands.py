@@ -49,7 +49,11 @@ def session_text(name: str, value) -> str:
 
         return f"use the {METHOD_LABELS.get(value, value)} design"
     if name == "accept_changed_epsilons":
-        return "accept designs that raise ε" if value else "refuse designs that raise ε"
+        return "recommend designs that change ε" if value else "recommend only designs that keep every ε"
+    if name == "needed_marginals":
+        from ..state.needed_marginals import describe
+
+        return f"need {describe(value, 0)}" if value is not None else "need the default marginals"
     if name == "columns_chosen":
         return "confirm the columns to share" if value else "reopen the choice of columns"
     return f"set {name.replace('_', ' ')} to {_describe(value)}"

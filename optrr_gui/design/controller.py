@@ -14,13 +14,33 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..state.design_summary import DesignSummary, available_methods, expected_errors, is_quick, recommend
+from ..state.design_summary import (
+    BUDGET_ONLY_METHODS,
+    DesignSummary,
+    available_methods,
+    expected_errors,
+    is_quick,
+    recommend,
+)
 from ..state.session import SessionState
 from ..workers.jobs.design import compute_design
 from ..workers.runner import TaskRunner
 
 #: Submission order: the closed-form designs first, then the small LPs, then the exact ones.
-CHEAP_FIRST = ("kronecker", "heuristic", "family", "classes", "optimal", "auto", "clusters")
+CHEAP_FIRST = (
+    "kronecker",
+    "heuristic",
+    "smp",
+    "rsfd",
+    "family",
+    "sample-2",
+    "sample-3",
+    "classes",
+    "optimal",
+    "auto",
+    "utility",
+    "clusters",
+)
 #: RR-Clusters parameters (Domingo-Ferrer & Soria-Comas): at most this many value combinations per cluster,
 #: and at least this dependence (Cramer's V) to merge two clusters.
 CLUSTERS_TV = 50
@@ -44,7 +64,7 @@ class DesignController(QObject):
     def __init__(self, state: SessionState, runner: TaskRunner, sizes_fn, parent=None):
         super().__init__(parent)
         self.state, self.runner, self.sizes_fn = state, runner, sizes_fn
-        self.methods = available_methods() + ("clusters",)
+        self.all_methods = available_methods() + ("clusters",) + BUDGET_ONLY_METHODS
         self.summaries: dict[str, DesignSummary] = {}
         self.summary_keys: dict[str, str] = {}
         self.status: dict[str, str] = {}  # running | done | cancelled | failed
@@ -62,9 +82,16 @@ class DesignController(QObject):
         self._timer.timeout.connect(self.recompute)
         state.subscribe(self._on_state)
 
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """The designs of the current mode: the utility and sampling designs only with a whole-record budget."""
+        if self.state.budget_mode:
+            return self.all_methods
+        return tuple(m for m in self.all_methods if m not in BUDGET_ONLY_METHODS)
+
     # -- scheduling ------------------------------------------------------------------------
     def _on_state(self, kind, index, name) -> None:
-        if kind == "session" and name == "method":
+        if kind == "session" and name in ("method", "accept_changed_epsilons"):
             self.changed.emit()
             return
         if kind == "rows":
@@ -96,6 +123,11 @@ class DesignController(QObject):
             return
         self.key, self.sizes, self.request, self.message = key, sizes, request, ""
         k = len(sizes)
+        if not request["budget_mode"]:  # the budget-only designs are no rows in per-column mode
+            for method in BUDGET_ONLY_METHODS:
+                self.runner.cancel(channel_of(method))
+                for table in (self.status, self.summaries, self.summary_keys):
+                    table.pop(method, None)
         # Cheapest first: the quick thread runs them in submission order.
         order = sorted(self.methods, key=lambda m: CHEAP_FIRST.index(m) if m in CHEAP_FIRST else len(CHEAP_FIRST))
         for method in order:
@@ -176,7 +208,7 @@ class DesignController(QObject):
             self.changed.emit()
 
     def _clear(self, message: str) -> None:
-        for method in self.methods:
+        for method in self.all_methods:
             self.runner.cancel(channel_of(method))
         self.summaries.clear()
         self.summary_keys.clear()
@@ -209,7 +241,7 @@ class DesignController(QObject):
 
     # -- queries and commands -----------------------------------------------------------------
     def cancel(self, method: str | None = None) -> None:
-        for m in [method] if method else self.methods:
+        for m in [method] if method else self.all_methods:
             if self.runner.cancel(channel_of(m)):
                 self.status[m] = "cancelled"
         self.changed.emit()
@@ -218,7 +250,7 @@ class DesignController(QObject):
         return self.runner.is_busy(channel_of(method))
 
     def running(self) -> list[str]:
-        return [m for m in self.methods if self.is_running(m)]
+        return [m for m in self.all_methods if self.is_running(m)]
 
     def is_idle(self) -> bool:
         return not self._timer.isActive() and not self.running()
@@ -231,11 +263,16 @@ class DesignController(QObject):
         return {m: s for m, s in self.summaries.items() if not self.is_stale(m)}
 
     def recommended(self) -> str | None:
-        return recommend(self.current(), bool(self.request.get("budget_mode")))
+        """The recommended design among the current results (never one that changed the ε typed in, unless the
+        user accepted changed ε: ``SessionState.accept_changed_epsilons``)."""
+        return recommend(
+            self.current(), bool(self.request.get("budget_mode")), bool(self.state.accept_changed_epsilons)
+        )
 
     def chosen(self) -> str | None:
         """The design the release will use: the user's pick, or the recommended one."""
         method = self.state.method
-        if method in self.methods and method != "clusters":
+        budget_only = method in BUDGET_ONLY_METHODS and not self.request.get("budget_mode")
+        if method in self.methods and method != "clusters" and not budget_only:
             return method
         return self.recommended()

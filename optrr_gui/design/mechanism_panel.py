@@ -13,11 +13,13 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -28,11 +30,21 @@ from ..common.widgets import Spinner, fmt_eps, fmt_pp, fmt_seconds
 from ..design.controller import DesignController
 from ..plots.column_bars import ACHIEVED_COLOR, HIGHER_COLOR, LOWER_COLOR, REQUESTED_COLOR
 from ..plots.column_bars import EpsilonBars as BarChart
-from ..state.design_summary import METHOD_HELP, METHOD_LABELS, DesignSummary, display_order
+from ..state.design_summary import (
+    METHOD_HELP,
+    METHOD_LABELS,
+    DesignSummary,
+    changes_text,
+    display_order,
+    may_recommend,
+)
+from .marginals_editor import MarginalsEditor
 
 RECOMMENDED_BG = QColor(214, 240, 214)
 
 DESIGN_COLUMNS = ("Design", "Whole-record ε", "vs. Kronecker", "ε changed", "Predicted AVD", "Time")
+#: The way out when a needed marginal cannot be estimated (optrr_engine.utility.identifiability.way_out).
+WAY_OUT = "more ε (a higher whole-record budget), other weights, or another design (e.g. Kronecker or Utility)"
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
 
 
@@ -69,6 +81,10 @@ class MechanismPanel(QWidget):
     """Shows the controller's designs; emits ``useDesign(method)`` when the user picks one for the release."""
 
     useDesign = Signal(str)
+    #: The user edited the needed marginals (value for SessionState.needed_marginals) ...
+    neededEdited = Signal(object)
+    #: ... or whether designs that change the ε typed in may be recommended.
+    acceptChangedEdited = Signal(bool)
 
     def __init__(self, controller: DesignController, parent=None):
         super().__init__(parent)
@@ -89,6 +105,20 @@ class MechanismPanel(QWidget):
         head.addWidget(self.title, 1)
         head.addWidget(self.spinner)
         head.addWidget(self.cancel_button)
+
+        self.needed = MarginalsEditor(controller.state, self)
+        self.needed.edited.connect(self.neededEdited)
+        self.accept_changed = QCheckBox("Recommend designs that lower some columns' ε")
+        self.accept_changed.setToolTip(
+            "Off (default): the ★ recommendation only goes to designs that give every column exactly the ε you typed. "
+            "On: a design that LOWERS some columns' ε (more private, less accurate) may be recommended too. A "
+            "design that raises an ε is never recommended."
+        )
+        self.accept_changed.toggled.connect(self.acceptChangedEdited)
+        self.status_line = QLabel()
+        self.status_line.setWordWrap(True)
+        self.status_line.setTextFormat(Qt.TextFormat.RichText)
+        self._warning_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
 
         self.designs = QTableWidget(0, len(DESIGN_COLUMNS))
         self.designs.setHorizontalHeaderLabels(DESIGN_COLUMNS)
@@ -146,8 +176,11 @@ class MechanismPanel(QWidget):
         tl = QVBoxLayout(top)
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addLayout(head)
+        tl.addWidget(self.needed)
         tl.addWidget(self.designs)
+        tl.addWidget(self.status_line)
         tl.addLayout(use_row)
+        tl.addWidget(self.accept_changed)
         middle = QWidget()
         ml = QVBoxLayout(middle)
         ml.setContentsMargins(0, 0, 0, 0)
@@ -226,7 +259,13 @@ class MechanismPanel(QWidget):
         chosen = c.chosen()
         kron = c.summaries.get("kronecker")
         kron_eps = kron.overall_epsilon if kron and kron.ok and not c.is_stale("kronecker") else None
-        self._rows = display_order(c.methods, c.current(), bool(c.request.get("budget_mode"))) if k else []
+        budget_mode = bool(c.request.get("budget_mode"))
+        accept = bool(c.state.accept_changed_epsilons)
+        self._rows = display_order(c.methods, c.current(), budget_mode, accept) if k else []
+        self.accept_changed.blockSignals(True)
+        self.accept_changed.setChecked(accept)
+        self.accept_changed.blockSignals(False)
+        self.accept_changed.setVisible(not budget_mode)
         self.designs.blockSignals(True)
         with bulk_update(self.designs):
             self._fill_designs(c, recommended, chosen, kron_eps)
@@ -244,11 +283,55 @@ class MechanismPanel(QWidget):
             self.choice_label.setText(f"Release uses {METHOD_LABELS.get(c.state.method, c.state.method)} (your pick).")
         if c.message:
             self.choice_label.setText(c.message)
+        self.status_line.setText(self.status_text(recommended, chosen))
         self._refresh_details()
+
+    def status_text(self, recommended, chosen) -> str:
+        """Under the table: the needed marginals the release's design cannot estimate (and the way out), and the
+        designs kept from the recommendation because they changed the ε typed in."""
+        c = self.controller
+        names = c.request.get("names", [])
+        lines = []
+        method = chosen or recommended
+        s = c.current().get(method) if method else None
+        if s is not None and s.ok and s.non_identifiable:
+            label = METHOD_LABELS.get(method, method)
+            erased = s.erased or []
+            bad = erased or s.non_identifiable
+            shown = ", ".join(
+                "{" + ", ".join(names[i - 1] if i - 1 < len(names) else str(i) for i in a) + "}" for a in bad[:6]
+            )
+            more = f" and {len(bad) - 6} more" if len(bad) > 6 else ""
+            what = "can never be estimated" if erased else "cannot be estimated at this number of rows"
+            lines.append(
+                f"<span style='color:#b00000'>⚠ {label}: the needed table(s) {shown}{more} {what} from this design. "
+                f"The way out: {WAY_OUT}; or fewer needed tables.</span>"
+            )
+        budget_mode = bool(c.request.get("budget_mode"))
+        held = [
+            m
+            for m, x in c.current().items()
+            if x.ok
+            and x.releasable
+            and x.changes
+            and not budget_mode
+            and not may_recommend(x, budget_mode, bool(c.state.accept_changed_epsilons))
+            and not x.exceeds_request
+        ]
+        if held:
+            shown = ", ".join(METHOD_LABELS.get(m, m) for m in held)
+            lines.append(f"Not recommended because they lower some of your ε: {shown} (tick the box below to allow).")
+        running = c.running()
+        if running and recommended:
+            lines.append(
+                f"Still computing: {', '.join(METHOD_LABELS.get(m, m) for m in running)}. You can release now with "
+                f"the best design available ({METHOD_LABELS.get(recommended, recommended)}) or wait."
+            )
+        return "<br>".join(lines)
 
     def _fill_designs(self, c, recommended, chosen, kron_eps) -> None:
         self.designs.setRowCount(len(self._rows))
-        rows_height = self._row_height * max(len(c.methods), 1) + self.designs.horizontalHeader().height() + 4
+        rows_height = self._row_height * max(len(self._rows), 1) + self.designs.horizontalHeader().height() + 4
         self.designs.setFixedHeight(rows_height)
         bold = QFont(self.designs.font())
         bold.setBold(True)
@@ -263,7 +346,7 @@ class MechanismPanel(QWidget):
                 if kron_eps and method != "kronecker":
                     change = 100 * (s.overall_epsilon / kron_eps - 1)
                     cells[2] = "same" if abs(change) < 0.5 else f"{change:+.0f} %"
-                cells[3] = str(len(s.changes)) if s.changes else "none"
+                cells[3] = changes_text(s)
                 if s.predicted_avd is not None:
                     cells[4] = "not identifiable" if s.non_identifiable else f"{s.predicted_avd:.3g}"
             elif s is not None:
@@ -276,25 +359,12 @@ class MechanismPanel(QWidget):
                 cells[5] = "cancelled"
             elif s is not None:
                 cells[5] = fmt_seconds(s.seconds)
+            tip = self.row_tooltip(method, s, c)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                tip = METHOD_HELP.get(method, "")
-                if s is not None and not s.ok:
-                    tip += f"\n\nNot available for this request: {s.error}"
-                if s is not None and s.ok and s.exceeds_request:
-                    tip += "\n\nGives some columns MORE ε than requested (less private); not recommended."
-                if col == 4 and s is not None and s.ok and s.predicted_avd is not None:
-                    tip = (
-                        f"Predicted mean AVD (1/2 sum |estimate - truth|) of the {s.predicted_orders} tables from "
-                        "this many rows (unbiased estimator, uniform prior); lower = more accurate."
-                    )
-                    if s.non_identifiable:
-                        shown = "; ".join(",".join(map(str, a)) for a in s.non_identifiable[:8])
-                        tip += (
-                            f"\n\nCannot be estimated at all from this design (columns {shown}): use more ε, "
-                            "other weights or another design."
-                        )
-                item.setToolTip(tip.strip())
+                item.setToolTip(tip)
+                if col == 4 and s is not None and s.ok and s.non_identifiable:
+                    item.setIcon(self._warning_icon)
                 if method == recommended and not stale:
                     item.setBackground(QBrush(RECOMMENDED_BG))
                     item.setFont(bold)
@@ -303,6 +373,49 @@ class MechanismPanel(QWidget):
                 if col in (1, 2):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.designs.setItem(r, col, item)
+
+    def row_tooltip(self, method: str, s: DesignSummary | None, c) -> str:
+        """What the design is and what its numbers mean (every row has one)."""
+        names = c.request.get("names", [])
+        lines = [f"{METHOD_LABELS.get(method, method)}: {METHOD_HELP.get(method, '')}"]
+        if s is None:
+            lines.append("Not computed yet.")
+            return "\n".join(lines)
+        if not s.ok:
+            lines.append(f"Not available for this request: {s.error}")
+            return "\n".join(lines)
+        lines.append(
+            f"Whole-record ε {fmt_eps(s.overall_epsilon)}: the privacy of a complete record, recomputed from the "
+            "design itself (lower = more private)."
+        )
+        if s.suppression:
+            lines.append(f"Suppresses columns: {s.suppression}.")
+        if s.changes:
+            lines.append(
+                f"ε changed: this design {changes_text(s)} of the per-column ε you typed"
+                + (
+                    " (RAISED = less private; never recommended)."
+                    if s.exceeds_request
+                    else " (more private, less accurate)."
+                )
+            )
+        if s.predicted_avd is not None:
+            rows = c.state.n_rows or "10,000"
+            by = ", ".join(
+                f"{o}-way {'not identifiable' if v is None else f'{v:.3g}'}" for o, v in s.predicted_by_order.items()
+            )
+            lines.append(
+                f"Predicted AVD {'(not identifiable)' if s.non_identifiable else f'{s.predicted_avd:.3g}'}: the "
+                f"expected mean distance 1/2 Σ|estimate − truth| of the needed tables ({s.predicted_orders}) from "
+                f"{rows} rows, unbiased estimator, uniform prior; lower = more accurate."
+                + (f" By order: {by}." if by else "")
+            )
+        if s.non_identifiable:
+            shown = "; ".join(
+                ", ".join(names[i - 1] if i - 1 < len(names) else str(i) for i in a) for a in s.non_identifiable[:8]
+            )
+            lines.append(f"⚠ Cannot be estimated from this design: {shown}. The way out: {WAY_OUT}.")
+        return "\n".join(lines)
 
     def _refresh_details(self) -> None:
         c = self.controller
@@ -333,6 +446,8 @@ class MechanismPanel(QWidget):
         )
         if s.note:
             self.shown_label.setText(self.shown_label.text() + f"<br><i>{s.note}</i>")
+        if s.suppression:
+            self.shown_label.setText(self.shown_label.text() + f"<br><b>Suppresses columns:</b> {s.suppression}")
         if same:
             return
         self.chart.set_data(names, s.requested, s.achieved)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QRadioButton,
     QSpinBox,
     QTextBrowser,
     QVBoxLayout,
@@ -36,7 +37,8 @@ from optrr_engine.release.manifest import mechanism_from_manifest
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
 
 from ..common.widgets import fmt_eps, fmt_seconds
-from ..state.design_summary import METHOD_LABELS
+from ..state.design_summary import BUDGET_ONLY_METHODS, METHOD_LABELS
+from ..state.needed_marginals import describe as describe_needed
 from ..workers.jobs.release import remove_release_leftovers, run_release
 
 #: Output formats offered: label -> (engine output_format, extension).
@@ -98,6 +100,11 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
         req_text = fmt_eps(float(req)) if req is not None else "—"
         lines.append(f"<tr><td>{name}</td><td align='right'>{req_text}</td><td>→ {fmt_eps(float(e))}</td></tr>")
     lines.append("</table>")
+    info = (manifest.get("design") or {}).get("info") or {}
+    lines.append(f"<p>{suppression_sentence(info.get('suppression'), len(names))}</p>")
+    for note in (manifest.get("design") or {}).get("notes") or []:
+        if "cannot be estimated" in note:
+            lines.append(f"<p style='color:#b05000'>{note}</p>")
     kept = manifest.get("kept_columns") or []
     if kept:
         lines.append(f"<p style='color:#b05000'>Exported unchanged (NOT private): {', '.join(map(str, kept))}</p>")
@@ -131,6 +138,13 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
         + ".</p>"
     )
     return "".join(lines)
+
+
+def suppression_sentence(suppression: str | None, k: int) -> str:
+    """Whether the design suppresses columns, in words (sampling designs say what a row carries)."""
+    if suppression:
+        return f"Suppresses columns: {suppression}."
+    return f"No column suppressed: every row carries all {k} randomized columns."
 
 
 def columns_html(state) -> str:
@@ -205,8 +219,35 @@ class ReleaseDialog(QDialog):
         self.fixed_seed.toggled.connect(self.seed.setEnabled)
         self.accept_changes = QCheckBox("I accept that some columns get a HIGHER ε than I asked for (less private)")
         self.accept_changes.hide()
+        self.needed_label = QLabel()
+        self.needed_label.setWordWrap(True)
+        self.needed_label.setTextFormat(Qt.TextFormat.RichText)
+        self.allow_unidentifiable = QCheckBox(
+            "Release anyway, although a needed table cannot be estimated (recorded in the manifest and audit)"
+        )
+        self.allow_unidentifiable.setToolTip(
+            "The override of optrr perturb --allow-unidentifiable: the release notes which needed tables the "
+            "receiver cannot estimate."
+        )
+        self.allow_unidentifiable.hide()
+        self.release_now = QRadioButton("Release now with the best design available")
+        self.release_now.setToolTip("Use the best of the designs already computed; the slower ones are not waited for")
+        self.wait_designs = QRadioButton("Wait for the designs still computing")
+        self.wait_designs.setToolTip("Release is possible once every design has finished (or was cancelled)")
+        self.release_now.setChecked(True)
+        self.release_now.toggled.connect(self._design_changed)
+        self.running_label = QLabel()
+        self.running_label.setWordWrap(True)
+        when = QVBoxLayout()
+        when.addWidget(self.running_label)
+        when.addWidget(self.release_now)
+        when.addWidget(self.wait_designs)
         form = QFormLayout()
         form.addRow("Design", self.design_label)
+        self.when_row = when
+        form.addRow("", when)
+        form.addRow("Needed", self.needed_label)
+        form.addRow("", self.allow_unidentifiable)
         self.columns_label = QLabel()
         self.columns_label.setWordWrap(True)
         self.columns_label.setTextFormat(Qt.TextFormat.RichText)
@@ -277,10 +318,23 @@ class ReleaseDialog(QDialog):
         lay.addLayout(buttons)
         self.format.currentTextChanged.connect(self._format_changed)
         self._prepare()
+        window.controller.changed.connect(self._design_changed)
 
     # -- set-up --------------------------------------------------------------------------------
     def chosen_method(self) -> str | None:
-        return self.window_.controller.chosen()
+        """The design the release uses: the panel's choice; while designs are still computing and the user
+        chose to release now, the best design already available when the chosen one is not (issue 14)."""
+        controller = self.window_.controller
+        method = controller.chosen()
+        if method is not None and method in controller.current():
+            return method
+        if controller.running() and not self.release_now.isChecked():
+            return None
+        return controller.recommended()
+
+    def waiting(self) -> bool:
+        """The user chose to wait for the designs still computing, and some are."""
+        return bool(self.window_.controller.running()) and self.wait_designs.isChecked()
 
     def _prepare(self) -> None:
         self.columns_label.setText(columns_html(self.state))
@@ -291,25 +345,59 @@ class ReleaseDialog(QDialog):
         if self.state.data_path:
             folder = self.window_.settings.value("dirs/release", None)
             self.output.setText(default_output(self.state.data_path, ".csv", folder))
-        problems = self.problems()
+        self._design_changed()
+
+    def _design_changed(self, *_args) -> None:
+        """The design shown and whether Release is possible (again whenever a design finishes)."""
+        if self.result_state == "running":
+            return
+        controller = self.window_.controller
+        running = controller.running()
+        for w in (self.running_label, self.release_now, self.wait_designs):
+            w.setVisible(bool(running))
+        if running:
+            self.running_label.setText(
+                "Still computing: " + ", ".join(METHOD_LABELS.get(m, m) for m in running) + ". Release now, or wait?"
+            )
         method = self.chosen_method()
-        summary = self.window_.controller.summaries.get(method) if method else None
+        summary = controller.current().get(method) if method else None
         if method and summary is not None and summary.ok:
             changed = ""
             if summary.exceeds_request:
                 self.accept_changes.show()
                 changed = " <span style='color:#cc0000'>(raises the ε of some columns)</span>"
+            elif summary.changes:
+                changed = f" <span style='color:#b36b00'>(lowers the ε of {len(summary.changes)} column(s))</span>"
             from optrr_engine.release.risk import record_sentence
 
             self.design_label.setText(
                 f"{METHOD_LABELS.get(method, method)} — whole-record ε {fmt_eps(summary.overall_epsilon)}{changed}"
                 f"<br><small>{record_sentence(summary.overall_epsilon)}</small>"
+                f"<br><small>{suppression_sentence(summary.suppression, len(summary.achieved))}</small>"
             )
         else:
-            self.design_label.setText("no design available yet")
+            self.design_label.setText("waiting for the designs" if running else "no design available yet")
+        self._update_needed(summary)
+        problems = self.problems()
         if problems:
             self.progress_label.setText("<span style='color:#cc0000'>" + "<br>".join(problems) + "</span>")
-            self.release_button.setEnabled(False)
+        elif self.result_state == "idle":
+            self.progress_label.setText("")
+        self.release_button.setEnabled(not problems)
+
+    def _update_needed(self, summary) -> None:
+        names = [c.name for c in self.state.perturbed_columns()]
+        text = describe_needed(self.state.needed_marginals, len(names))
+        erased = summary.erased if summary is not None and summary.ok else []
+        if erased:
+            shown = ", ".join("{" + ", ".join(names[i - 1] for i in a if i - 1 < len(names)) + "}" for a in erased[:8])
+            text += (
+                f"<br><span style='color:#cc0000'>This design erases {len(erased)} needed table(s): {shown}. "
+                "The release is refused unless you override it. The way out: more ε, other weights, another design "
+                "(e.g. Kronecker or Utility), or fewer needed tables.</span>"
+            )
+            self.allow_unidentifiable.show()
+        self.needed_label.setText(text)
 
     def problems(self) -> list[str]:
         out = []
@@ -319,10 +407,20 @@ class ReleaseDialog(QDialog):
             out.append("First choose the columns to share (Design tab, step 1), then confirm them.")
         if not self.state.perturbed_indices():
             out.append("Choose at least one column to perturb.")
-        if self.window_.controller.running():
-            out.append("Some designs are still computing; wait for them or cancel them, then open Release again.")
+        if self.waiting():
+            out.append("Waiting for the designs still computing (or choose to release now).")
         elif self.chosen_method() is None:
-            out.append("No design meets the requested ε; change the ε or pick a design in the mechanism panel.")
+            if self.window_.controller.running():
+                out.append("No design is available yet; wait for the designs still computing.")
+            else:
+                out.append("No design meets the requested ε; change the ε or pick a design in the mechanism panel.")
+        if self.state.needed_marginals is not None:
+            from ..state.needed_marginals import name_lists
+
+            try:
+                name_lists(self.state.needed_marginals, [c.name for c in self.state.perturbed_columns()])
+            except ValueError as exc:
+                out.append(f"Too many needed tables: {exc}.")
         return out
 
     def _format_changed(self, label: str) -> None:
@@ -370,12 +468,20 @@ class ReleaseDialog(QDialog):
         if os.path.abspath(output) == os.path.abspath(self.state.data_path or ""):
             self.progress_label.setText("The output cannot be the input file; choose another name.")
             return False
-        summary = self.window_.controller.current().get(self.chosen_method())
+        method = self.chosen_method()
+        summary = self.window_.controller.current().get(method) if method else None
         if summary is None or not summary.ok or summary.design is None:
             self.progress_label.setText("The design shown is being recomputed; wait for it, then release.")
             return False
         if summary.exceeds_request and not self.accept_changes.isChecked():
             self.progress_label.setText("Tick the box to accept the higher ε, or choose another design.")
+            return False
+        if summary.erased and not self.allow_unidentifiable.isChecked():
+            self.allow_unidentifiable.show()
+            self.progress_label.setText(
+                "<span style='color:#cc0000'>Refused: a needed table cannot be estimated from this design. Use more "
+                "ε, other weights or another design, need fewer tables, or tick the box to release anyway.</span>"
+            )
             return False
         existing = [p for p in (output, *manifest_paths(output)) if os.path.exists(p)]
         if existing and not self.confirm_replace(existing):
@@ -386,9 +492,11 @@ class ReleaseDialog(QDialog):
         except InputError as exc:
             self.progress_label.setText(f"<span style='color:#cc0000'>{exc}</span>")
             return False
-        config = self.state.to_release_config(method=self.chosen_method())
+        config = self.state.to_release_config(method=method)
         config.accept_changed_epsilons = bool(self.accept_changes.isChecked())
-        config.mechanism = summary.design.mechanism.to_dict()  # released exactly as shown, never recomputed
+        config.allow_unidentifiable = bool(self.allow_unidentifiable.isChecked())
+        if method not in BUDGET_ONLY_METHODS or method == "utility":
+            config.mechanism = summary.design.mechanism.to_dict()  # released exactly as shown, never recomputed
         options = {
             "force": bool(existing),
             "allow_repeat": self.allow_repeat,
@@ -493,6 +601,8 @@ class ReleaseDialog(QDialog):
                 self.progress_label.setText("Not released: this data was released before.")
             return
         self.result_state = "failed"
+        if isinstance(exc, InputError) and "cannot be estimated" in str(exc):
+            self.allow_unidentifiable.show()
         self.progress_label.setText(f"<span style='color:#cc0000'>The release failed: {exc}</span>")
         self.cancel_button.setEnabled(False)
         self.release_button.setEnabled(True)

@@ -28,7 +28,16 @@ METHOD_LABELS = {
     "family": "Family (exact LP of the heuristic's family)",
     "kronecker": "Kronecker (independent RR)",
     "clusters": "Clusters (RR-Clusters, comparison)",
+    "utility": "Utility (least predicted error)",
+    "smp": "SMP (1 column per row)",
+    "sample-2": "Sample-2 (2 columns per row)",
+    "sample-3": "Sample-3 (3 columns per row)",
+    "rsfd": "RS+FD (1 real column, fakes)",
 }
+#: Designs defined by a whole-record epsilon only: rows of the table in total-budget mode.
+BUDGET_ONLY_METHODS = ("utility", "smp", "sample-2", "sample-3", "rsfd")
+#: The release configuration's method (and sample_m) of each sampling row.
+SAMPLING_ROWS = {"smp": ("smp", None), "sample-2": ("sample-m", 2), "sample-3": ("sample-m", 3), "rsfd": ("rsfd", None)}
 #: Short explanation used in tooltips.
 METHOD_HELP = {
     "auto": "Meets every attribute's epsilon exactly with the lowest whole-record epsilon OptRR can find.",
@@ -41,7 +50,40 @@ METHOD_HELP = {
         "RR-Clusters (Domingo-Ferrer & Soria-Comas): groups of dependent columns are randomized jointly with the "
         "sum of their ε. The groups are chosen from the raw data; shown for comparison, not offered for release."
     ),
+    "utility": (
+        "The mechanism with the smallest predicted error of the marginals you need, at the whole-record ε "
+        "(a convex problem solved exactly; per-column ε follow from the solution, not from the weights)."
+    ),
+    "smp": (
+        "Sampling design (Wang et al. 2019): each row reports ONE column, chosen at random with the columns' "
+        "weights, randomized with the whole-record ε; the other columns are marked as not reported. No 2-way "
+        "association can be estimated from it."
+    ),
+    "sample-2": (
+        "Sampling design: each row reports 2 columns chosen at random, randomized jointly with the whole-record ε; "
+        "the others are marked as not reported. Good for 1- and 2-way tables at low ε."
+    ),
+    "sample-3": (
+        "Sampling design: each row reports 3 columns chosen at random, randomized jointly with the whole-record ε; "
+        "the others are marked as not reported."
+    ),
+    "rsfd": (
+        "RS+FD (Arcolezi et al. 2021): each row reports one real column (randomized) and fake values in all the "
+        "others, without saying which is real. Never more accurate than SMP; hides which column is real."
+    ),
 }
+
+
+def sampling_parameters(method: str) -> tuple[str, int | None]:
+    """(engine method, m) of a sampling row."""
+    return SAMPLING_ROWS[method]
+
+
+def release_method(method: str) -> tuple[str, int | None]:
+    """(the release configuration's method, its sample_m) of a row of the table ("recommended" -> auto)."""
+    if method == "recommended":
+        return "auto", None
+    return SAMPLING_ROWS.get(method, (method, None))
 
 
 def available_methods() -> tuple[str, ...]:
@@ -55,8 +97,12 @@ def available_methods() -> tuple[str, ...]:
 
 def is_quick(method: str, k: int, budget_mode: bool) -> bool:
     """Whether a design is expected to finish within a few milliseconds."""
-    if method in ("kronecker", "heuristic"):
+    if method in ("kronecker", "heuristic", "smp", "rsfd"):
         return True
+    if method in ("sample-2", "sample-3"):
+        return k <= 12
+    if method == "utility":
+        return k <= 6
     if method == "family":
         return k <= 200
     limit = QUICK_OPTIMAL_BUDGET_K if budget_mode else QUICK_OPTIMAL_K
@@ -81,9 +127,12 @@ class DesignSummary:
     releasable: bool = True  # False for comparison-only designs (RR-Clusters chosen from the raw data)
     note: str = ""
     clusters: list | None = None
-    predicted_avd: float | None = None  # mean expected AVD of the 1-/2-way marginals (unbiased estimator)
-    predicted_orders: str = ""
-    non_identifiable: list = field(default_factory=list)  # marginals (1-based column indices) erased
+    predicted_avd: float | None = None  # mean expected AVD of the needed marginals (unbiased estimator)
+    predicted_orders: str = ""  # which marginals: "1/2-way", "1/2-way + 3 named"
+    predicted_by_order: dict = field(default_factory=dict)  # order -> mean expected AVD (None: not identifiable)
+    non_identifiable: list = field(default_factory=list)  # needed marginals (1-based column indices) not learnable
+    erased: list = field(default_factory=list)  # ... of which no number of rows recovers (the release refuses)
+    suppression: str = ""  # sampling designs: "each row carries m of k columns ..."
 
     @property
     def changed_attributes(self) -> set[int]:
@@ -106,9 +155,13 @@ def standard_error(p: float, q: float, a: int, n: int, pi: float | None = None) 
 
 
 def expected_errors(mechanism, n_rows: int | None) -> list[float]:
-    """Per attribute: standard error of the estimated share of a category with share 1/a_i."""
+    """Per attribute: standard error of the estimated share of a category with share 1/a_i (a sampling design:
+    the predicted standard deviation of a 1-way cell under the uniform prior, the same quantity)."""
     if not n_rows:
         return [math.nan] * mechanism.k
+    if not hasattr(mechanism, "marginal"):  # a sampling design
+        pe = candidate_of(mechanism).predicted_error(int(n_rows), {"orders": [1]})
+        return [m.max_cell_sd for m in pe.marginals]
     out = []
     for i, a in enumerate(mechanism.sizes):
         p, q = grr_parameters(mechanism, i)
@@ -120,36 +173,81 @@ def expected_errors(mechanism, n_rows: int | None) -> list[float]:
 PREDICT_MAX_K = 200
 #: Rows the error is predicted for when no data is loaded.
 PREDICT_DEFAULT_ROWS = 10_000
+#: Reasons of optrr_engine.utility that no number of rows overcomes (the others: uninformative at n rows).
+STRUCTURAL_REASONS = ("zero eigenvalue", "never reported")
 
 
-def predicted(mechanism, n_rows: int | None) -> tuple[float | None, str, list]:
-    """(mean expected AVD of all 1- and 2-way marginals, or 1-way only for many columns; the orders; the
-    non-identifiable marginals) from optrr_engine.utility; (None, "", []) when too large."""
+def candidate_of(design):
+    """The engine's design candidate (optrr_engine.utility) of a mechanism or a sampling design."""
+    from optrr_engine.sampling import SamplingDesign
+    from optrr_engine.utility import MechanismCandidate
+    from optrr_engine.utility.sampling import SamplingCandidate
+
+    if isinstance(design, SamplingDesign):
+        return SamplingCandidate(design)
+    return MechanismCandidate(getattr(design, "method", "design"), design)
+
+
+def needed_spec(request: dict, k: int) -> tuple[dict, str]:
+    """(the engine's marginal spec, a short label) of the request's needed marginals (the default without)."""
+    from .needed_marginals import default_orders, spec
+
+    names = request.get("names") or [str(i) for i in range(k)]
+    if len(names) != k:
+        names = [str(i) for i in range(k)]
+    sp = spec(request.get("needed"), names)
+    if "orders" in sp:
+        return sp, "/".join(map(str, sp["orders"])) + "-way"
+    orders = default_orders(k) if request.get("needed") is None else request["needed"].get("orders", [])
+    label = "/".join(map(str, orders)) + "-way" if orders else ""
+    named = len(sp["sets"]) - sum(1 for t in sp["sets"] if len(t) in orders)
+    return sp, (label + " + " if label else "") + f"{max(named, 0)} named"
+
+
+def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dict:
+    """The predicted error (optrr_engine.utility) of the needed marginals of ``request`` (default: all 1- and
+    2-way when few enough) for a mechanism or sampling design: {"avd": mean expected AVD (inf when a needed
+    marginal is non-identifiable), "orders": label, "by_order": {order: mean AVD or None}, "non_identifiable":
+    1-based column sets, "erased": those no number of rows recovers}; {} when too large."""
     from optrr_engine.errors import OptRRError
-    from optrr_engine.utility import predicted_error
 
     k = mechanism.k
     if k > PREDICT_MAX_K:
-        return None, "", []
-    orders = [1, 2] if 2 <= k <= 20 else [1]
+        return {}
     try:
-        pe = predicted_error(mechanism, int(n_rows or PREDICT_DEFAULT_ROWS), {"orders": orders})
-    except OptRRError:
-        return None, "", []
+        sp, label = needed_spec(request or {}, k)
+        if not sp.get("orders", sp.get("sets")):
+            return {}
+        pe = candidate_of(mechanism).predicted_error(int(n_rows or PREDICT_DEFAULT_ROWS), sp)
+    except (OptRRError, ValueError):
+        return {}
     score = pe.score()
-    bad = [[i + 1 for i in a] for a in pe.non_identifiable]
-    return (score if math.isfinite(score) else math.inf), "/".join(map(str, orders)) + "-way", bad
+    bad = [m for m in pe.marginals if not m.identifiable]
+    return {
+        "avd": score if math.isfinite(score) else math.inf,
+        "orders": label,
+        "by_order": {o: v["mean_expected_avd"] for o, v in pe.by_order().items()},
+        "non_identifiable": [[i + 1 for i in m.attributes] for m in bad],
+        "erased": [[i + 1 for i in m.attributes] for m in bad if m.reason.startswith(STRUCTURAL_REASONS)],
+    }
 
 
-def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=None) -> DesignSummary:
+def with_prediction(summary: DesignSummary, mechanism, n_rows, request) -> DesignSummary:
+    p = predicted(mechanism, n_rows, request)
+    if p:
+        summary.predicted_avd = p["avd"]
+        summary.predicted_orders = p["orders"]
+        summary.predicted_by_order = p["by_order"]
+        summary.non_identifiable = p["non_identifiable"]
+        summary.erased = p["erased"]
+    return summary
+
+
+def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=None, request=None) -> DesignSummary:
     mech = design.mechanism
     info = design.info or {}
     lower = info.get("lower_bound")
-    avd, orders, bad = predicted(mech, n_rows)
-    return DesignSummary(
-        predicted_avd=avd,
-        predicted_orders=orders,
-        non_identifiable=bad,
+    summary = DesignSummary(
         method=design.method,
         ok=True,
         overall_epsilon=float(mech.overall_epsilon()),
@@ -163,6 +261,28 @@ def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=
         scale=scale,
         design=design,
     )
+    return with_prediction(summary, mech, n_rows, request)
+
+
+def summarise_sampling(method: str, sampling, n_rows, seconds: float, request=None) -> DesignSummary:
+    """A sampling design (optrr_engine.sampling) as a row: epsilons recomputed from the design, no per-column
+    request (it is defined by the whole-record target), what a row carries in words."""
+    from types import SimpleNamespace
+
+    eps = [float(e) for e in sampling.attribute_epsilons()]
+    summary = DesignSummary(
+        method=method,
+        ok=True,
+        overall_epsilon=float(sampling.whole_record_epsilon()),
+        requested=eps,
+        achieved=eps,
+        seconds=seconds,
+        design=SimpleNamespace(method=sampling.method, mechanism=sampling, info={"m": sampling.m}),
+        suppression=sampling.suppression_text(request.get("names") if request else None),
+    )
+    with_prediction(summary, sampling, n_rows, request)
+    summary.standard_errors = expected_errors(sampling, n_rows)
+    return summary
 
 
 def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
@@ -184,23 +304,46 @@ def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
     return (a.method != "auto") - (b.method != "auto")
 
 
-def ranked(summaries: dict[str, DesignSummary], budget_mode: bool) -> list[str]:
-    """The designs that may be recommended, best first: computed, releasable and (per-attribute mode) giving no
-    attribute more epsilon than requested."""
+def may_recommend(s: DesignSummary, budget_mode: bool, accept_changed: bool = False) -> bool:
+    """Computed, releasable, and (per-column mode) keeping every ε the user typed: a design that raises one is
+    never recommended, one that lowers some (the heuristic can) only when the user accepted changed ε."""
+    if not (s.ok and s.releasable):
+        return False
+    if budget_mode:
+        return True
+    return not s.exceeds_request and (accept_changed or not s.changes)
+
+
+def ranked(summaries: dict[str, DesignSummary], budget_mode: bool, accept_changed: bool = False) -> list[str]:
+    """The designs that may be recommended (:func:`may_recommend`), best first."""
     from functools import cmp_to_key
 
-    ok = {m: s for m, s in summaries.items() if s.ok and s.releasable and (budget_mode or not s.exceeds_request)}
+    ok = {m: s for m, s in summaries.items() if may_recommend(s, budget_mode, accept_changed)}
     return sorted(ok, key=cmp_to_key(lambda x, y: _compare(ok[x], ok[y], budget_mode)))
 
 
-def recommend(summaries: dict[str, DesignSummary], budget_mode: bool) -> str | None:
+def recommend(summaries: dict[str, DesignSummary], budget_mode: bool, accept_changed: bool = False) -> str | None:
     """The design to use: the best of :func:`ranked` (None if no design qualifies)."""
-    best = ranked(summaries, budget_mode)
+    best = ranked(summaries, budget_mode, accept_changed)
     return best[0] if best else None
 
 
-def display_order(methods, summaries: dict[str, DesignSummary], budget_mode: bool) -> list[str]:
+def display_order(
+    methods, summaries: dict[str, DesignSummary], budget_mode: bool, accept_changed: bool = False
+) -> list[str]:
     """Rows of the design table: the rankable designs best first (the recommended one on top, so a better row
-    never sits below it), then the others (running, stale, unavailable, raising an epsilon) in their usual order."""
-    best = [m for m in ranked(summaries, budget_mode) if m in methods]
+    never sits below it), then the others (running, stale, unavailable, changing an epsilon) in their usual
+    order. The budget-only designs (utility, sampling) are rows in total-budget mode only."""
+    methods = [m for m in methods if budget_mode or m not in BUDGET_ONLY_METHODS]
+    best = [m for m in ranked(summaries, budget_mode, accept_changed) if m in methods]
     return best + [m for m in methods if m not in best]
+
+
+def changes_text(s: DesignSummary) -> str:
+    """What a design did to the per-column ε typed in: "none", "lowers 3", "raises 1, lowers 2"."""
+    if not s.changes:
+        return "none"
+    up = sum(1 for c in s.changes if c["achieved"] > c["requested"])
+    down = len(s.changes) - up
+    parts = ([f"raises {up}"] if up else []) + ([f"lowers {down}"] if down else [])
+    return ", ".join(parts)

@@ -152,6 +152,8 @@ class SessionState:
         self.budget_mode: bool = False
         self.target_total: float = DEFAULT_TARGET_TOTAL
         self.accept_changed_epsilons: bool = False
+        #: The marginals the analysis needs (optrr_gui.state.needed_marginals; None = the default).
+        self.needed_marginals: dict | None = None
         #: Increases whenever the columns' categories or roles may have changed (a new file, a project, an edit
         #: of a field in COUNT_FIELDS), never on epsilon or weight edits: derived data (category counts) is
         #: computed once per version and shared.
@@ -227,8 +229,19 @@ class SessionState:
         return copy.deepcopy(getattr(self, name))
 
     def set_session_value(self, name: str, value) -> None:
-        if name not in ("method", "budget_mode", "target_total", "accept_changed_epsilons", "columns_chosen"):
+        if name not in (
+            "method",
+            "budget_mode",
+            "target_total",
+            "accept_changed_epsilons",
+            "columns_chosen",
+            "needed_marginals",
+        ):
             raise AttributeError(f"the session has no editable field {name!r}")
+        if name == "needed_marginals":
+            from .needed_marginals import normalised
+
+            value = normalised(value)
         if name == "target_total":
             value = float(value)
             if not math.isfinite(value) or value <= 0:
@@ -296,6 +309,7 @@ class SessionState:
             "weights": self.weights(),
             "target_total": float(self.target_total),
             "names": [c.name for c in self.perturbed_columns()],
+            "needed": self.needed_marginals,
         }
 
     # -- engine configuration ----------------------------------------------------------------
@@ -310,12 +324,24 @@ class SessionState:
                 d["epsilon"] = None
             cols.append(ColumnConfig(**d))
         method = method or self.method
+        from .needed_marginals import name_lists
+
+        names = [c.name for c in self.columns if c.role == "perturb"]
+        try:
+            needed = name_lists(self.needed_marginals, names)
+        except ValueError:  # too many to list (the release dialog refuses to release until they are fewer)
+            needed = None
+        from .design_summary import release_method
+
+        method, sample_m = release_method(method)
         return ReleaseConfig(
-            method="auto" if method == "recommended" else method,
+            method=method,
+            sample_m=sample_m,
             columns=cols,
             target_total=float(self.target_total) if self.budget_mode else None,
             accept_changed_epsilons=bool(self.accept_changed_epsilons),
             input=dict(self.reader_options),
+            needed_marginals=needed or None,
         )
 
     # -- project files ---------------------------------------------------------------------
@@ -336,6 +362,7 @@ class SessionState:
                 "target_total": self.target_total,
                 "accept_changed_epsilons": self.accept_changed_epsilons,
                 "columns_chosen": self.columns_chosen,
+                "needed_marginals": self.needed_marginals,
                 "n_rows": self.n_rows,
             },
             "columns": [c.to_dict() for c in self.columns],
@@ -360,6 +387,9 @@ class SessionState:
         self.target_total = float(session.get("target_total", DEFAULT_TARGET_TOTAL))
         self.accept_changed_epsilons = bool(session.get("accept_changed_epsilons", False))
         self.columns_chosen = bool(session.get("columns_chosen", True))  # older projects: chosen by their author
+        from .needed_marginals import normalised
+
+        self.needed_marginals = normalised(session.get("needed_marginals"))
         self.load_columns(path, data.get("reader_options") or {}, columns, session.get("n_rows"))
 
     def save_project(self, path: str | os.PathLike) -> None:

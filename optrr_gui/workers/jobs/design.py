@@ -1,14 +1,47 @@
-"""Job of the mechanism panel: run one design (or its budget bisection) and summarise it."""
+"""Job of the mechanism panel: run one design (or its budget bisection) and summarise it, with the predicted
+error of the needed marginals (``request["needed"]``). Besides the engine's design methods, in budget mode:
+``utility`` (least predicted error of the needed marginals at the whole-record target) and the sampling designs
+``smp``, ``sample-2``, ``sample-3`` and ``rsfd`` (optrr_engine.sampling)."""
 
 from __future__ import annotations
 
 import time
 
 from optrr_engine.budget import distribute_budget
-from optrr_engine.designs import run_design
+from optrr_engine.designs import Design, run_design
 from optrr_engine.errors import Cancelled, OptRRError
 
-from ...state.design_summary import DEGENERATE_EPSILON, DesignSummary, summarise
+from ...state.design_summary import (
+    BUDGET_ONLY_METHODS,
+    DEGENERATE_EPSILON,
+    DesignSummary,
+    needed_spec,
+    sampling_parameters,
+    summarise,
+    summarise_sampling,
+)
+
+
+def _utility(sizes, request: dict, n_rows, t0: float, progress, cancel) -> DesignSummary:
+    from optrr_engine.tasks import TaskControl
+    from optrr_engine.utility.optimal_design import utility_design
+
+    spec, _ = needed_spec(request, len(sizes))
+    mech, info = utility_design(sizes, request["target_total"], spec, ctl=TaskControl(progress, cancel))
+    eps = mech.attribute_epsilons()
+    design = Design("utility", mech, eps, time.perf_counter() - t0, info)
+    return summarise(design, n_rows, time.perf_counter() - t0, request=request)
+
+
+def _sampling(method, sizes, request: dict, n_rows, t0: float) -> DesignSummary:
+    from optrr_engine.sampling import make_sampling_design
+
+    engine_method, m = sampling_parameters(method)
+    weights = request["weights"] if engine_method in ("smp", "rsfd") else None
+    if m is not None and m >= len(sizes):
+        raise OptRRError(f"each row would carry all {len(sizes)} columns: not a sampling design here")
+    sampling = make_sampling_design(engine_method, sizes, request["target_total"], m=m, weights=weights)
+    return summarise_sampling(method, sampling, n_rows, time.perf_counter() - t0, request)
 
 
 def compute_design(method, sizes, request: dict, n_rows, progress=None, cancel=None) -> DesignSummary:
@@ -18,11 +51,17 @@ def compute_design(method, sizes, request: dict, n_rows, progress=None, cancel=N
     """
     t0 = time.perf_counter()
     try:
+        if method in BUDGET_ONLY_METHODS:
+            if not request["budget_mode"]:
+                raise OptRRError("only with a whole-record budget (switch to total-budget mode)")
+            if method == "utility":
+                return _utility(sizes, request, n_rows, t0, progress, cancel)
+            return _sampling(method, sizes, request, n_rows, t0)
         if request["budget_mode"]:
             res = distribute_budget(
                 method, sizes, request["weights"], request["target_total"], progress=progress, cancel=cancel
             )
-            summary = summarise(res.design, n_rows, time.perf_counter() - t0, scale=res.scale)
+            summary = summarise(res.design, n_rows, time.perf_counter() - t0, scale=res.scale, request=request)
             if min(summary.achieved) < DEGENERATE_EPSILON:
                 return DesignSummary(
                     method=method,
@@ -32,7 +71,7 @@ def compute_design(method, sizes, request: dict, n_rows, progress=None, cancel=N
                 )
             return summary
         design = run_design(method, sizes, request["epsilons"], progress=progress, cancel=cancel)
-        return summarise(design, n_rows, time.perf_counter() - t0)
+        return summarise(design, n_rows, time.perf_counter() - t0, request=request)
     except Cancelled:
         raise
     except OptRRError as exc:

@@ -9,6 +9,14 @@ from optrr_engine.release.audit import audit_folder, audit_path, load_audit, rel
 from optrr_engine.release.perturb import perturb_file
 
 
+def needed_marginal_check(mechanism, names, config) -> list:
+    """The release's ``design_check``, as ``optrr perturb`` runs it: refuse a design that erases a needed marginal
+    (the configuration's ``needed_marginals``) unless ``allow_unidentifiable``; notes for the manifest."""
+    from optrr_engine.utility.release_check import check_release
+
+    return check_release(mechanism, names, config.needed_marginals, config.allow_unidentifiable)
+
+
 def run_release(input_path, config, output_path, options: dict, progress=None, cancel=None) -> dict:
     """Worker: the engine's perturb_file; returns {"manifest": the recipient's manifest, "audit": this release's
     entry of the internal audit record, "ledger": every release of the same source (this one last)}."""
@@ -24,6 +32,7 @@ def run_release(input_path, config, output_path, options: dict, progress=None, c
         force=options.get("force", False),
         allow_repeat=options.get("allow_repeat", False),
         audit_dir=options.get("audit_dir"),
+        design_check=needed_marginal_check,
         progress=progress,
         cancel=cancel,
     )

@@ -1,0 +1,121 @@
+"""The marginals the user needs from a release (issue 13), Qt-free.
+
+Stored in the session (and the project file) as ``{"orders": [1, 2], "sets": [["age", "sex"], ...]}``: whole
+orders ("all 2-way") of the perturbed columns and/or named column sets; ``None`` means the default, the CLI's
+(``optrr_engine.cli.design_utility``): all 1- and 2-way marginals when there are at most
+``DEFAULT_PAIR_LIMIT`` of them, else all 1-way. The design worker predicts the error of exactly these marginals;
+the release configuration's ``needed_marginals`` lists them by column name (the release refuses a design that
+erases one of them, ``optrr_engine.utility.release_check``).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from math import comb
+
+from optrr_engine.cli.design_utility import DEFAULT_PAIR_LIMIT
+
+#: Orders offered in the editor.
+ORDERS = (1, 2, 3)
+#: Most marginals predicted or checked at once (optrr_engine.utility.marginals.MAX_MARGINALS).
+MAX_NEEDED = 20_000
+
+
+def default_orders(k: int) -> list[int]:
+    """The CLI's default: 1- and 2-way when k + C(k, 2) <= DEFAULT_PAIR_LIMIT, else 1-way."""
+    return [1, 2] if k + comb(k, 2) <= DEFAULT_PAIR_LIMIT else [1]
+
+
+def normalised(value) -> dict | None:
+    """A stored value checked and in canonical form (None = the default). Raises ValueError."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError('needed marginals must be {"orders": [...], "sets": [[names], ...]}')
+    orders = sorted({int(o) for o in value.get("orders") or []})
+    if any(o not in ORDERS for o in orders):
+        raise ValueError(f"marginal orders must be among {ORDERS}; got {orders}")
+    sets = []
+    for s in value.get("sets") or []:
+        names = [str(n) for n in s]
+        if not names or len(set(names)) != len(names):
+            raise ValueError(f"a needed marginal names distinct columns; got {names}")
+        if names not in sets:
+            sets.append(names)
+    return {"orders": orders, "sets": sets}
+
+
+def parse_sets(text: str) -> list[list[str]]:
+    """ "age, sex; bmi" -> [["age", "sex"], ["bmi"]] (column names, ';' between sets). Raises ValueError."""
+    out = []
+    for part in text.split(";"):
+        names = [n.strip() for n in part.split(",") if n.strip()]
+        if not names:
+            continue
+        if len(set(names)) != len(names):
+            raise ValueError(f"a needed marginal names distinct columns; got {', '.join(names)}")
+        out.append(names)
+    return out
+
+
+def format_sets(sets) -> str:
+    return "; ".join(", ".join(s) for s in sets)
+
+
+def effective(value, k: int) -> dict:
+    """The stored value with the default filled in for k perturbed columns."""
+    v = normalised(value)
+    return v if v is not None else {"orders": default_orders(k), "sets": []}
+
+
+def describe(value, k: int) -> str:
+    """ "all 1-way and 2-way marginals and 2 named column sets" (for the panel and the undo history)."""
+    v = effective(value, k)
+    parts = []
+    if v["orders"]:
+        parts.append("all " + " and ".join(f"{o}-way" for o in v["orders"]) + " marginals")
+    if v["sets"]:
+        parts.append(
+            "{" + ", ".join(v["sets"][0]) + "}" if len(v["sets"]) == 1 else f"{len(v['sets'])} named column sets"
+        )
+    text = " and ".join(parts) or "no marginals"
+    return text + (" (default)" if value is None else "")
+
+
+def unknown_names(value, names) -> list[str]:
+    """Names in the named sets that are not perturbed columns (they cannot be needed from the release)."""
+    known = set(names)
+    return sorted({n for s in (effective(value, len(names))["sets"]) for n in s if n not in known})
+
+
+def index_sets(value, names) -> list[tuple[int, ...]]:
+    """Every needed marginal as sorted 0-based positions among the perturbed columns ``names``; orders above k
+    and sets naming other columns are left out. Raises ValueError above MAX_NEEDED marginals."""
+    k = len(names)
+    v = effective(value, k)
+    total = sum(comb(k, o) for o in v["orders"] if o <= k)
+    if total > MAX_NEEDED:
+        raise ValueError(f"{total} marginals (all {'/'.join(map(str, v['orders']))}-way of {k} columns); name sets")
+    out = [c for o in v["orders"] if o <= k for c in combinations(range(k), o)]
+    index = {n: i for i, n in enumerate(names)}
+    seen = set(out)
+    for s in v["sets"]:
+        if all(n in index for n in s):
+            t = tuple(sorted(index[n] for n in s))
+            if t not in seen:
+                seen.add(t)
+                out.append(t)
+    return out
+
+
+def spec(value, names) -> dict:
+    """The engine's marginal spec (optrr_engine.utility.resolve_marginals) for the predicted error."""
+    v = effective(value, len(names))
+    if not v["sets"] and all(o <= len(names) for o in v["orders"]):
+        return {"orders": list(v["orders"])}
+    return {"sets": index_sets(value, names)}
+
+
+def name_lists(value, names) -> list[list[str]]:
+    """The release configuration's ``needed_marginals``: every needed marginal as a list of column names."""
+    return [[names[i] for i in t] for t in index_sets(value, names)]

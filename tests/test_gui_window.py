@@ -163,7 +163,8 @@ def test_total_budget_mode_with_weights(qtbot, window):
     for m, s in c.current().items():
         if s.ok:
             assert s.overall_epsilon <= 3.0 + 1e-6, m
-            assert s.achieved[0] > s.achieved[1], m  # the heavier weight gets more epsilon
+            if m not in ("utility", "sample-2", "sample-3"):  # these take no weights (docs/gui.md)
+                assert s.achieved[0] > s.achieved[1], m  # the heavier weight gets more epsilon
     assert c.recommended() is not None
     window.stack.undo()  # target
     window.stack.undo()  # mode

@@ -22,6 +22,12 @@ def add_arguments(p) -> None:
         "--rows", type=int, default=None, help="number of rows the predicted error is computed for (default 10000)"
     )
     p.add_argument("--caps", help="--method utility: per-attribute epsilon caps, comma-separated (0 = no cap)")
+    p.add_argument(
+        "--prior",
+        metavar="FILE",
+        help="your guess of the columns' distributions for the predicted error (JSON or CSV; default uniform): "
+        '{"age": [0.2, 0.5, 0.3], "2": [1, 1]} by column name (the spec\'s "names") or 1-based index',
+    )
 
 
 def marginal_spec(args, k: int) -> tuple[dict, str, bool]:
@@ -32,6 +38,23 @@ def marginal_spec(args, k: int) -> tuple[dict, str, bool]:
         return parse_marginals(args.marginals), args.marginals, True
     text = "1,2" if comb(k, 2) + k <= DEFAULT_PAIR_LIMIT else "1"
     return parse_marginals(text), text, False
+
+
+def prior(args, sizes):
+    """The --prior file as an optrr_engine.utility prior (None: uniform), checked against the category counts."""
+    if not getattr(args, "prior", None):
+        return None
+    from .prior_file import load_prior
+
+    names = None
+    if args.spec:
+        from ..io.json_file import read_json
+
+        spec = read_json(args.spec, "spec file")
+        names = spec.get("names") if isinstance(spec, dict) else None
+        if names is not None and (not isinstance(names, list) or len(names) != len(sizes)):
+            raise InputError(f"spec file {args.spec}: 'names' must list one name per attribute")
+    return load_prior(args.prior, sizes, [str(n) for n in names] if names else None)
 
 
 def rows(args) -> int:
@@ -78,12 +101,14 @@ def predicted_json(mechanism, args) -> dict:
 
     spec, text, _ = marginal_spec(args, mechanism.k)
     n = rows(args)
+    guess = prior(args, mechanism.sizes)
     try:
-        pe = predicted_error(mechanism, n, spec)
+        pe = predicted_error(mechanism, n, spec, guess)
     except TooLargeError as exc:
         return {"rows": n, "marginals": text, "skipped": str(exc)}
     out = pe.to_json()
     out["marginals_requested"] = text
+    out["prior"] = args.prior if guess is not None else "uniform"
     if len(out["marginals"]) > 100:
         del out["marginals"]
     warn_non_identifiable(out)
@@ -111,7 +136,8 @@ def recommend_output(args, sizes, weights, target) -> dict:
 
     spec, text, _ = marginal_spec(args, len(sizes))
     n = rows(args)
-    rec = recommend(sizes, target, weights, n, spec, caps=caps(args, len(sizes)))
+    guess = prior(args, sizes)
+    rec = recommend(sizes, target, weights, n, spec, prior=guess, caps=caps(args, len(sizes)))
     best = rec.best
     cand = best.candidate
     if best.error is None or isinstance(cand, FailedCandidate):
@@ -136,6 +162,7 @@ def recommend_output(args, sizes, weights, target) -> dict:
     out["recommendation"] = rec.to_json(n, text)
     pe = best.error.to_json()
     pe["marginals_requested"] = text
+    pe["prior"] = args.prior if guess is not None else "uniform"
     if len(pe["marginals"]) > 100:
         del pe["marginals"]
     out["predicted_error"] = pe
@@ -147,7 +174,7 @@ def print_predicted(out: dict) -> None:
     pe = out.get("predicted_error")
     if not pe or "by_order" not in pe:
         return
-    print(f"predicted error at {pe['rows']} rows (unbiased estimator, uniform prior):")
+    print(f"predicted error at {pe['rows']} rows (unbiased estimator, prior: {pe.get('prior', 'uniform')}):")
     for order, v in pe["by_order"].items():
         avd = (
             "not identifiable" if v["mean_expected_avd"] is None else f"mean expected AVD {v['mean_expected_avd']:.4g}"

@@ -31,18 +31,19 @@ class MarginalsEditor(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.label)
         for o in ORDERS:
-            box = QCheckBox(f"all {o}-way")
-            box.setToolTip(f"Every table of {o} perturbed column{'s' if o > 1 else ''}")
+            box = QCheckBox(f"{o}-way")
+            box.setToolTip(f"All tables of {o} perturbed column{'s' if o > 1 else ''}")
             box.toggled.connect(self._orders_toggled)
             self.orders[o] = box
             lay.addWidget(box)
         self.sets = QLineEdit()
-        self.sets.setPlaceholderText("named sets, e.g. age, sex; bmi")
+        self.sets.setPlaceholderText("and column sets: age, sex; bmi")
         self.sets.setToolTip(
             "Column sets you need together, by name: columns separated by commas, sets by semicolons "
             "(e.g. “age, sex; smoker, bmi”). Press Enter to apply."
         )
         self.sets.editingFinished.connect(self._sets_edited)
+        self.sets.setMinimumWidth(60)
         lay.addWidget(self.sets, 1)
         self.default_button = QPushButton("Default")
         self.default_button.setToolTip("All 1- and 2-way tables (only 1-way when there are more than 2000 of them)")

@@ -42,7 +42,10 @@ from .marginals_editor import MarginalsEditor
 
 RECOMMENDED_BG = QColor(214, 240, 214)
 
-DESIGN_COLUMNS = ("Design", "Whole-record ε", "vs. Kronecker", "ε changed", "Predicted AVD", "Time")
+DESIGN_COLUMNS = ("Design", "Whole-record ε", "Predicted AVD", "ε changed", "vs. Kronecker", "Time")
+EPS_COL, AVD_COL, CHANGED_COL, KRON_COL, TIME_COL = 1, 2, 3, 4, 5
+#: The design table shows at least this many rows (more scroll) and at most all of them.
+MIN_VISIBLE_ROWS = 5
 #: The way out when a needed marginal cannot be estimated (optrr_engine.utility.identifiability.way_out).
 WAY_OUT = "more ε (a higher whole-record budget), other weights, or another design (e.g. Kronecker or Utility)"
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
@@ -63,6 +66,18 @@ def bulk_update(table: QTableWidget):
         for i, mode in enumerate(modes[: header.count()]):
             header.setSectionResizeMode(i, mode)
         table.setUpdatesEnabled(True)
+
+
+def avd_text(s: DesignSummary) -> str:
+    """The predicted-error cell: the mean expected AVD, "not identifiable" when the design erases a needed table,
+    "too few rows" when a needed table is only too noisy at this number of rows."""
+    if s.predicted_avd is None:
+        return "—"
+    if s.erased:
+        return "not identifiable"
+    if s.non_identifiable:
+        return "too few rows"
+    return f"{s.predicted_avd:.3g}"
 
 
 def short_reason(error: str) -> str:
@@ -128,7 +143,8 @@ class MechanismPanel(QWidget):
         self.designs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         header = self.designs.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
         header.setMinimumSectionSize(40)
         self.designs.setToolTip(
             "Each row is one way to build the randomization. Whole-record ε is the privacy guarantee for a "
@@ -137,8 +153,8 @@ class MechanismPanel(QWidget):
         )
         self._row_height = self.designs.fontMetrics().height() + 8
         self.designs.verticalHeader().setDefaultSectionSize(self._row_height)
-        self.designs.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.designs.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.designs.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.designs.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.designs.cellClicked.connect(self._row_clicked)
         self.designs.cellDoubleClicked.connect(lambda row, _c: self._use_row(row))
         self.use_button = QPushButton("Use for release")
@@ -198,7 +214,7 @@ class MechanismPanel(QWidget):
         split.setStretchFactor(2, 2)
         split.setChildrenCollapsible(False)
         self.splitter = split
-        split.setSizes([220, 260, 220])
+        split.setSizes([380, 220, 180])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(split)
@@ -283,7 +299,9 @@ class MechanismPanel(QWidget):
             self.choice_label.setText(f"Release uses {METHOD_LABELS.get(c.state.method, c.state.method)} (your pick).")
         if c.message:
             self.choice_label.setText(c.message)
-        self.status_line.setText(self.status_text(recommended, chosen))
+        status = self.status_text(recommended, chosen)
+        self.status_line.setText(status)
+        self.status_line.setVisible(bool(status))
         self._refresh_details()
 
     def status_text(self, recommended, chosen) -> str:
@@ -331,8 +349,19 @@ class MechanismPanel(QWidget):
 
     def _fill_designs(self, c, recommended, chosen, kron_eps) -> None:
         self.designs.setRowCount(len(self._rows))
-        rows_height = self._row_height * max(len(self._rows), 1) + self.designs.horizontalHeader().height() + 4
-        self.designs.setFixedHeight(rows_height)
+        bar = self.designs.horizontalScrollBar()
+        rows_height = (
+            self._row_height * max(len(self._rows), 1)
+            + self.designs.horizontalHeader().height()
+            + 4
+            + (bar.sizeHint().height() if bar.isVisible() else 0)
+        )
+        self.designs.setColumnWidth(
+            0, max(150, self.designs.fontMetrics().horizontalAdvance("★ ● Kronecker (independent RR)") + 12)
+        )
+        header = self.designs.horizontalHeader().height() + 4
+        self.designs.setMinimumHeight(self._row_height * min(MIN_VISIBLE_ROWS, max(len(self._rows), 1)) + header)
+        self.designs.setMaximumHeight(rows_height)
         bold = QFont(self.designs.font())
         bold.setBold(True)
         for r, method in enumerate(self._rows):
@@ -342,37 +371,52 @@ class MechanismPanel(QWidget):
             marks = ("★ " if method == recommended else "") + ("● " if method == chosen else "")
             cells = [marks + METHOD_LABELS.get(method, method), "—", "—", "—", "—", ""]
             if s is not None and s.ok:
-                cells[1] = fmt_eps(s.overall_epsilon)
-                if kron_eps and method != "kronecker":
-                    change = 100 * (s.overall_epsilon / kron_eps - 1)
-                    cells[2] = "same" if abs(change) < 0.5 else f"{change:+.0f} %"
-                cells[3] = changes_text(s)
-                if s.predicted_avd is not None:
-                    cells[4] = "not identifiable" if s.non_identifiable else f"{s.predicted_avd:.3g}"
+                cells[EPS_COL] = fmt_eps(s.overall_epsilon)
+                cells[KRON_COL] = self.versus_kronecker(c, method, s, kron_eps)
+                cells[CHANGED_COL] = changes_text(s)
+                cells[AVD_COL] = avd_text(s)
             elif s is not None:
-                cells[1] = "not available"
-                cells[3] = short_reason(s.error)
+                cells[EPS_COL] = "not available"
+                cells[CHANGED_COL] = short_reason(s.error)
             if status == "running":
                 frac, msg = c.progress.get(method, (0.0, ""))
-                cells[5] = "computing…" + (f" {100 * frac:.0f} %" if frac > 0 else "")
+                cells[TIME_COL] = "computing…" + (f" {100 * frac:.0f} %" if frac > 0 else "")
             elif status == "cancelled":
-                cells[5] = "cancelled"
+                cells[TIME_COL] = "cancelled"
             elif s is not None:
-                cells[5] = fmt_seconds(s.seconds)
+                cells[TIME_COL] = fmt_seconds(s.seconds)
             tip = self.row_tooltip(method, s, c)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tip)
-                if col == 4 and s is not None and s.ok and s.non_identifiable:
+                if col == AVD_COL and s is not None and s.ok and s.non_identifiable:
                     item.setIcon(self._warning_icon)
                 if method == recommended and not stale:
                     item.setBackground(QBrush(RECOMMENDED_BG))
                     item.setFont(bold)
                 if stale or (s is not None and not s.ok):
                     item.setForeground(QBrush(QColor(140, 140, 140)))
-                if col in (1, 2):
+                if col in (EPS_COL, AVD_COL, KRON_COL):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.designs.setItem(r, col, item)
+
+    @staticmethod
+    def versus_kronecker(c, method: str, s: DesignSummary, kron_eps) -> str:
+        """Per-column mode: the whole-record ε against Kronecker's. Budget mode (every design has the same
+        whole-record ε): the predicted error against Kronecker's, "−35 % error"."""
+        if method == "kronecker":
+            return "—"
+        if c.request.get("budget_mode"):
+            kron = c.current().get("kronecker")
+            x, y = s.predicted_avd, kron.predicted_avd if kron is not None and kron.ok else None
+            if x is None or y is None or not (math.isfinite(x) and math.isfinite(y)) or y <= 0:
+                return "—"
+            change = 100 * (x / y - 1)
+            return "same error" if abs(change) < 0.5 else f"{change:+.0f} % error"
+        if not kron_eps:
+            return "—"
+        change = 100 * (s.overall_epsilon / kron_eps - 1)
+        return "same" if abs(change) < 0.5 else f"{change:+.0f} % ε"
 
     def row_tooltip(self, method: str, s: DesignSummary | None, c) -> str:
         """What the design is and what its numbers mean (every row has one)."""
@@ -405,7 +449,7 @@ class MechanismPanel(QWidget):
                 f"{o}-way {'not identifiable' if v is None else f'{v:.3g}'}" for o, v in s.predicted_by_order.items()
             )
             lines.append(
-                f"Predicted AVD {'(not identifiable)' if s.non_identifiable else f'{s.predicted_avd:.3g}'}: the "
+                f"Predicted AVD {avd_text(s)}: the "
                 f"expected mean distance 1/2 Σ|estimate − truth| of the needed tables ({s.predicted_orders}) from "
                 f"{rows} rows, unbiased estimator, uniform prior; lower = more accurate."
                 + (f" By order: {by}." if by else "")

@@ -1,0 +1,265 @@
+"""Issue 13 (GUI) and issue 14 item 6 through the real main window and real engine designs: the needed marginals
+(editor, undo, project file, release configuration), their predicted error on every design row, the utility and
+sampling designs as budget-mode rows ranked as optrr_engine.utility.recommend ranks them, the non-identifiable
+marginals named and the release refused unless overridden, and a release that never waits for a slow design."""
+
+from __future__ import annotations
+
+import csv
+import json
+import threading
+
+import numpy as np
+import pytest
+
+from optrr_engine.errors import InputError
+from optrr_engine.release.manifest import load_manifest
+from optrr_engine.utility.recommend import recommend as engine_recommend
+from optrr_gui.design.mechanism_panel import DESIGN_COLUMNS
+from optrr_gui.release.dialog import ReleaseDialog
+from optrr_gui.state import needed_marginals as nm
+from optrr_gui.state.design_summary import BUDGET_ONLY_METHODS, recommend
+from optrr_gui.workers.jobs.design import compute_design
+from tests.test_gui_support import WAIT_MS, close_window, open_window, wait_ready
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path)
+    yield w
+    close_window(w)
+
+
+def binary_file(tmp_path, k: int = 3, n: int = 400) -> str:
+    """k correlated binary columns (seeded), small enough for every exact design."""
+    rng = np.random.default_rng(7)
+    base = rng.integers(0, 2, n)
+    path = tmp_path / "binary.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow([f"b{i}" for i in range(k)])
+        for r in range(n):
+            w.writerow(["yes" if (base[r] ^ (rng.random() < 0.2)) else "no" for _ in range(k)])
+    return str(path)
+
+
+def budget(qtbot, window, target: float) -> None:
+    window.attributes.total.setChecked(True)
+    window.attributes.target.setValue(target)
+    c = window.controller
+    qtbot.waitUntil(lambda: c.is_idle() and c.request.get("budget_mode") and not c.is_stale("utility"), timeout=WAIT_MS)
+    window.mechanism.flush()
+
+
+# -- the needed marginals: Qt-free rules ------------------------------------------------------------------------
+def test_needed_marginals_default_spec_and_release_lists():
+    assert nm.default_orders(10) == [1, 2] and nm.default_orders(70) == [1]  # 70 + 2415 > 2000: the CLI's default
+    names = ["a", "b", "c"]
+    assert nm.spec(None, names) == {"orders": [1, 2]}
+    value = {"orders": [1], "sets": [["c", "a"], ["a", "x"]]}
+    assert nm.unknown_names(value, names) == ["x"]
+    assert nm.index_sets(value, names) == [(0,), (1,), (2,), (0, 2)]  # {a, x}: x is not perturbed
+    assert nm.name_lists(value, names) == [["a"], ["b"], ["c"], ["a", "c"]]
+    assert nm.parse_sets("a, b; c") == [["a", "b"], ["c"]]
+    with pytest.raises(ValueError):
+        nm.parse_sets("a, a")
+    with pytest.raises(ValueError):
+        nm.index_sets({"orders": [3], "sets": []}, [str(i) for i in range(60)])  # 34,220 tables
+
+
+# -- through the main window ------------------------------------------------------------------------------
+def test_needed_marginals_editor_undo_project_and_release_config(qtbot, window, tmp_path):
+    state, editor = window.state, window.mechanism.needed
+    assert state.needed_marginals is None and editor.orders[1].isChecked() and editor.orders[2].isChecked()
+    editor.orders[3].setChecked(True)  # a user click: one undo step
+    assert state.needed_marginals == {"orders": [1, 2, 3], "sets": []}
+    c = window.controller
+    qtbot.waitUntil(lambda: c.is_idle() and not c.is_stale("kronecker"), timeout=WAIT_MS)
+    assert c.current()["kronecker"].predicted_orders == "1/2/3-way"
+    assert set(c.current()["kronecker"].predicted_by_order) == {1, 2, 3}
+    editor.sets.setText("age, menopause; breast")
+    editor.sets.editingFinished.emit()
+    assert state.needed_marginals["sets"] == [["age", "menopause"], ["breast"]]
+    config = state.to_release_config()
+    assert ["age", "menopause"] in config.needed_marginals and ["class", "age", "breast"] in config.needed_marginals
+    assert window.stack.count() == 2 and window.stack.undoText().startswith("need ")
+    window.stack.undo()
+    assert state.needed_marginals == {"orders": [1, 2, 3], "sets": []} and editor.sets.text() == ""
+    window.stack.undo()
+    assert state.needed_marginals is None and not editor.orders[3].isChecked()
+    window.stack.redo()
+    window.stack.redo()
+    project = tmp_path / "p.optrr"
+    state.save_project(project)
+    assert json.loads(project.read_text())["session"]["needed_marginals"]["sets"][0] == ["age", "menopause"]
+    state.needed_marginals = None
+    state.load_project(project)
+    assert state.needed_marginals == {"orders": [1, 2, 3], "sets": [["age", "menopause"], ["breast"]]}
+    wait_ready(qtbot, window)
+    window.mechanism.flush()
+    assert editor.orders[3].isChecked() and editor.sets.text() == "age, menopause; breast"
+
+
+def test_budget_mode_rows_and_recommendation_follow_the_engine_ranking(qtbot, window):
+    budget(qtbot, window, 2.0)
+    c, panel = window.controller, window.mechanism
+    current = c.current()
+    assert set(BUDGET_ONLY_METHODS) <= set(c.methods)
+    for method in ("utility", "smp", "sample-2", "sample-3", "rsfd"):
+        assert current[method].ok, current[method].error
+        assert current[method].overall_epsilon <= 2.0 * (1 + 1e-9)  # recomputed from the design
+    assert "1 of 10 columns" in current["smp"].suppression and "2 of 10" in current["sample-2"].suppression
+    assert current["smp"].non_identifiable  # SMP never reports two columns together: every pair erased
+    assert current["kronecker"].suppression == ""
+    # the engine's own ranking of the same design kinds, computed independently of the panel
+    sizes, weights = c.sizes, c.request["weights"]
+    rec = engine_recommend(sizes, 2.0, weights, window.state.n_rows, {"orders": [1, 2]})
+    engine = {r.candidate.name: r.score for r in rec.ranked if r.error is not None}
+    for name, score in engine.items():
+        gui = current[name].predicted_avd
+        assert gui == pytest.approx(score, rel=1e-6) or (np.isinf(score) and np.isinf(gui)), name
+    best = c.recommended()
+    assert current[best].predicted_avd == min(s.predicted_avd for s in current.values() if s.ok and s.releasable)
+    assert current[best].predicted_avd <= rec.best.score * (1 + 1e-9)
+    # the table: the recommended row on top, every row with a tooltip and its predicted error, runners-up listed
+    col = DESIGN_COLUMNS.index("Predicted AVD")
+    assert panel.designs.item(0, 0).text().startswith("★")
+    for row, method in enumerate(panel._rows):
+        item = panel.designs.item(row, col)
+        assert panel.designs.item(row, 0).toolTip().startswith(panel.designs.item(row, 0).text().lstrip("★● ")[:3])
+        s = current[method]
+        if s.ok and s.predicted_avd is not None:
+            expected = "not identifiable" if s.erased else "too few rows" if s.non_identifiable else None
+            assert item.text() == (expected or f"{s.predicted_avd:.3g}")
+            assert "Predicted AVD" in item.toolTip()
+    smp_row = panel._rows.index("smp")
+    assert not panel.designs.item(smp_row, col).icon().isNull()  # the warning icon
+    assert "each row carries 1 of 10 columns" in panel.designs.item(smp_row, 0).toolTip()
+
+
+def test_erased_needed_pair_is_named_and_the_release_refused_unless_overridden(qtbot, tmp_path):
+    window = open_window(qtbot, tmp_path, path=binary_file(tmp_path))
+    try:
+        budget(qtbot, window, 1.5)
+        c = window.controller
+        window.use_design("optimal")  # the lowest-epsilon design erases every pair of 3 binary columns here
+        qtbot.waitUntil(lambda: c.chosen() == "optimal", timeout=WAIT_MS)
+        s = c.current()["optimal"]
+        assert sorted(s.erased) == [[1, 2], [1, 3], [2, 3]]
+        window.mechanism.flush()
+        status = window.mechanism.status_line.text()
+        assert "{b0, b1}" in status and "can never be estimated" in status and "more ε" in status
+        out = tmp_path / "out.csv"
+        dialog = ReleaseDialog(window, window)
+        qtbot.addWidget(dialog)
+        dialog.output.setText(str(out))
+        assert "erases 3 needed table" in dialog.needed_label.text()
+        assert "No column suppressed" in dialog.design_label.text()
+        assert not dialog.start() and "Refused" in dialog.progress_label.text() and not out.exists()
+        assert dialog.allow_unidentifiable.isVisibleTo(dialog)
+        dialog.allow_unidentifiable.setChecked(True)
+        assert dialog.start()
+        qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+        assert dialog.result_state == "done", dialog.progress_label.text()
+        manifest = load_manifest(str(out) + ".manifest.json", data_path=str(out))
+        assert any("override given" in n for n in manifest["design"]["notes"])
+        assert "cannot be estimated" in dialog.summary.toHtml()
+    finally:
+        close_window(window)
+
+
+def test_release_job_refuses_an_erased_needed_marginal_itself(tmp_path):
+    """The worker runs the same check as optrr perturb, so a release never depends on the dialog's pre-check."""
+    from optrr_engine.release.config import ColumnConfig, ReleaseConfig
+    from optrr_gui.workers.jobs.release import run_release
+
+    data = binary_file(tmp_path)
+    request = {"budget_mode": True, "epsilons": [1] * 3, "weights": [1.0] * 3, "target_total": 1.5}
+    mech = compute_design("optimal", [2, 2, 2], request, 400).design.mechanism
+    cols = [ColumnConfig(f"b{i}", role="perturb", categories=["no", "yes"], epsilon=None) for i in range(3)]
+    config = ReleaseConfig(
+        method="optimal", columns=cols, target_total=1.5, needed_marginals=[["b0", "b2"]], mechanism=mech.to_dict()
+    )
+    out = tmp_path / "refused.csv"
+    (tmp_path / "audit").mkdir()
+    with pytest.raises(InputError, match=r"refusing to release.*\{b0, b2\}"):
+        run_release(data, config, str(out), {"seed": 1, "audit_dir": str(tmp_path / "audit")})
+    assert not out.exists()
+
+
+def test_sampling_design_release_states_the_suppression(qtbot, window, tmp_path):
+    budget(qtbot, window, 2.0)
+    window.use_design("sample-2")
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    assert "each row carries 2 of 10 columns" in dialog.design_label.text()
+    out = tmp_path / "sampled.csv"
+    dialog.output.setText(str(out))
+    dialog.allow_unidentifiable.setChecked(True)  # the 3-way tables are not needed; nothing is erased
+    assert dialog.start()
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done", dialog.progress_label.text()
+    manifest = load_manifest(str(out) + ".manifest.json", data_path=str(out))
+    assert manifest["design"]["method"] == "sample-m" and manifest["overall_epsilon"] <= 2.0 * (1 + 1e-9)
+    assert "Suppresses columns: each row carries 2 of 10 columns" in dialog.summary.toHtml()
+
+
+def test_utility_design_is_released_exactly_as_shown(qtbot, window, tmp_path):
+    budget(qtbot, window, 2.0)
+    window.use_design("utility")
+    shown = window.controller.current()["utility"]
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    out = tmp_path / "utility.csv"
+    dialog.output.setText(str(out))
+    assert dialog.start()
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done", dialog.progress_label.text()
+    manifest = load_manifest(str(out) + ".manifest.json", data_path=str(out))
+    assert manifest["overall_epsilon"] == pytest.approx(shown.overall_epsilon, rel=1e-9)
+    assert manifest["design"]["method"] == "utility"
+
+
+# -- issue 14 item 6 ------------------------------------------------------------------------------------------
+def test_lowered_epsilons_are_recommended_only_when_accepted():
+    request = {"budget_mode": False, "epsilons": [0.5, 1, 2, 3], "weights": [1.0] * 4, "target_total": 4}
+    heur = compute_design("heuristic", [2, 2, 2, 2], request, 1000)
+    auto = compute_design("auto", [2, 2, 2, 2], request, 1000)
+    assert heur.changes and not heur.exceeds_request  # it lowers two columns' epsilons ...
+    assert heur.overall_epsilon < auto.overall_epsilon  # ... and so has the lower whole-record epsilon
+    assert recommend({"heuristic": heur, "auto": auto}, False) == "auto"
+    assert recommend({"heuristic": heur, "auto": auto}, False, accept_changed=True) == "heuristic"
+
+
+def test_release_now_or_wait_while_a_slow_design_computes(qtbot, window, tmp_path, monkeypatch):
+    import optrr_gui.design.controller as dc
+
+    gate = threading.Event()
+    real = dc.compute_design
+
+    def slow_optimal(method, *args, **kwargs):
+        if method == "optimal":
+            gate.wait(120)  # the exact design "takes long" until the test lets it finish
+        return real(method, *args, **kwargs)
+
+    monkeypatch.setattr(dc, "compute_design", slow_optimal)
+    c = window.controller
+    window.state.set_column_value(0, "epsilon", 0.7)
+    qtbot.waitUntil(lambda: not c.is_stale("kronecker") and c.is_running("optimal"), timeout=WAIT_MS)
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    assert dialog.release_now.isVisibleTo(dialog) and dialog.release_now.isChecked()
+    assert dialog.problems() == [] and dialog.release_button.isEnabled()  # not blocked
+    now = dialog.chosen_method()
+    assert now in c.current() and c.current()[now].ok
+    dialog.wait_designs.setChecked(True)
+    assert dialog.problems() and not dialog.release_button.isEnabled()
+    with qtbot.waitSignal(c.changed, timeout=WAIT_MS):
+        gate.set()
+    qtbot.waitUntil(lambda: c.is_idle() and dialog.release_button.isEnabled(), timeout=WAIT_MS)
+    assert dialog.chosen_method() == c.chosen()
+    out = tmp_path / "waited.csv"
+    dialog.output.setText(str(out))
+    assert dialog.start()
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done", dialog.progress_label.text()

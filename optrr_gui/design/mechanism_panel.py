@@ -356,9 +356,8 @@ class MechanismPanel(QWidget):
             + 4
             + (bar.sizeHint().height() if bar.isVisible() else 0)
         )
-        self.designs.setColumnWidth(
-            0, max(150, self.designs.fontMetrics().horizontalAdvance("★ ● Kronecker (independent RR)") + 12)
-        )
+        full = self.designs.fontMetrics().horizontalAdvance("★ ● Kronecker (independent RR)") + 12
+        self.designs.setColumnWidth(0, int(min(full, max(120, 0.36 * self.designs.viewport().width()))))
         header = self.designs.horizontalHeader().height() + 4
         self.designs.setMinimumHeight(self._row_height * min(MIN_VISIBLE_ROWS, max(len(self._rows), 1)) + header)
         self.designs.setMaximumHeight(rows_height)

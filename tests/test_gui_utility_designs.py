@@ -163,6 +163,8 @@ def test_erased_needed_pair_is_named_and_the_release_refused_unless_overridden(q
         assert dialog.result_state == "done", dialog.progress_label.text()
         manifest = load_manifest(str(out) + ".manifest.json", data_path=str(out))
         assert any("override given" in n for n in manifest["design"]["notes"])
+        assert dialog.audit["configuration"]["allow_unidentifiable"] is True
+        assert ["b0", "b1"] in dialog.audit["configuration"]["needed_marginals"]
         assert "cannot be estimated" in dialog.summary.toHtml()
     finally:
         close_window(window)

@@ -553,6 +553,7 @@ class ReleaseDialog(QDialog):
         cancelled_late = self.result_state == "running" and not self.cancel_button.isEnabled()
         self.result_state = "done"
         self.manifest = manifest
+        self.audit = result["audit"]  # this release's entry of the internal audit record
         seconds = time.perf_counter() - self.started
         self.progress.setValue(1000)
         self.progress_label.setText("Done (it finished before it could be cancelled)." if cancelled_late else "Done.")

@@ -185,7 +185,7 @@ def test_release_job_refuses_an_erased_needed_marginal_itself(tmp_path):
     out = tmp_path / "refused.csv"
     (tmp_path / "audit").mkdir()
     with pytest.raises(InputError, match=r"refusing to release.*\{b0, b2\}"):
-        run_release(data, config, str(out), {"seed": 1, "audit_dir": str(tmp_path / "audit")})
+        run_release(data, config, str(out), {"audit_dir": str(tmp_path / "audit")})
     assert not out.exists()
 
 

@@ -265,3 +265,43 @@ def test_release_now_or_wait_while_a_slow_design_computes(qtbot, window, tmp_pat
     assert dialog.start()
     qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
     assert dialog.result_state == "done", dialog.progress_label.text()
+
+
+def test_editing_the_needed_tables_never_restarts_a_slow_exact_design(qtbot, window, monkeypatch):
+    import optrr_gui.design.controller as dc
+
+    gate = threading.Event()
+    calls: list[str] = []
+    real = dc.compute_design
+
+    def counted(method, *args, **kwargs):
+        calls.append(method)
+        if method == "optimal":
+            gate.wait(120)
+        return real(method, *args, **kwargs)
+
+    monkeypatch.setattr(dc, "compute_design", counted)
+    c = window.controller
+    submit = c.runner.submit
+
+    def in_background(channel, fn, *args, **kwargs):  # a slow exact design runs off the quick thread
+        if channel == dc.channel_of("optimal"):
+            kwargs.update(quick=False, process=False)
+        return submit(channel, fn, *args, **kwargs)
+
+    monkeypatch.setattr(c.runner, "submit", in_background)
+    window.state.set_column_value(0, "epsilon", 0.8)
+    qtbot.waitUntil(lambda: not c.is_stale("kronecker") and c.is_running("optimal"), timeout=WAIT_MS)
+    started = list(calls)
+    window.mechanism.needed.orders[3].setChecked(True)  # only the needed tables change
+    qtbot.waitUntil(
+        lambda: not c.is_stale("kronecker") and c.current()["kronecker"].predicted_orders == "1/2/3-way",
+        timeout=WAIT_MS,
+    )
+    assert c.is_running("optimal")  # the slow one goes on ...
+    assert sorted(set(calls)) == sorted(calls) and set(started) <= set(calls)  # ... and no design ran twice
+    gate.set()
+    qtbot.waitUntil(lambda: c.is_idle() and not c.is_stale("optimal"), timeout=WAIT_MS)
+    assert calls.count("optimal") == 1
+    assert c.current()["optimal"].predicted_orders == "1/2/3-way"
+    assert set(c.current()["optimal"].predicted_by_order) == {1, 2, 3}

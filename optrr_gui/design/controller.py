@@ -18,12 +18,11 @@ from ..state.design_summary import (
     BUDGET_ONLY_METHODS,
     DesignSummary,
     available_methods,
-    expected_errors,
     is_quick,
     recommend,
 )
 from ..state.session import SessionState
-from ..workers.jobs.design import compute_design
+from ..workers.jobs.design import compute_design, repredict
 from ..workers.runner import TaskRunner
 
 #: Submission order: the closed-form designs first, then the small LPs, then the exact ones.
@@ -50,10 +49,6 @@ CLUSTERS_TD = 0.1
 DEBOUNCE_MS = 15
 
 
-def _errors_task(mechanism, n_rows, progress=None, cancel=None) -> list:
-    return expected_errors(mechanism, n_rows)
-
-
 def channel_of(method: str) -> str:
     return f"design:{method}"
 
@@ -70,6 +65,8 @@ class DesignController(QObject):
         self.status: dict[str, str] = {}  # running | done | cancelled | failed
         self.progress: dict[str, tuple[float, str]] = {}
         self.key: str | None = None
+        #: request key -> the key of its design part (everything but the needed marginals)
+        self._design_keys: dict[str, str] = {}
         self.n_rows: int | None = None
         self.sizes: list[int] = []
         self.request: dict = {}
@@ -121,8 +118,15 @@ class DesignController(QObject):
         key = json.dumps([sizes, request, self.state.data_path], sort_keys=True)
         if key == self.key and not force:
             return
+        design_part = {k: v for k, v in request.items() if k != "needed"}
+        design_key = json.dumps([sizes, design_part, self.state.data_path], sort_keys=True)
+        old_key = self.key
+        self._design_keys = {k: v for k, v in self._design_keys.items() if v == design_key}
+        self._design_keys[key] = design_key
         self.key, self.sizes, self.request, self.message = key, sizes, request, ""
-        k = len(sizes)
+        if not force and old_key is not None and self._design_keys.get(old_key) == design_key:
+            self._needed_changed(key, request, n_rows)
+            return
         if not request["budget_mode"]:  # the budget-only designs are no rows in per-column mode
             for method in BUDGET_ONLY_METHODS:
                 self.runner.cancel(channel_of(method))
@@ -136,22 +140,25 @@ class DesignController(QObject):
             if method == "clusters":
                 self._submit_clusters(key, request, n_rows)
                 continue
-            quick = is_quick(method, k, request["budget_mode"])
-            self.runner.submit(
-                channel_of(method),
-                compute_design,
-                method,
-                sizes,
-                request,
-                n_rows,
-                quick=quick,
-                process=not quick,
-                on_done=partial(self._done, method, key, n_rows),
-                on_error=partial(self._failed, method, key),
-                on_progress=partial(self._progress, method),
-                on_cancelled=partial(self._cancelled, method),
-            )
+            self._submit(method, key, request, n_rows)
         self.changed.emit()
+
+    def _submit(self, method: str, key: str, request: dict, n_rows) -> None:
+        quick = is_quick(method, len(self.sizes), request["budget_mode"])
+        self.runner.submit(
+            channel_of(method),
+            compute_design,
+            method,
+            self.sizes,
+            request,
+            n_rows,
+            quick=quick,
+            process=not quick,
+            on_done=partial(self._done, method, key, n_rows),
+            on_error=partial(self._failed, method, key),
+            on_progress=partial(self._progress, method),
+            on_cancelled=partial(self._cancelled, method),
+        )
 
     def _submit_clusters(self, key: str, request: dict, n_rows) -> None:
         """RR-Clusters needs the data itself (dependence between columns): read in a worker process."""
@@ -187,25 +194,44 @@ class DesignController(QObject):
             on_cancelled=partial(self._cancelled, "clusters"),
         )
 
+    def _needed_changed(self, key: str, request: dict, n_rows) -> None:
+        """Only the needed marginals changed: the utility design is recomputed (it depends on them), every other
+        design keeps its mechanism and only its predicted error is recomputed (the slow exact solves go on)."""
+        for method in self.methods:
+            if method == "utility":
+                self.status[method] = "running"
+                self._submit(method, key, request, n_rows)
+            elif (
+                self.summaries.get(method) is not None
+                and not self.is_running(method)
+                and self._design_keys.get(self.summary_keys.get(method, "")) == self._design_keys[key]
+            ):  # a result for this very design request: only its predicted error changes
+                self._repredict(method, self.summaries[method], key, n_rows)
+        self.changed.emit()
+
+    def _repredict(self, method: str, summary: DesignSummary, key: str, n_rows) -> None:
+        if not (summary.ok and summary.design is not None):
+            self.summary_keys[method] = key  # an unavailable design stays unavailable
+            return
+        self.runner.submit(
+            f"predict:{method}",
+            repredict,
+            summary,
+            n_rows,
+            self.request,
+            quick=True,
+            on_done=partial(self._done, method, key, n_rows),
+        )
+
     def _update_errors(self) -> None:
-        """The row count changed: recompute only the expected errors of the designs already found."""
+        """The row count changed: recompute only the expected and predicted errors of the designs found."""
         n_rows = self.state.n_rows
         self.n_rows = n_rows
-        for method, summary in self.summaries.items():
-            if summary.ok and summary.design is not None:
-                self.runner.submit(
-                    f"errors:{method}",
-                    _errors_task,
-                    summary.design.mechanism,
-                    n_rows,
-                    quick=True,
-                    on_done=partial(self._errors_done, method, summary),
-                )
-
-    def _errors_done(self, method: str, summary: DesignSummary, errors: list) -> None:
-        if self.summaries.get(method) is summary:
-            summary.standard_errors = errors
-            self.changed.emit()
+        if self.key is None:
+            return
+        for method, summary in list(self.summaries.items()):
+            if not self.is_stale(method):
+                self._repredict(method, summary, self.key, n_rows)
 
     def _clear(self, message: str) -> None:
         for method in self.all_methods:
@@ -218,6 +244,15 @@ class DesignController(QObject):
 
     # -- results (UI thread) --------------------------------------------------------------------
     def _done(self, method: str, key: str, n_rows, summary: DesignSummary) -> None:
+        if (
+            key != self.key
+            and method != "utility"
+            and self._design_keys.get(key, "") == self._design_keys.get(self.key or "", None)
+        ):
+            # the design answers the current request; only its predicted error is for older needed marginals
+            self.summaries[method] = summary
+            self._repredict(method, summary, self.key, self.n_rows)
+            return
         self.summaries[method] = summary
         self.summary_keys[method] = key
         self.status[method] = "done" if summary.ok else "failed"
@@ -253,7 +288,8 @@ class DesignController(QObject):
         return [m for m in self.all_methods if self.is_running(m)]
 
     def is_idle(self) -> bool:
-        return not self._timer.isActive() and not self.running()
+        predicting = any(self.runner.is_busy(f"predict:{m}") for m in self.all_methods)
+        return not self._timer.isActive() and not self.running() and not predicting
 
     def is_stale(self, method: str) -> bool:
         return self.summary_keys.get(method) != self.key

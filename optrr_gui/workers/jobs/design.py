@@ -15,10 +15,12 @@ from ...state.design_summary import (
     BUDGET_ONLY_METHODS,
     DEGENERATE_EPSILON,
     DesignSummary,
+    expected_errors,
     needed_spec,
     sampling_parameters,
     summarise,
     summarise_sampling,
+    with_prediction,
 )
 
 
@@ -76,3 +78,16 @@ def compute_design(method, sizes, request: dict, n_rows, progress=None, cancel=N
         raise
     except OptRRError as exc:
         return DesignSummary(method=method, ok=False, error=str(exc), seconds=time.perf_counter() - t0)
+
+
+def repredict(summary: DesignSummary, n_rows, request: dict, progress=None, cancel=None) -> DesignSummary:
+    """The same design with the predicted error of other needed marginals or another number of rows (the design
+    itself is not recomputed: an edit of the needed tables never restarts a slow exact solve)."""
+    from dataclasses import replace
+
+    mech = summary.design.mechanism
+    out = replace(
+        summary, predicted_avd=None, predicted_orders="", predicted_by_order={}, non_identifiable=[], erased=[]
+    )
+    out.standard_errors = expected_errors(mech, n_rows)
+    return with_prediction(out, mech, n_rows, request)

@@ -305,3 +305,20 @@ def test_editing_the_needed_tables_never_restarts_a_slow_exact_design(qtbot, win
     assert calls.count("optimal") == 1
     assert c.current()["optimal"].predicted_orders == "1/2/3-way"
     assert set(c.current()["optimal"].predicted_by_order) == {1, 2, 3}
+
+
+def test_accepting_changed_epsilons_is_one_undo_step_and_steers_the_recommendation(qtbot, window):
+    c, box = window.controller, window.mechanism.accept_changed
+    assert box.isVisibleTo(window.mechanism) and not box.isChecked()
+    for i, eps in enumerate([0.2, 0.5, 1.0, 2.0, 3.0, 0.3, 0.8, 1.5, 2.5, 0.4]):
+        window.state.set_column_value(i, "epsilon", eps)
+    qtbot.waitUntil(lambda: c.is_idle() and not c.is_stale("heuristic"), timeout=WAIT_MS)
+    current = c.current()
+    assert c.recommended() == recommend(current, False, False)
+    assert not current[c.recommended()].changes  # keeps every typed epsilon
+    box.click()
+    assert window.state.accept_changed_epsilons and window.stack.undoText() == "recommend designs that change ε"
+    assert c.recommended() == recommend(current, False, True)
+    window.stack.undo()
+    window.mechanism.flush()
+    assert not window.state.accept_changed_epsilons and not box.isChecked()

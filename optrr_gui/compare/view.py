@@ -468,7 +468,10 @@ class PreviewPage(ComparePage):
         picked = self.picked()[: self.MAX_SHOWN]
         if not picked:
             raise ValueError("tick at least one column on the left")
-        config = state.to_release_config(method=summary.method).to_dict()
+        if not hasattr(summary.design.mechanism, "marginal"):  # smp / sample-m / rs+fd (issue 13)
+            raise ValueError("the preview shows mechanism designs; a sampling design reports only some columns per row")
+        # the configuration gives the preview its columns' coding only (the mechanism is passed as it is)
+        config = state.to_release_config(method="auto").to_dict()
         return compare_jobs.release_preview, (
             state.data_path,
             dict(state.reader_options),

@@ -257,8 +257,8 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fix
                 results.setdefault((name, way, "own"), []).extend(values)
         t_end = time.perf_counter()
         for (method, way, est), values in sorted(results.items()):
-            if est != "ibu":
-                continue
+            if est in ("unbiased", "clip"):
+                continue  # columns of the default estimator's row
             cand = cands.get((method, way))
             row = {
                 "dataset": data.name,

@@ -25,6 +25,10 @@ DEFAULT_METHOD = "ibu"
 #: functional of the estimate (a cell, a margin, a sum of cells) within sqrt(2 delta) = 0.45 of its standard
 #: error from the exact maximiser.
 IBU_TOTAL_GAP = 0.1
+STOPPING_RULE = (
+    "certified bound (weak duality) on the total log-likelihood gap to the maximum <= tolerance; 0 iterations "
+    "when the unbiased estimate is already a distribution (then it is the maximum)"
+)
 
 
 def z_value(confidence: float) -> float:
@@ -97,6 +101,7 @@ def estimate_from_counts(
                 "converged": res.converged,
                 "log_likelihood_gap_bound": res.gap * n,  # total over the records, certified
                 "log_likelihood_gap_tolerance": tol * n,
+                "stopping_rule": STOPPING_RULE,
             }
         )
     ctl.report(1.0, "done")

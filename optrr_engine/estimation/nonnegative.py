@@ -5,6 +5,7 @@
 - iterative Bayesian update (Agrawal & Haritsa / Alvim et al.; EM for the multinomial likelihood):
   pi <- pi * M^T (lambda_hat / (M pi)), from the uniform distribution, accelerated by SQUAREM. Every iterate
   is a distribution and the limit maximises the likelihood of the observed counts. M is symmetric (M^T = M).
+  When the unbiased estimate M^{-1} lambda_hat is already a distribution it is the maximum and is returned.
 """
 
 from __future__ import annotations
@@ -80,6 +81,20 @@ def certified_gap(operator, lam, z, g) -> float:
     return max(0.0, min(frank_wolfe, dual))
 
 
+def _unbiased_if_optimal(operator, lam, tol):
+    """M^{-1} lambda when it is a distribution: then M pi = lambda, the likelihood's unconstrained maximum, so
+    it IS the maximum-likelihood estimate (certified below: the gradient ratio g = M^T 1 = 1 everywhere)."""
+    if not _identifiable(operator):
+        return None
+    pi = operator.solve(lam)
+    if not np.all(pi >= 0.0):
+        return None
+    pi = pi / pi.sum()
+    z, g, _ = _state(operator, pi, lam)
+    gap = certified_gap(operator, lam, z, g)
+    return IBUResult(pi, 0, True, gap) if gap <= tol else None
+
+
 def iterative_bayesian_update(
     operator,
     observed: np.ndarray,
@@ -92,20 +107,25 @@ def iterative_bayesian_update(
 ) -> IBUResult:
     """EM for pi given observed perturbed frequencies ``observed`` (sums to 1) and the mechanism operator.
 
+    Without ``start``: when the unbiased estimate M^{-1} lambda is already a distribution it is returned
+    (it is the maximum, certified; 0 iterations); else EM starts from the uniform distribution.
     Stopping rule: :func:`certified_gap` (a duality bound on how far the log-likelihood per record is below
     its maximum) <= ``tol``, checked every ``check_every`` iterations (the Frank-Wolfe part every iteration).
     ``accelerate`` uses SQUAREM (Varadhan & Roland 2008; :func:`_squarem_step`): an extrapolated step from
-    two EM steps, followed by one EM step, kept only when it does not lower the likelihood (else the plain
-    double EM step): every iterate stays a distribution with no cell forced to 0, and the
-    likelihood never decreases. Six applications of M per accelerated iteration (more when a step is
-    shortened), two per plain one.
+    two EM steps, kept only when it does not lower the likelihood (else the plain double EM step): every
+    iterate stays a distribution with no cell forced to 0, and the likelihood never decreases. Four
+    applications of M per accelerated iteration (more when a step is shortened), two per plain one.
     """
     lam = np.asarray(observed, dtype=float)
+    if start is None:
+        shortcut = _unbiased_if_optimal(operator, lam, tol)
+        if shortcut is not None:
+            return shortcut
     pi = np.full(lam.shape, 1.0 / lam.size) if start is None else np.array(start, dtype=float)
     pi = pi / pi.sum()
+    z, g, loglik = _state(operator, pi, lam)
     gap = np.inf
     for it in range(1, max_iter + 1):
-        z, g, _ = _state(operator, pi, lam)
         gap = float(np.log(max(float(np.max(g)), 1.0)))
         if gap > tol and (it - 1) % check_every == 0:
             gap = certified_gap(operator, lam, z, g)
@@ -114,11 +134,11 @@ def iterative_bayesian_update(
         p1 = _em(pi, g)
         if not accelerate:
             pi = p1
+            z, g, loglik = _state(operator, pi, lam)
         else:
-            pi = _squarem_step(operator, pi, p1, lam)
+            pi, z, g, loglik = _squarem_step(operator, pi, p1, lam)
         if ctl is not None and it % 20 == 0:
             ctl.check()
-    z, g, _ = _state(operator, pi, lam)
     gap = certified_gap(operator, lam, z, g)
     return IBUResult(pi, max_iter, gap <= tol, gap)
 
@@ -128,21 +148,20 @@ def _squarem_step(operator, x, p1, lam):
     v = p2 - 2 p1 + x, a = -|r|/|v| <= -1), with each cell kept at least 1/100 of min(x, p2) (so the step can
     be long where most cells move freely while cells heading for 0 shrink geometrically and none is set to
     exactly 0, which EM could not revive). The candidate is accepted when its likelihood is at least that of
-    p1, then one EM step follows (so the result's is too); else a moves halfway towards -1 (where the
-    extrapolation is p2 itself), at most 4 times; else p2 (whose likelihood is at least p1's)."""
+    p1; else a moves halfway towards -1 (where the extrapolation is p2 itself), at most 4 times; else p2
+    (whose likelihood is at least p1's). Returns the new point with its (z, g, log-likelihood)."""
     _, g1, loglik1 = _state(operator, p1, lam)
     p2 = _em(p1, g1)
     r, v = p1 - x, p2 - 2.0 * p1 + x
     norm_v = float(np.sqrt(np.sum(v * v)))
-    if norm_v == 0:
-        return p2
-    alpha = min(-float(np.sqrt(np.sum(r * r))) / norm_v, -1.0)
-    floor = _FLOOR * np.minimum(x, p2)
-    for _ in range(_BACKTRACKS):
-        cand = np.maximum(x - 2.0 * alpha * r + alpha * alpha * v, floor)
-        cand = cand / cand.sum()
-        _, gc, loglik_c = _state(operator, cand, lam)
-        if loglik_c >= loglik1:
-            return _em(cand, gc)
-        alpha = 0.5 * (alpha - 1.0)
-    return p2
+    if norm_v > 0:
+        alpha = min(-float(np.sqrt(np.sum(r * r))) / norm_v, -1.0)
+        floor = _FLOOR * np.minimum(x, p2)
+        for _ in range(_BACKTRACKS):
+            cand = np.maximum(x - 2.0 * alpha * r + alpha * alpha * v, floor)
+            cand = cand / cand.sum()
+            zc, gc, loglik_c = _state(operator, cand, lam)
+            if loglik_c >= loglik1:
+                return cand, zc, gc, loglik_c
+            alpha = 0.5 * (alpha - 1.0)
+    return (p2, *_state(operator, p2, lam))

@@ -10,6 +10,8 @@ never a prod(a) x prod(a) matrix.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..errors import TooLargeError
@@ -33,23 +35,63 @@ def component_masks(sizes) -> np.ndarray:
     return grid
 
 
+#: Axes up to this size are split and merged by one small matrix product (BLAS); larger ones by a mean and a
+#: subtraction (O(cells) whatever the size).
+_MATMUL_MAX_SIZE = 32
+
+
+def _rotate(x: np.ndarray, m: int, step) -> np.ndarray:
+    """Apply ``step`` to each of the first m axes in turn: each step takes the leading axis as rows of a 2-D
+    view (size, rest) and returns (rest, new size), so the transformed axis moves to the end and after m steps
+    the axes are back in order with trailing batch axes in front; those are then moved back behind."""
+    shape = x.shape
+    batch = shape[m:]
+    sizes = []
+    for i in range(m):
+        x = step(x.reshape(shape[i], -1))
+        sizes.append(x.shape[1])
+    x = x.reshape(batch + tuple(sizes))
+    if batch:
+        x = np.moveaxis(x, tuple(range(len(batch))), tuple(range(m, m + len(batch))))
+    return x
+
+
+@functools.lru_cache(maxsize=64)
+def _axis_matrices(a: int) -> tuple[np.ndarray, np.ndarray]:
+    """Transposed split ((a + 1) x a: mean row, then I - J/a) and merge (a x (a + 1): [1 | I]) matrices."""
+    split = np.vstack([np.full((1, a), 1.0 / a), np.eye(a) - 1.0 / a])
+    merge = np.hstack([np.ones((a, 1)), np.eye(a)])
+    return split.T.copy(), merge.T.copy()
+
+
+def _split_axis(rows: np.ndarray) -> np.ndarray:
+    """(a, rest) -> (rest, a + 1): [mean, x - mean] along the rows."""
+    a = rows.shape[0]
+    if a <= _MATMUL_MAX_SIZE:
+        return rows.T @ _axis_matrices(a)[0]
+    out = np.empty((rows.shape[1], a + 1))
+    mean = rows.mean(axis=0)
+    out[:, 0] = mean
+    np.subtract(rows.T, mean[:, None], out=out[:, 1:])
+    return out
+
+
+def _merge_axis(rows: np.ndarray) -> np.ndarray:
+    """(a + 1, rest) -> (rest, a): constant part + contrast part."""
+    a = rows.shape[0] - 1
+    if a <= _MATMUL_MAX_SIZE:
+        return rows.T @ _axis_matrices(a)[1]
+    return rows[1:].T + rows[0][:, None]
+
+
 def split_components(table: np.ndarray, m: int) -> np.ndarray:
     """[mean, x - mean] along each of the first m axes."""
-    x = np.asarray(table, dtype=float)
-    for i in range(m):
-        mean = x.mean(axis=i, keepdims=True)
-        x = np.concatenate([mean, x - mean], axis=i)
-    return x
+    return _rotate(np.asarray(table, dtype=float), m, _split_axis)
 
 
 def merge_components(parts: np.ndarray, m: int) -> np.ndarray:
     """Inverse of :func:`split_components`: constant part + contrast part along each axis."""
-    x = parts
-    for i in range(m):
-        const = np.take(x, [0], axis=i)
-        rest = np.take(x, np.arange(1, x.shape[i]), axis=i)
-        x = rest + const
-    return x
+    return _rotate(np.asarray(parts, dtype=float), m, _merge_axis)
 
 
 class StructuredOperator:

@@ -165,6 +165,7 @@ def test_unbiased_estimate_is_returned_when_it_is_a_distribution():
     dense = dense_matrix(mech)
     lam_f = as_f(counts / counts.sum())
     np.testing.assert_allclose(kkt_ratio(dense, as_f(est.estimate), lam_f), 1.0, atol=1e-9)
+    assert "already a distribution" in convergence_line(est.info)
 
 
 def test_not_converged_is_reported():

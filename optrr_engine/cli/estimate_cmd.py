@@ -81,6 +81,8 @@ def print_estimate(est) -> None:
 def convergence_line(info: dict) -> str:
     """One line on whether the maximum-likelihood iteration converged, with its certified gap."""
     gap, tol, it = info["log_likelihood_gap_bound"], info["log_likelihood_gap_tolerance"], info["iterations"]
+    if info["converged"] and it == 0:
+        return "converged in 0 iterations: the unbiased estimate is already a distribution, so it is the maximum"
     if info["converged"]:
         return f"converged in {it} iterations (log-likelihood within {gap:.2g} of its maximum, certified)"
     return (

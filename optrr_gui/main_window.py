@@ -41,7 +41,7 @@ from .design.attribute_table import AttributePanel
 from .design.column_panel import ColumnPanel
 from .design.controller import DesignController
 from .design.mechanism_panel import MechanismPanel
-from .state.config_bridge import perturbed_sizes
+from .state.config_bridge import perturbed_sizes, set_summaries
 from .state.data_store import DataStore, read_encoded
 from .state.paths import DATA_FILTER, PROJECT_FILTER, PROJECT_SUFFIX, SAMPLES
 from .state.session import SessionState
@@ -540,6 +540,7 @@ class MainWindow(QMainWindow):
         self.cancel_load.show()
         columns = [c.name for c in self.state.columns]
         self.store = DataStore(columns)
+        set_summaries(self.state, {})  # the previous rows' summaries no longer apply
         self.data_view.model.set_store(self.store)
         self.data_view.status.setText("Reading rows…")
         self._data_started = time.perf_counter()
@@ -789,6 +790,9 @@ class MainWindow(QMainWindow):
 
     def _summaries_ready(self, summaries: dict) -> None:
         self.summaries = summaries
+        set_summaries(self.state, summaries)
+        if any(c.recode for c in self.state.columns):  # their rare-category warnings are recounted: one refresh
+            self.state.set_column_values([], "warnings", [])
         self.column_panel.set_summaries(summaries)
         current = self.data_view.table.currentIndex()
         self.show_summary_of(current.column() if current.isValid() else 0)

@@ -143,17 +143,31 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
         return col
     if len(col.categories) > MANY_CATEGORIES:
         warn.append(f"{len(col.categories)} categories: estimates will need many rows; consider merging")
-    rare = [(v, c) for v, c in stats.counts.items() if c < RARE_COUNT]
-    rare.sort(key=lambda vc: (vc[1], _alphabetical(vc[0])))
+    rare = rare_warning(stats.counts)
     if rare:
-        shown = ", ".join(f"{v!r} ({c})" for v, c in rare[:RARE_SHOWN])
-        more = f" and {len(rare) - RARE_SHOWN} more" if len(rare) > RARE_SHOWN else ""
-        warn.append(
-            f"rare categories (fewer than {RARE_COUNT} rows): {shown}{more}; the codebook lists every category, "
-            "so their existence is disclosed - merge them or set them missing"
-        )
+        warn.append(rare)
     _flag_markers(col, stats.counts)
     return col
+
+
+#: How the rare-category warning starts (the GUI recomputes it after recoding).
+RARE_WARNING_START = f"rare categories (fewer than {RARE_COUNT} rows)"
+
+
+def rare_warning(counts, recoded: bool = False) -> str | None:
+    """The warning naming the categories seen in 1..RARE_COUNT-1 rows (``counts``: {category: rows}), rarest
+    first (the first RARE_SHOWN with their counts), or None when there are none."""
+    rare = [(v, c) for v, c in counts.items() if 0 < c < RARE_COUNT]
+    if not rare:
+        return None
+    rare.sort(key=lambda vc: (vc[1], _alphabetical(vc[0])))
+    shown = ", ".join(f"{v!r} ({c})" for v, c in rare[:RARE_SHOWN])
+    more = f" and {len(rare) - RARE_SHOWN} more" if len(rare) > RARE_SHOWN else ""
+    after = " after recoding" if recoded else ""
+    return (
+        f"{RARE_WARNING_START}{after}: {shown}{more}; the codebook lists every category, so their existence is "
+        "disclosed - merge them or set them missing"
+    )
 
 
 def _add_missing(col: ColumnConfig, has_missing: bool, values: set) -> None:

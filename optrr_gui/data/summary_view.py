@@ -37,8 +37,9 @@ def percent(x: float) -> str:
     return f"{100 * x:.2g}%" if 0 < x < 0.1 else f"{100 * x:.0f}%"
 
 
-def summary_line(summary, released_count: int | None = None) -> str:
-    """One sentence: rows, missing, distinct values, rare values named with their counts."""
+def summary_line(summary, released_count: int | None = None, recode=None) -> str:
+    """One sentence: rows, missing, distinct values, rare values named with their counts (after ``recode``, the
+    released categories: a value merged into a frequent category is no longer rare)."""
     s = summary
     parts = [f"{s.rows:,} rows"]
     if s.missing:
@@ -47,11 +48,17 @@ def summary_line(summary, released_count: int | None = None) -> str:
     if released_count is not None and released_count != s.distinct:
         parts.append(f"released as {released_count:,} categories")
     text = ", ".join(parts)
-    rare = s.rare()
+    if recode:
+        rare = sorted(((v, c) for v, c in s.recoded(recode).items() if c < s.rare_below), key=lambda vc: vc[1])
+        what = "Rare after recoding"
+    else:
+        rare, what = s.rare(), "Rare"
     if rare:
         named = ", ".join(f"'{v}' ({c})" for v, c in rare[:5])
         more = f" and {len(rare) - 5:,} more" if len(rare) > 5 else ""
-        text += f". Rare (fewer than {s.rare_below} rows): {named}{more} — merge them to avoid disclosing them."
+        text += f". {what} (fewer than {s.rare_below} rows): {named}{more} — merge them to avoid disclosing them."
+    elif recode and s.rare():
+        text += f". No rare category after recoding (fewer than {s.rare_below} rows)."
     return text
 
 
@@ -60,12 +67,20 @@ class SummaryModel(QAbstractTableModel):
         super().__init__(parent)
         self.summary = None
         self.released: dict = {}
+        self.released_rows: dict | None = None
 
     def set_summary(self, summary, recode=None) -> None:
         self.beginResetModel()
         self.summary = summary
         self.released = {s: label for label, sources in (recode or {}).items() for s in sources}
+        #: rows per released category, when recoded (a value is rare when the category it is released as is)
+        self.released_rows = summary.recoded(recode) if summary is not None and recode else None
         self.endResetModel()
+
+    def rare_rows(self, value: str, count: int) -> int | None:
+        """The rows of the category ``value`` is released as, when fewer than the rare threshold; else None."""
+        rows = count if self.released_rows is None else self.released_rows.get(self.released.get(value, value), 0)
+        return rows if rows < self.summary.rare_below else None
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() or self.summary is None else self.summary.distinct
@@ -99,9 +114,15 @@ class SummaryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.UserRole and c == COL_SHARE:
             top = int(s.counts[0]) if s.distinct else 1
             return count / top if top else 0.0
-        if role == Qt.ItemDataRole.BackgroundRole and count < s.rare_below:
-            return QBrush(RARE_BACKGROUND)
-        if role == Qt.ItemDataRole.ToolTipRole and count < s.rare_below:
+        if role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ToolTipRole):
+            rare = self.rare_rows(value, count)
+            if rare is None:
+                return None
+            if role == Qt.ItemDataRole.BackgroundRole:
+                return QBrush(RARE_BACKGROUND)
+            label = self.released.get(value, value)
+            if label != value:
+                return f"'{value}' is released as '{label}', which has only {rare} rows: consider merging it further"
             return f"'{value}' occurs in only {count} rows: its existence is disclosed; consider merging it"
         if role == Qt.ItemDataRole.TextAlignmentRole and c in (COL_ROWS, COL_SHARE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -182,7 +203,7 @@ class ColumnSummaryView(QWidget):
         released = None
         if column is not None and column.type != "numeric" and column.categories is not None:
             released = len(column.categories)
-        self.title.setText(f"{summary.name}: {summary_line(summary, released)}")
+        self.title.setText(f"{summary.name}: {summary_line(summary, released, recode)}")
         self.model.set_summary(summary, recode)
         numeric = column is not None and column.type == "numeric" and summary.numeric_rows > 0
         if not numeric:

@@ -5,6 +5,8 @@ The number of categories of a perturbed column is what the engine's codec will e
 or an edit of roles, types, categories, bins or missing values; never an epsilon edit) and returns the SAME
 object until then, so the attribute table, the column panel and the design controller share one computation.
 Each column's codec size is also kept per column specification, so a bulk role change rebuilds nothing.
+Once the rows are read (:func:`set_summaries`), the rare-category warning of a recoded column is recomputed
+from the rows per released category, so it never names a category that was merged away.
 """
 
 from __future__ import annotations
@@ -96,16 +98,31 @@ class _Cache:
         self.counts: CategoryCounts | None = None
         self.sizes: dict = {}  # spec key -> codec size (or the error), of the columns in use
         self.previous: dict = {}  # ... of the version before (an undo finds them again)
+        self.summaries: dict = {}
 
 
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def category_counts(state: SessionState) -> CategoryCounts:
-    """The counts of the session's current columns; the same object until ``state.data_version`` changes."""
+def _cache(state: SessionState) -> _Cache:
     cache = _CACHES.get(state)
     if cache is None:
         cache = _CACHES[state] = _Cache()
+    return cache
+
+
+def set_summaries(state: SessionState, summaries: dict) -> None:
+    """The column summaries of the rows read (``ColumnSummary`` by column name; {} for a new file): the next
+    :func:`category_counts` recomputes the warnings of recoded columns from them."""
+    cache = _cache(state)
+    cache.summaries = dict(summaries or {})
+    cache.counts = None
+
+
+def category_counts(state: SessionState) -> CategoryCounts:
+    """The counts of the session's current columns; the same object until ``state.data_version`` changes (or
+    new summaries are set)."""
+    cache = _cache(state)
     if cache.counts is not None and cache.version == state.data_version:
         return cache.counts
     known: dict[str, int | OptRRError] = {}
@@ -128,7 +145,9 @@ def category_counts(state: SessionState) -> CategoryCounts:
             else:
                 sizes.append(int(size))
     cache.previous, cache.sizes = cache.sizes, known  # only the specifications in use (and the last ones) kept
-    warnings = tuple(tuple(column_warnings(c, n)) for c, n in zip(state.columns, counts, strict=True))
+    warnings = tuple(
+        tuple(column_warnings(c, n, cache.summaries.get(c.name))) for c, n in zip(state.columns, counts, strict=True)
+    )
     cache.counts = CategoryCounts(tuple(counts), tuple(sizes), error, warnings)
     cache.version = state.data_version
     return cache.counts
@@ -153,9 +172,24 @@ def column_counts(state: SessionState) -> list[int | None]:
     return list(category_counts(state).counts)
 
 
-def column_warnings(col: ColumnState, count: int | None) -> list[str]:
-    """The schema's warnings plus the ones that depend on the user's choices."""
+def recoded_rare(warning: str, col: ColumnState, summary) -> str | None:
+    """``warning``, or for the schema's rare-category warning its text for the recoded column (None: gone)."""
+    from optrr_engine.release.schema import RARE_WARNING_START, rare_warning
+
+    if not warning.startswith(RARE_WARNING_START):
+        return warning
+    if summary is None:
+        return f"{RARE_WARNING_START}: recounted after recoding once the rows are read"
+    return rare_warning(summary.recoded(col.recode), recoded=True)
+
+
+def column_warnings(col: ColumnState, count: int | None, summary=None) -> list[str]:
+    """The schema's warnings plus the ones that depend on the user's choices. A recoded column's rare-category
+    warning is recomputed from ``summary`` (its ColumnSummary) after the recoding: it names the released
+    categories still seen in fewer than RARE_COUNT rows with their rows, or disappears."""
     warnings = [str(w) for w in col.warnings]
+    if col.recode:
+        warnings = [w for w in (recoded_rare(w, col, summary) for w in warnings) if w]
     if col.role == "keep":
         warnings.append("kept unchanged: this column is exported as is, NOT privatised")
     if col.role == "perturb" and count is not None:

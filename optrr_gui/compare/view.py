@@ -340,7 +340,7 @@ class PreviewPage(ComparePage):
     in_process = True
     #: At most this many columns are drawn at once (the panels stay readable).
     MAX_SHOWN = 6
-    #: Edits within this many milliseconds are previewed once.
+    #: Changes within this many milliseconds of the first are previewed once.
     DEBOUNCE_MS = 150
 
     def __init__(self, window, parent=None):
@@ -388,9 +388,10 @@ class PreviewPage(ComparePage):
             self.schedule()
 
     def schedule(self) -> None:
-        """Preview again soon (while the page is visible; otherwise when it is shown)."""
+        """Preview again within DEBOUNCE_MS (while the page is visible; otherwise when it is shown). A pending
+        preview is not postponed, so a stream of changes (a slow design's progress) never starves it."""
         self.dirty = True
-        if self.isVisible():
+        if self.isVisible() and not self._timer.isActive():
             self._timer.start()
 
     def showEvent(self, event) -> None:

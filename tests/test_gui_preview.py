@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 import pytest
+from PySide6.QtGui import QFontMetrics, QImage
 
 from optrr_gui.main_window import TAB_COMPARE, TAB_DESIGN
 from tests.test_gui_support import WAIT_MS, close_window, open_window
@@ -150,3 +151,25 @@ def test_a_superseded_preview_is_cancelled_and_never_shown(qtbot, preview):
     result = wait_preview(qtbot, page, lambda r: r["overall_epsilon"] == heuristic.overall_epsilon)
     assert window.runner.generation(page.channel) >= started + 2
     assert result["overall_epsilon"] == pytest.approx(heuristic.design.mechanism.overall_epsilon(), rel=1e-12)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 600)])
+def test_preview_renders_at_laptop_sizes(qtbot, preview, tmp_path, size):
+    """The window at 1280 x 800 and 1024 x 600: the figure is laid out again at the new size, each category name
+    fits the room under its bars, and the tab renders to a PNG of the window's size."""
+    window, page = preview
+    page.set_picked(["parents", "health", "class"])
+    wait_preview(qtbot, page, lambda r: len(r["frames"]) == 3)
+    window.resize(*size)
+    graphics = page.graphics
+    qtbot.waitUntil(lambda: page._drawn_size == (graphics.width(), graphics.height()), timeout=WAIT_MS)
+    assert graphics.width() > 300 and graphics.height() > 200
+    for i, frame in enumerate(page.result["frames"]):
+        plot = graphics.ci.getItem(i // 2, i % 2)
+        ticks = plot.getAxis("bottom")._tickLevels[0]
+        room = plot.getViewBox().width() / len(frame)
+        metrics = QFontMetrics(plot.getAxis("bottom").style["tickFont"] or graphics.font())
+        assert [t for _x, t in ticks] and all(metrics.horizontalAdvance(t) <= room for _x, t in ticks)
+    path = tmp_path / f"compare-{size[0]}x{size[1]}.png"
+    assert window.grab().save(str(path))
+    assert (QImage(str(path)).width(), QImage(str(path)).height()) == (window.width(), window.height())

@@ -514,13 +514,19 @@ class PreviewPage(ComparePage):
         )
 
 
-#: Width of the preview's legend and of one character of a tick label, in pixels (9 pt).
-LEGEND_PX = 200
-CHAR_PX = 7
+#: Room taken from the figure's width by the preview's legend, and from each panel's by its y axis, in pixels.
+LEGEND_PX = 230
+AXIS_PX = 80
 
 
-def shorten(text: str, chars: int) -> str:
-    return text if len(text) <= chars else text[: max(1, chars - 1)] + "…"
+def fit_label(text: str, room_px: float) -> str:
+    """``text`` shortened (…) to ``room_px`` pixels of the figures' 9 pt tick font."""
+    from PySide6.QtGui import QFontMetrics
+
+    from ..plots.figure_render import points_font
+
+    metrics = QFontMetrics(points_font(9))
+    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(int(room_px), 12))
 
 
 def preview_figure(frames, estimator_label: str, width_px: float = 1200):
@@ -543,10 +549,10 @@ def preview_figure(frames, estimator_label: str, width_px: float = 1200):
         panel.legend = None  # one legend for the figure, right of the panels
         panels.append(panel)
     columns = 1 if len(panels) == 1 else (2 if len(panels) <= 4 else 3)
-    room_px = (max(width_px, 400) - LEGEND_PX) / columns - 70  # minus the y axis
+    panel_px = (max(width_px, 400) - LEGEND_PX) / columns - AXIS_PX
     for panel, f in zip(panels, frames, strict=True):
-        chars = max(3, int(room_px / len(f) / CHAR_PX))
-        panel.xtick_labels = tuple(shorten(str(c), chars) for c in f["category"])
+        room = panel_px / len(f) - 6  # a little space between neighbours
+        panel.xtick_labels = tuple(fit_label(str(c), room) for c in f["category"])
     return FigureSpec(panels, columns=columns, width_px=1200, height_px=700, legend="right")
 
 

@@ -159,7 +159,8 @@ def export_svg(layout, path: str, title: str) -> None:
         raise OSError(f"could not write the SVG file {path}")
 
 
-def _font(points: float):
+def points_font(points: float):
+    """The figures' font at ``points`` (tick labels: 9 pt)."""
     from PySide6.QtGui import QFont
 
     font = QFont()
@@ -181,7 +182,7 @@ def _draw_panel(plot, panel: PanelSpec, panel_px: tuple[float, float]) -> list:
             axis.setStyle(showValues=False, tickLength=0)
             continue
         # major ticks and one level of minor ticks (pyqtgraph's finest level only crowds the grid)
-        axis.setStyle(tickFont=_font(9), tickLength=-5, maxTickLevel=1, maxTextLevel=1)
+        axis.setStyle(tickFont=points_font(9), tickLength=-5, maxTickLevel=1, maxTextLevel=1)
         if panel.grid:
             axis.setGrid(GRID_ALPHA)
     if panel.title:

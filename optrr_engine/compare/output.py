@@ -221,8 +221,8 @@ def marginal_figure(frame, method_label: str | None = None, labels: dict | None 
         x = [i + (j - 1) * 0.27 for i in range(n)]  # three bars side by side per category
         bars = {"kind": "bars", "bar_width": 0.26, **errors}
         series.append(SeriesSpec(x, _column(frame, col), label=labels[col], color=SHARE_COLORS[col], **bars))
-    first = frame.iloc[0]
     if title is None:
+        first = frame.iloc[0]
         title = (
             f"{first['attribute']}: {method_label or first['method']}, ε of the column "
             f"{first['attribute_epsilon']:.3f}, whole-record ε {first['overall_epsilon']:.3f}"

@@ -477,7 +477,7 @@ class PreviewPage(ComparePage):
             state.data_path,
             dict(state.reader_options),
             config,
-            summary.design.mechanism.to_dict(),
+            summary.design.mechanism,
             picked,
             self.estimator.currentData(),
         )
@@ -495,7 +495,7 @@ class PreviewPage(ComparePage):
         self.result = result
         frames = result["frames"]
         self.frame = pd.concat(frames, ignore_index=True)
-        label = ESTIMATORS[frames[0]["estimator"].iloc[0]]
+        label = ESTIMATORS[frames[0]["estimator"].iat[0]]
         self.show_figure(lambda width: preview_figure(frames, label, width))
         lines = []
         for f in frames:
@@ -503,7 +503,7 @@ class PreviewPage(ComparePage):
             tv_est = float(np.abs(f["estimated"] - f["original"]).sum() / 2)
             half = float(((f["ci_high"] - f["ci_low"]) / 2).mean())
             lines.append(
-                f"<b>{escape(str(f['attribute'].iloc[0]))}</b> perturbed {tv_raw:.3f}, estimate {tv_est:.3f} "
+                f"<b>{escape(str(f['attribute'].iat[0]))}</b> perturbed {tv_raw:.3f}, estimate {tv_est:.3f} "
                 f"(interval ± {100 * half:.1f} points)"
             )
         more = len(self.picked()) - len(frames)
@@ -542,9 +542,8 @@ def preview_figure(frames, estimator_label: str, width_px: float = 1200):
         ),
     }
     panels = []
-    for f in frames:
-        first = f.iloc[0]
-        title = f"{first['attribute']} (ε {first['attribute_epsilon']:.3g})"
+    for f in frames:  # column lookups: a row of mixed types costs a pandas index engine per call
+        title = f"{f['attribute'].iat[0]} (ε {f['attribute_epsilon'].iat[0]:.3g})"
         panel = figures.marginal_figure(f, labels=labels, title=title).panels[0]
         panel.legend = None  # one legend for the figure, right of the panels
         panels.append(panel)

@@ -111,7 +111,7 @@ def release_preview(
     path,
     options: dict,
     config: dict,
-    mechanism: dict,
+    mechanism,
     columns: list[str],
     estimator: str = DEFAULT_ESTIMATOR,
     confidence: float = 0.95,
@@ -124,7 +124,8 @@ def release_preview(
 
     - ``original``: the shares pi of the encoded categories;
     - ``perturbed``: the expected shares after randomization, lambda = M_j pi, with M_j the channel that
-      ``mechanism`` (exactly the one the release uses) induces on column j;
+      ``mechanism`` (the release's Mechanism object itself, pickled in the worker thread, never on the UI
+      thread) induces on column j;
     - ``estimated``: the ``estimator``'s estimate from one perturbation of the column drawn from M_j (seeded);
       ``ci_low`` / ``ci_high``: the ``confidence`` interval of the unbiased estimate, from its covariance.
 
@@ -133,7 +134,6 @@ def release_preview(
     from optrr_engine.estimation import estimate_from_counts
     from optrr_engine.estimation.operator import StructuredOperator
     from optrr_engine.io.readers import open_source
-    from optrr_engine.mechanism import Mechanism
     from optrr_engine.release.codec import Codec
     from optrr_engine.release.config import ReleaseConfig
     from optrr_engine.release.schema import resolve_bins
@@ -145,7 +145,7 @@ def release_preview(
     if resolve_bins(source, cfg, ctl.sub(0.0, 0.1)):
         source = open_source(path, source.options)
     codec = Codec(cfg, decimal=source.options.decimal or ".")
-    mech = Mechanism.from_dict(mechanism)
+    mech = mechanism
     if [int(a) for a in mech.sizes] != [int(a) for a in codec.sizes]:
         raise InputError("the design was computed for other categories; it is being updated")
     unknown = [c for c in columns if c not in codec.attributes]

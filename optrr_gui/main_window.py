@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStyle,
     QTabWidget,
@@ -70,6 +71,16 @@ def fit_to_screen(window) -> None:
     x = min(max(window.x(), area.left()), max(area.left(), area.right() - width - extra_w))
     y = min(max(window.y(), area.top()), max(area.top(), area.bottom() - height - extra_h))
     window.move(x, y)
+def scrolling(widget):
+    """``widget`` in a frameless scroll area: on a screen smaller than its minimum size it scrolls instead of
+    being squeezed (a layout squeezed below its minimum draws its labels over each other)."""
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    return area
+
+
 #: Files at least this big are scanned for their columns in a worker process (smaller ones: a thread is
 #: quicker than waking a process, and too short to stall the window).
 PROCESS_MIN_BYTES = 8 << 20
@@ -189,8 +200,8 @@ class MainWindow(QMainWindow):
         left.setStretchFactor(1, 2)
         left.setChildrenCollapsible(False)
         design = QSplitter(Qt.Orientation.Horizontal)
-        design.addWidget(left)
-        design.addWidget(self.mechanism)
+        design.addWidget(scrolling(left))
+        design.addWidget(scrolling(self.mechanism))
         design.setStretchFactor(0, 1)
         design.setStretchFactor(1, 1)
         design.setSizes([640, 680])

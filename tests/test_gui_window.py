@@ -323,6 +323,31 @@ def test_engine_work_runs_off_the_ui_thread(qtbot, window, monkeypatch):
     assert threads and threading.main_thread().ident not in threads
 
 
+def test_the_smallest_supported_screen_scrolls_instead_of_overlapping(qtbot, window):
+    """At 1024 x 600 (issue 14: down to 1024x600, labels never overlap) no layout is squeezed below its
+    minimum: a squeezed layout draws its labels over each other; the design panels scroll instead."""
+    window.resize(1024, 600)
+    QApplication.processEvents()
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1024 and hint.height() <= 600, hint
+    for panel in (window.mechanism, window.column_panel):
+        assert panel.isVisible()
+        assert panel.height() >= panel.minimumSizeHint().height()
+        assert panel.width() >= panel.minimumSizeHint().width()
+    wait_ready(qtbot, window)
+    window.mechanism.flush()
+    QApplication.processEvents()
+    m = window.mechanism
+    # a long warning, as when many needed tables cannot be estimated (its real text is tested elsewhere)
+    m.status_line.setText("the needed table(s) {a, b} cannot be estimated from this design; " * 8)
+    m.status_line.setVisible(True)
+    QApplication.processEvents()
+    labels = [w for w in (m.title, m.status_line, m.choice_label, m.shown_label, m.changes) if w.isVisible()]
+    assert m.status_line in labels
+    for label in labels:
+        assert label.height() >= label.heightForWidth(label.width()), label.text()
+
+
 def test_screenshot_mode_writes_a_png(tmp_path):
     out = tmp_path / "shot.png"
     code = gui_app.main(["--screenshot", str(out), "--size", "1366x768", "--settings", str(tmp_path / "s.ini")])

@@ -6,7 +6,30 @@ import math
 
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
+
+
+class WrappedLabel(QLabel):
+    """A word-wrapped label whose minimum height is the height its text needs at its current width. Splitters
+    and scroll areas ask widgets for their minimum size but not for height-for-width, so a plain wrapped label
+    can be squeezed under its text and drawn over its neighbours; this one makes the panel scroll instead."""
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        need = self.heightForWidth(max(1, self.width())) if self.text() else 0
+        if need != self.minimumHeight():
+            self.setMinimumHeight(max(0, need))
 
 
 class Spinner(QWidget):

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QSplitter,
     QStyle,
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..common.widgets import Spinner, fmt_eps, fmt_pp, fmt_seconds
+from ..common.widgets import Spinner, WrappedLabel, fmt_eps, fmt_pp, fmt_seconds
 from ..design.controller import DesignController
 from ..plots.column_bars import ACHIEVED_COLOR, HIGHER_COLOR, LOWER_COLOR, REQUESTED_COLOR
 from ..plots.column_bars import EpsilonBars as BarChart
@@ -108,7 +107,7 @@ class MechanismPanel(QWidget):
         self.picked: str | None = None  # the row the user clicked; otherwise the chosen design is shown
         self._rows: list[str] = []
 
-        self.title = QLabel("Mechanism")
+        self.title = WrappedLabel("Mechanism")
         self.title.setStyleSheet("font-weight: bold;")
         self.title.setWordWrap(True)
         self.spinner = Spinner(self)
@@ -130,7 +129,7 @@ class MechanismPanel(QWidget):
             "design that raises an ε is never recommended."
         )
         self.accept_changed.toggled.connect(self.acceptChangedEdited)
-        self.status_line = QLabel()
+        self.status_line = WrappedLabel()
         self.status_line.setWordWrap(True)
         self.status_line.setTextFormat(Qt.TextFormat.RichText)
         self._warning_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
@@ -163,7 +162,7 @@ class MechanismPanel(QWidget):
         self.recommended_button = QPushButton("Follow recommendation")
         self.recommended_button.setToolTip("Release with whichever design is recommended when you release.")
         self.recommended_button.clicked.connect(lambda: self.useDesign.emit("recommended"))
-        self.choice_label = QLabel()
+        self.choice_label = WrappedLabel()
         self.choice_label.setWordWrap(True)
         use_row = QHBoxLayout()
         use_row.addWidget(self.choice_label, 1)
@@ -172,7 +171,7 @@ class MechanismPanel(QWidget):
 
         self.chart = BarChart(self)
         self.chart.setMinimumHeight(140)
-        self.changes = QLabel()
+        self.changes = WrappedLabel()
         self.changes.setWordWrap(True)
         self.changes.setTextFormat(Qt.TextFormat.RichText)
 
@@ -200,7 +199,7 @@ class MechanismPanel(QWidget):
         middle = QWidget()
         ml = QVBoxLayout(middle)
         ml.setContentsMargins(0, 0, 0, 0)
-        self.shown_label = QLabel()
+        self.shown_label = WrappedLabel()
         self.shown_label.setWordWrap(True)
         ml.addWidget(self.shown_label)
         ml.addWidget(self.chart, 1)

@@ -204,7 +204,8 @@ class MainWindow(QMainWindow):
         design.addWidget(scrolling(self.mechanism))
         design.setStretchFactor(0, 1)
         design.setStretchFactor(1, 1)
-        design.setSizes([640, 680])
+        # in proportion to what each side needs: on a wide enough screen neither side scrolls
+        design.setSizes([left.minimumSizeHint().width(), self.mechanism.minimumSizeHint().width()])
         design.setChildrenCollapsible(False)
         self.design_splitter = design
         self.start_banner = StartBanner()

@@ -19,6 +19,24 @@ def design(*extra):
     return run("design", "--method", "kronecker", "--sizes", "2,3", "--epsilons", "1,1", "--rows", "1000", *extra)
 
 
+def design_spec(spec, marginals: str, prior):
+    """Kronecker design of a spec file, 1,000 rows, with a prior file, as JSON."""
+    return run(
+        "design",
+        "--method",
+        "kronecker",
+        "--spec",
+        str(spec),
+        "--marginals",
+        marginals,
+        "--rows",
+        "1000",
+        "--prior",
+        str(prior),
+        "--json",
+    )
+
+
 def test_prior_by_index_changes_the_predicted_error_as_the_closed_form_says(tmp_path):
     prior = tmp_path / "prior.json"
     prior.write_text(json.dumps({"1": [9, 1]}))  # counts are normalised
@@ -38,39 +56,13 @@ def test_prior_csv_by_name_and_a_guessed_table(tmp_path):
     spec.write_text(json.dumps({"sizes": [3, 2], "epsilons": [1, 1], "names": ["age", "sex"]}))
     prior = tmp_path / "prior.csv"
     prior.write_text("age,0.2,0.3,0.5\n")
-    code, out, err = run(
-        "design",
-        "--method",
-        "kronecker",
-        "--spec",
-        str(spec),
-        "--marginals",
-        "1",
-        "--rows",
-        "1000",
-        "--prior",
-        str(prior),
-        "--json",
-    )
+    code, out, err = design_spec(spec, "1", prior)
     assert code == 0, err
     got = json.loads(out)["predicted_error"]["marginals"][0]["expected_squared_error"]
     assert got == pytest.approx(one_way_squared_error(1.0, 3, [0.2, 0.3, 0.5], 1000), rel=1e-9)
     table = tmp_path / "table.json"
     table.write_text(json.dumps({"tables": [{"columns": ["age", "sex"], "table": [[1, 1], [2, 2], [3, 3]]}]}))
-    code, out, err = run(
-        "design",
-        "--method",
-        "kronecker",
-        "--spec",
-        str(spec),
-        "--marginals",
-        "1,2",
-        "--rows",
-        "1000",
-        "--prior",
-        str(table),
-        "--json",
-    )
+    code, out, err = design_spec(spec, "1,2", table)
     assert code == 0, err
     assert json.loads(out)["predicted_error"]["prior"] == str(table)
 

@@ -18,6 +18,7 @@ from optrr_engine.dense import dense_matrix
 from optrr_engine.designs import run_design
 from optrr_engine.estimation import StructuredOperator, estimate_from_counts
 from optrr_engine.estimation import iterative_bayesian_update as ibu
+from tests.test_estimation_mle import sample_counts
 
 
 def as_f(table):
@@ -57,15 +58,6 @@ def reference_mle(dense, lam):
     assert res.success, res.message
     p = np.clip(res.x, 0.0, None)
     return p / p.sum()
-
-
-def sample_counts(mech, pi, n, rng):
-    sizes = tuple(int(a) for a in mech.sizes)
-    records = np.stack(np.unravel_index(rng.choice(pi.size, n, p=pi.ravel()), sizes), axis=1)
-    out = mech.sample(records, rng)
-    counts = np.zeros(sizes)
-    np.add.at(counts, tuple(out.T), 1)
-    return counts
 
 
 CASES = [

@@ -5,15 +5,13 @@ CSV itself."""
 
 from __future__ import annotations
 
-import csv
-from collections import Counter
-
 import pytest
 
 from optrr_gui.design.attribute_table import COL_WARN
 from optrr_gui.main_window import TAB_DATA
 from optrr_gui.state.config_bridge import category_counts
-from tests.test_gui_support import SAMPLE, WAIT_MS, close_window, open_window
+from tests.test_gui_datamanager import sample_counts as file_counts
+from tests.test_gui_support import WAIT_MS, close_window, open_window
 
 
 @pytest.fixture
@@ -24,9 +22,6 @@ def window(qtbot, tmp_path):
     close_window(w)
 
 
-def file_counts(column: str) -> Counter:
-    with open(SAMPLE, newline="", encoding="utf-8") as fh:
-        return Counter(row[column] for row in csv.DictReader(fh))
 
 
 def rare_texts(window, j: int) -> list[str]:

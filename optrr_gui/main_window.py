@@ -71,6 +71,16 @@ def fit_to_screen(window) -> None:
     x = min(max(window.x(), area.left()), max(area.left(), area.right() - width - extra_w))
     y = min(max(window.y(), area.top()), max(area.top(), area.bottom() - height - extra_h))
     window.move(x, y)
+def splitter(orientation, *parts):
+    """A splitter of (widget, stretch factor) parts whose parts never collapse to nothing."""
+    split = QSplitter(orientation)
+    for i, (widget, stretch) in enumerate(parts):
+        split.addWidget(widget)
+        split.setStretchFactor(i, stretch)
+    split.setChildrenCollapsible(False)
+    return split
+
+
 def scrolling(widget):
     """``widget`` in a frameless scroll area: on a screen smaller than its minimum size it scrolls instead of
     being squeezed (a layout squeezed below its minimum draws its labels over each other)."""
@@ -193,20 +203,10 @@ class MainWindow(QMainWindow):
             lambda v: self.stack.push(SetSessionValue(self.state, "accept_changed_epsilons", bool(v)))
         )
 
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(self.attributes)
-        left.addWidget(self.column_panel)
-        left.setStretchFactor(0, 3)
-        left.setStretchFactor(1, 2)
-        left.setChildrenCollapsible(False)
-        design = QSplitter(Qt.Orientation.Horizontal)
-        design.addWidget(scrolling(left))
-        design.addWidget(scrolling(self.mechanism))
-        design.setStretchFactor(0, 1)
-        design.setStretchFactor(1, 1)
+        left = splitter(Qt.Orientation.Vertical, (self.attributes, 3), (self.column_panel, 2))
+        design = splitter(Qt.Orientation.Horizontal, (scrolling(left), 1), (scrolling(self.mechanism), 1))
         # in proportion to what each side needs: on a wide enough screen neither side scrolls
         design.setSizes([left.minimumSizeHint().width(), self.mechanism.minimumSizeHint().width()])
-        design.setChildrenCollapsible(False)
         self.design_splitter = design
         self.start_banner = StartBanner()
         self.start_banner.confirm.clicked.connect(self.confirm_columns)
@@ -224,12 +224,7 @@ class MainWindow(QMainWindow):
         self.data_view.table.selectionModel().currentColumnChanged.connect(
             lambda cur, _prev: self.show_summary_of(cur.column())
         )
-        data_page = QSplitter(Qt.Orientation.Horizontal)
-        data_page.addWidget(self.data_view)
-        data_page.addWidget(self.summary_view)
-        data_page.setStretchFactor(0, 3)
-        data_page.setStretchFactor(1, 2)
-        data_page.setChildrenCollapsible(False)
+        data_page = splitter(Qt.Orientation.Horizontal, (self.data_view, 3), (self.summary_view, 2))
         self.data_splitter = data_page
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)

@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import QEventLoop, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
@@ -44,6 +43,7 @@ from .design.controller import DesignController
 from .design.mechanism_panel import MechanismPanel
 from .state.config_bridge import perturbed_sizes, set_summaries
 from .state.data_store import DataStore, read_encoded
+from .state.design_summary import grr_parameters
 from .state.paths import DATA_FILTER, PROJECT_FILTER, PROJECT_SUFFIX, SAMPLES
 from .state.session import SessionState
 from .workers.jobs.schema import infer_columns
@@ -674,6 +674,10 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentIndex(TAB_DESIGN)
             self.show_info("First choose the columns to share (step 1 above the table), then confirm them.")
             return
+        old = getattr(self, "_release_dialog", None)
+        if old is not None and old.result_state != "running":  # a closed dialog stops following the designs
+            self.controller.changed.disconnect(old._design_changed)
+            old.deleteLater()
         dialog = ReleaseDialog(self, self)
         self._release_dialog = dialog
         dialog.show()
@@ -755,7 +759,7 @@ class MainWindow(QMainWindow):
         if row not in positions or mechanism.k != len(positions) or not hasattr(mechanism, "marginal"):
             return None
         position = positions.index(row)
-        keep = float(np.exp(mechanism.marginal([position]).log_pattern_probs()[0]))
+        keep, _ = grr_parameters(mechanism, position)
         size = int(mechanism.sizes[position])
         return f"{column_sentence(keep, size)}\n{record_sentence(mechanism.overall_epsilon())}"
 
@@ -814,7 +818,7 @@ class MainWindow(QMainWindow):
     def export_recipe(self) -> str | None:
         """File ▸ Export recipe: the release configuration and the optrr perturb command line."""
         from optrr_engine.errors import InputError
-        from optrr_engine.release.recipe import write_recipe
+        from optrr_engine.release.recipe import script_path, write_recipe
 
         if not self.state.data_path:
             return None
@@ -822,8 +826,16 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Export recipe", start, "Release configuration (*.json)")
         if not path:
             return None
+        chosen = path
         if not path.endswith(".json"):
             path += ".json"
+        # the dialog confirmed replacing the name it showed; the script beside it (and a name with ".json" added)
+        # is replaced only when the user says so
+        unconfirmed = [p for p in (path, script_path(path)) if os.path.exists(p) and p != chosen]
+        if unconfirmed:
+            answer = QMessageBox.question(self, "Export recipe", "Replace these files?\n" + "\n".join(unconfirmed))
+            if answer != QMessageBox.StandardButton.Yes:
+                return None
         out = str(Path(self.state.data_path).with_name(Path(self.state.data_path).stem + "_released.csv"))
         try:
             command = write_recipe(self.state.to_release_config(), self.state.data_path, path, out, force=True)

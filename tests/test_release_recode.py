@@ -86,6 +86,24 @@ def test_a_renamed_label_frees_its_name_for_a_new_category():
     ColumnConfig(name="c", role="perturb", epsilon=1.0, categories=cats2, recode=recode2).validate()
 
 
+def test_a_recode_label_outside_a_numeric_columns_labels_is_a_clear_error(tmp_path, capsys):
+    """A numeric column has no category list, so the label check happens in the codec: one line, exit 2,
+    nothing written (it was a KeyError traceback)."""
+    data = tmp_path / "in.csv"
+    pd.DataFrame({"age": [20, 35, 50, -9] * 5}).to_csv(data, index=False)
+    cols = [
+        {"name": "age", "role": "perturb", "epsilon": 1, "type": "numeric", "bins": [0, 40, 90],
+         "recode": {"NA": ["-9"]}},
+    ]
+    cfg = tmp_path / "release.json"
+    cfg.write_text(json.dumps({"method": "kronecker", "columns": cols}))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["perturb", str(data), "--config", str(cfg), "-o", str(tmp_path / "out.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "recode label 'NA' is not among its categories" in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def test_config_round_trip_and_one_line_errors(tmp_path):
     d = {
         "method": "kronecker",

@@ -105,9 +105,7 @@ def pid_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
-    except OSError:
+    except OSError:  # e.g. PermissionError: another user's process
         return True
     return True
 

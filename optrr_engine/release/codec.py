@@ -103,6 +103,11 @@ class ColumnCodec:
             codes[np.asarray(listed.to_numpy(zero_copy_only=False), dtype=bool)] = MISSING
         if self.recode:
             position = {label: i for i, label in enumerate(self.labels)}
+            unknown = [t for t in self.recode.values() if t not in position]
+            if unknown:
+                raise InputError(
+                    f"column {self.name!r}: recode label {unknown[0]!r} is not among its categories; add it there"
+                )
             targets = np.asarray([position[t] for t in self.recode.values()], dtype=np.int64)
             found = pc.index_in(values, value_set=pa.array(list(self.recode), type=pa.string()))
             found = np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)

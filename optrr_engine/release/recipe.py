@@ -51,7 +51,7 @@ def write_recipe(config, data_path, config_path, output_path, shuffle: bool = Tr
     write_text_atomic(
         script,
         "#!/bin/sh\n# Made by OptRR: applies the release configuration next to this file.\n"
-        f"# The input must be the same file (its SHA-256 is checked in the manifest of each release).\n"
+        f"# The input must be the same file (its SHA-256 is kept in the internal audit record of each release).\n"
         f"{command}\n",
     )
     return command

@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from html import escape
 
-import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -39,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine import compare as harness
+from optrr_engine.analysis.avd import avd
 from optrr_engine.compare import output as figures
 
 from ..common.widgets import fmt_eps
@@ -499,8 +499,8 @@ class PreviewPage(ComparePage):
         self.show_figure(lambda width: preview_figure(frames, label, width))
         lines = []
         for f in frames:
-            tv_raw = float(np.abs(f["perturbed"] - f["original"]).sum() / 2)
-            tv_est = float(np.abs(f["estimated"] - f["original"]).sum() / 2)
+            tv_raw = avd(f["perturbed"], f["original"])
+            tv_est = avd(f["estimated"], f["original"])
             half = float(((f["ci_high"] - f["ci_low"]) / 2).mean())
             lines.append(
                 f"<b>{escape(str(f['attribute'].iat[0]))}</b> perturbed {tv_raw:.3f}, estimate {tv_est:.3f} "

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine.errors import InputError
-from optrr_engine.release.audit import AUDIT_NAME, RepeatReleaseError
+from optrr_engine.release.audit import AUDIT_NAME, RepeatReleaseError, accumulated_epsilon
 from optrr_engine.release.manifest import mechanism_from_manifest
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
 
@@ -120,7 +120,7 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
     elif randomness.get("source") == "secret-key":
         lines.append("<p>Keyed: whoever holds the key file can reproduce this release exactly.</p>")
     if len(ledger) > 1:
-        total = sum(float(r.get("overall_epsilon", 0.0)) for r in ledger)
+        total = accumulated_epsilon(list(ledger))
         lines.append(
             f"<p style='color:#b05000'>This data has now been released {len(ledger)} times: accumulated "
             f"whole-record ε {fmt_eps(total)} (sum over the releases).</p>"

@@ -14,11 +14,12 @@ from itertools import combinations
 from math import comb
 
 from optrr_engine.cli.design_utility import DEFAULT_PAIR_LIMIT
+from optrr_engine.utility.marginals import MAX_MARGINALS
 
 #: Orders offered in the editor.
 ORDERS = (1, 2, 3)
-#: Most marginals predicted or checked at once (optrr_engine.utility.marginals.MAX_MARGINALS).
-MAX_NEEDED = 20_000
+#: Most marginals predicted or checked at once.
+MAX_NEEDED = MAX_MARGINALS
 
 
 def default_orders(k: int) -> list[int]:

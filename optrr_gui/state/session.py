@@ -263,15 +263,11 @@ class SessionState:
             self._apply_safe_start()
         self._notify("reset")
 
-    def safe_start(self) -> None:
+    def _apply_safe_start(self) -> None:
         """A newly opened file: the proposed columns share a whole-record budget of SAFE_START_TARGET (each
         perturbed column gets SAFE_START_TARGET / k, so even the textbook construction stays within it) instead
         of epsilon 1 per column, and nothing is releasable until the columns are confirmed (``columns_chosen``).
         Per-column epsilons rather than budget mode: every design stays fast to compute."""
-        self._apply_safe_start()
-        self._notify("reset")
-
-    def _apply_safe_start(self) -> None:
         self.target_total = SAFE_START_TARGET
         share = self.budget_share()
         for c in self.columns:

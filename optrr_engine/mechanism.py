@@ -95,6 +95,17 @@ class Mechanism:
             kept[key] = self._marginal(attrs)
         return kept[key]
 
+    def one_way_log_probs(self) -> np.ndarray:
+        """Shape (k, 2): log P(same value), log P(one specific other value) of the mechanism induced on each
+        attribute (``marginal([i])``'s pattern table), all attributes at once; kept like the marginals."""
+        kept = self.__dict__.get("_one_way")
+        if kept is None:
+            kept = np.empty((self.k, 2))
+            for pos, b in self.parts:
+                kept[pos] = b.one_way_log_probs()
+            self._one_way = kept
+        return kept.copy()
+
     def _marginal(self, attrs: list[int]) -> Mechanism:
         if len(set(attrs)) != len(attrs) or any(a < 0 or a >= self.k for a in attrs):
             raise InputError(f"invalid attribute subset {attrs} for k = {self.k}")

@@ -55,6 +55,11 @@ class Block(ABC):
         """Parameters that rebuild this block exactly (see :mod:`optrr_engine.serialize`)."""
 
     # -- derived ------------------------------------------------------------------------
+    def one_way_log_probs(self) -> np.ndarray:
+        """Shape (k, 2): log P(same value) and log P(one specific other value) of the mechanism induced on each
+        attribute (the pattern table of ``marginal([i])``). Blocks with a closed form override this loop."""
+        return np.array([self.marginal([i]).log_pattern_probs() for i in range(self.k)]).reshape(self.k, 2)
+
     def overall_epsilon(self) -> float:
         hi, lo = self.log_max_min()
         return float(hi - lo)

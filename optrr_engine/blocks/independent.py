@@ -46,6 +46,9 @@ class IndependentBlock(Block):
         per = np.logaddexp(self.log_keep, self.log_move + np.log(self.sizes - 1.0))
         return float(per.sum())
 
+    def one_way_log_probs(self) -> np.ndarray:
+        return np.stack([self.log_keep, self.log_move], axis=1)
+
     def marginal(self, positions) -> IndependentBlock:
         positions = list(positions)
         return IndependentBlock(self.sizes[positions], self.log_keep[positions], self.log_move[positions])

@@ -95,16 +95,25 @@ class SinglesBlock(Block):
         dropped = np.flatnonzero(~keep)
         if dropped.size == 0:
             return SinglesBlock(self.sizes[positions], self.log_y0, self.log_y[positions])
+        if len(positions) == 1:
+            j = positions[0]
+            return PatternBlock(self.sizes[[j]], self.one_way_log_probs()[j], normalize=False)
         log_pb = float(self.log_sizes[dropped].sum())
         log_eb = float(logsumexp(np.log(self.sizes[dropped] - 1.0) + self.log_y[dropped]))
-        if len(positions) >= 2:
-            return SinglesBlock(
-                self.sizes[positions], float(np.logaddexp(self.log_y0, log_eb)) - log_pb, self.log_y[positions] - log_pb
-            )
-        j = positions[0]
-        same = float(logsumexp([self.log_y0, log_eb, log_pb]))
-        other = float(np.logaddexp(self.log_y[j], log_pb))
-        return PatternBlock(self.sizes[[j]], np.array([same, other]), normalize=True)
+        return SinglesBlock(
+            self.sizes[positions], float(np.logaddexp(self.log_y0, log_eb)) - log_pb, self.log_y[positions] - log_pb
+        )
+
+    def one_way_log_probs(self) -> np.ndarray:
+        """Every attribute's induced mechanism at once: with the others summed out (P_j = P / a_j, E_j = E minus
+        attribute j's term), X_same = y_0 + E_j + P_j and X_other = y_j + P_j (units of X_b), normalised so that
+        X_same + (a_j - 1) X_other = 1."""
+        log_pb = self.log_P - self.log_sizes
+        log_eb = log_excluding_each(np.log(self.sizes - 1.0) + self.log_y)
+        same = logsumexp(np.stack([np.full(self.k, self.log_y0), log_eb, log_pb]), axis=0)
+        other = np.logaddexp(self.log_y, log_pb)
+        norm = np.logaddexp(same, np.log(self.sizes - 1.0) + other)
+        return np.stack([same - norm, other - norm], axis=1)
 
     def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Sample the family as a mixture (no rejection). With X_b = 1 / (P + y_0 + E),

@@ -30,7 +30,7 @@ from ..errors import InputError
 from ..estimation.covariance import variance
 from ..estimation.operator import StructuredOperator
 from ..estimation.spectrum import eigenvalues_from_patterns, mechanism_eigenvalues
-from .identifiability import MAX_CELL_SD, zero_eigenvalue
+from .identifiability import MAX_CELL_SD, MIN_REL_EIGENVALUE, zero_eigenvalue
 from .marginals import resolve_marginals
 from .prior import UniformPrior
 
@@ -127,39 +127,89 @@ def marginal_eigenvalues(mechanism, attrs, full: np.ndarray | None) -> np.ndarra
     return lam
 
 
+def _marginal_error(attrs, cells: int, min_abs: float, n: float, erased: bool, sd_sum=0.0, var_sum=0.0, max_sd=0.0):
+    """The MarginalError of a marginal from its cells' summed sd and variance (ignored unless learnable)."""
+    attrs = tuple(attrs)
+    if n <= 0:
+        return MarginalError(attrs, cells, np.inf, np.inf, np.inf, min_abs, False, "never reported", 0.0)
+    if erased:
+        return MarginalError(
+            attrs, cells, np.inf, np.inf, np.inf, min_abs, False, "zero eigenvalue: erased by the mechanism", n
+        )
+    max_sd = float(max_sd)
+    ok = max_sd < MAX_CELL_SD
+    reason = "" if ok else f"a cell's predicted standard deviation is {max_sd:.3g} >= {MAX_CELL_SD:g} at {n:.4g} rows"
+    return MarginalError(
+        attrs, cells, float(0.5 * ABS_PER_SD * sd_sum), float(var_sum), max_sd, min_abs, ok, reason, float(n)
+    )
+
+
 def error_of_marginal(
     sizes, attrs, eigenvalues, prior_table, n: float, data_rows: float | None = None
 ) -> MarginalError:
     """The error of the unbiased estimate of one marginal from n (effective) rows; with ``data_rows`` (the
     release's full number of rows) against the released data's own marginal (module docstring)."""
-    sub_sizes = tuple(int(sizes[i]) for i in attrs)
-    cells = int(np.prod(sub_sizes))
+    cells = int(np.prod([int(sizes[i]) for i in attrs]))
     min_abs = float(np.min(np.abs(eigenvalues)))
-    if n <= 0:
-        return MarginalError(tuple(attrs), cells, np.inf, np.inf, np.inf, min_abs, False, "never reported", 0.0)
-    if zero_eigenvalue(eigenvalues):
-        return MarginalError(
-            tuple(attrs), cells, np.inf, np.inf, np.inf, min_abs, False, "zero eigenvalue: erased by the mechanism", n
-        )
-    op = StructuredOperator(sub_sizes, eigenvalues)
+    erased = zero_eigenvalue(eigenvalues)
+    if n <= 0 or erased:
+        return _marginal_error(attrs, cells, min_abs, n, erased)
+    op = StructuredOperator(tuple(int(sizes[i]) for i in attrs), eigenvalues)
     observed = op.apply(prior_table)
     var = variance(op, observed, prior_table, n)
     if data_rows is not None:
         var = np.clip(var - prior_table * (1.0 - prior_table) / float(data_rows), 0.0, None)
     sd = np.sqrt(var)
-    max_sd = float(sd.max())
-    ok = max_sd < MAX_CELL_SD
-    return MarginalError(
-        tuple(attrs),
-        cells,
-        float(0.5 * ABS_PER_SD * sd.sum()),
-        float(var.sum()),
-        max_sd,
-        min_abs,
-        ok,
-        "" if ok else f"a cell's predicted standard deviation is {max_sd:.3g} >= {MAX_CELL_SD:g} at {n:.4g} rows",
-        float(n),
-    )
+    return _marginal_error(attrs, cells, min_abs, n, False, sd.sum(), var.sum(), sd.max())
+
+
+def one_way_errors(mechanism, attributes, tables, n_eff, data_rows: float | None = None) -> list[MarginalError]:
+    """:func:`error_of_marginal` of many 1-way marginals at once, in one numpy pass over all their cells.
+
+    Attribute i (a categories) is reported through its induced mechanism: P(same) p, P(one specific other
+    value) q (``Mechanism.one_way_log_probs``), with eigenvalues lambda_0 = p + (a - 1) q (constant) and
+    lambda_1 = p - q (contrast). M^{-1} has the pattern coefficients Z_0 = (1/lambda_0 + (a - 1)/lambda_1) / a
+    (same value) and Z_1 = (1/lambda_0 - 1/lambda_1) / a; the matrix of its squared entries has the eigenvalues
+    s_0 = Z_0^2 + (a - 1) Z_1^2 and s_1 = Z_0^2 - Z_1^2. With lambda = M pi,
+
+        Var(pi_hat_x) = (s_0 mean(lambda) + s_1 (lambda_x - mean(lambda)) - pi_x^2) / n.
+
+    ``tables``: the prior's 1-way table of each attribute; ``n_eff``: the (effective) rows of each.
+    """
+    attrs = np.asarray(attributes, dtype=np.int64)
+    if attrs.size == 0:
+        return []
+    a = mechanism.sizes[attrs].astype(float)
+    p, q = np.exp(mechanism.one_way_log_probs()[attrs]).T
+    lam = np.stack([p + (a - 1.0) * q, p - q], axis=1)
+    abs_lam = np.abs(lam)
+    min_abs = abs_lam.min(axis=1)
+    n_eff = np.asarray(n_eff, dtype=float)
+    erased = min_abs < MIN_REL_EIGENVALUE * abs_lam.max(axis=1)  # identifiability.zero_eigenvalue
+    usable = (n_eff > 0) & ~erased
+    safe = np.where(usable[:, None], lam, 1.0)
+    z0 = (1.0 / safe[:, 0] + (a - 1.0) / safe[:, 1]) / a
+    z1 = (1.0 / safe[:, 0] - 1.0 / safe[:, 1]) / a
+    s0, s1 = z0**2 + (a - 1.0) * z1**2, z0**2 - z1**2
+    # every cell of every marginal side by side; seg = the marginal of each cell
+    counts = mechanism.sizes[attrs]
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    seg = np.repeat(np.arange(attrs.size), counts)
+    pi = np.concatenate([np.asarray(t, dtype=float).reshape(-1) for t in tables])
+    mean_pi = np.add.reduceat(pi, starts) / a
+    observed = safe[seg, 0] * mean_pi[seg] + safe[seg, 1] * (pi - mean_pi[seg])
+    mean_obs = np.add.reduceat(observed, starts) / a
+    second = s0[seg] * mean_obs[seg] + s1[seg] * (observed - mean_obs[seg])
+    var = np.clip(second - pi**2, 0.0, None) / np.where(usable, n_eff, 1.0)[seg]
+    if data_rows is not None:
+        var = np.clip(var - pi * (1.0 - pi) / float(data_rows), 0.0, None)
+    sd = np.sqrt(var)
+    sum_sd, sum_var = np.add.reduceat(sd, starts), np.add.reduceat(var, starts)
+    max_sd = np.maximum.reduceat(sd, starts)
+    return [
+        _marginal_error((i,), int(counts[j]), float(min_abs[j]), float(n_eff[j]), bool(erased[j]), *stats)
+        for j, (i, *stats) in enumerate(zip(attrs.tolist(), sum_sd, sum_var, max_sd, strict=True))
+    ]
 
 
 def predicted_error_with_coverage(
@@ -177,13 +227,30 @@ def predicted_error_with_coverage(
     sizes = mechanism.sizes
     attrs_list = resolve_marginals(marginals, mechanism.k)
     prior = prior or UniformPrior()
-    full = mechanism_eigenvalues(mechanism) if mechanism.k <= FULL_SPECTRUM_K else None
+    data_rows = float(n) if given_data else None
+
+    def rows_of(attrs) -> float:
+        return float(n) * (1.0 if coverage is None else float(coverage(attrs)))
+
+    singles = [attrs for attrs in attrs_list if len(attrs) == 1]
+    one_way = one_way_errors(
+        mechanism,
+        [attrs[0] for attrs in singles],
+        [prior.marginal(sizes, attrs) for attrs in singles],
+        [rows_of(attrs) for attrs in singles],
+        data_rows,
+    )
+    by_attribute = {e.attributes: e for e in one_way}
+    higher = len(singles) < len(attrs_list)
+    full = mechanism_eigenvalues(mechanism) if higher and mechanism.k <= FULL_SPECTRUM_K else None
     out = PredictedError(int(n))
     for attrs in attrs_list:
+        if len(attrs) == 1:
+            out.marginals.append(by_attribute[tuple(attrs)])
+            continue
         lam = marginal_eigenvalues(mechanism, attrs, full)
-        n_eff = float(n) * (1.0 if coverage is None else float(coverage(attrs)))
         table = prior.marginal(sizes, attrs)
-        out.marginals.append(error_of_marginal(sizes, attrs, lam, table, n_eff, float(n) if given_data else None))
+        out.marginals.append(error_of_marginal(sizes, attrs, lam, table, rows_of(attrs), data_rows))
     return out
 
 

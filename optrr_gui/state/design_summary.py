@@ -141,8 +141,8 @@ class DesignSummary:
 
 def grr_parameters(mechanism, attribute: int) -> tuple[float, float]:
     """(p, q) of the mechanism induced on one attribute: P(same value), P(one specific other value)."""
-    logs = mechanism.marginal([attribute]).log_pattern_probs()
-    return float(np.exp(logs[0])), float(np.exp(logs[1]))
+    p, q = np.exp(mechanism.one_way_log_probs()[attribute])
+    return float(p), float(q)
 
 
 def standard_error(p: float, q: float, a: int, n: int, pi: float | None = None) -> float:
@@ -162,11 +162,8 @@ def expected_errors(mechanism, n_rows: int | None) -> list[float]:
     if not hasattr(mechanism, "marginal"):  # a sampling design
         pe = candidate_of(mechanism).predicted_error(int(n_rows), {"orders": [1]})
         return [m.max_cell_sd for m in pe.marginals]
-    out = []
-    for i, a in enumerate(mechanism.sizes):
-        p, q = grr_parameters(mechanism, i)
-        out.append(standard_error(p, q, int(a), int(n_rows)))
-    return out
+    p, q = np.exp(mechanism.one_way_log_probs()).T
+    return [standard_error(*pq, int(a), int(n_rows)) for *pq, a in zip(p, q, mechanism.sizes, strict=True)]
 
 
 #: Predicted errors are computed for designs of at most this many columns (the GUI stays responsive).

@@ -1,4 +1,4 @@
-"""The default estimator against an independent brute-force maximum-likelihood reference.
+"""The maximum-likelihood estimator (method "ibu") against an independent brute-force maximum-likelihood reference.
 
 Reference: the dense transition matrix D (optrr_engine.dense, small domains) and scipy.optimize (SLSQP) on
 the simplex, maximising sum_y lam_y log (D p)_y; its own KKT conditions are checked before it is used. Also:
@@ -82,7 +82,7 @@ def test_agrees_with_the_brute_force_reference(method, sizes, eps, n):
     g_ref = kkt_ratio(dense, ref, lam_f)
     assert g_ref.max() <= 1.0 + 1e-5 and np.all(np.abs(g_ref[ref > 1e-6] - 1.0) <= 1e-5)  # the reference is right
 
-    est = estimate_from_counts(mech, counts, ibu_tol=1e-14, ibu_max_iter=200000)
+    est = estimate_from_counts(mech, counts, method="ibu", ibu_tol=1e-14, ibu_max_iter=200000)
     assert est.info["converged"] and est.negative_cells > 0
     p = as_f(est.estimate)
     assert dense_loglik(dense, p, lam_f) >= dense_loglik(dense, ref, lam_f) - 1e-10
@@ -99,7 +99,7 @@ def test_kkt_conditions_hold_at_the_default_answer(method, sizes, eps, n):
     truth = rng.dirichlet(np.full(int(np.prod(sizes)), 0.3)).reshape(sizes)
     counts = sample_counts(mech, truth, n, rng)
     lam_f = as_f(counts / counts.sum())
-    est = estimate_from_counts(mech, counts)
+    est = estimate_from_counts(mech, counts, method="ibu")
     p = as_f(est.estimate)
     assert est.info["converged"]
     g = kkt_ratio(dense, p, lam_f)
@@ -134,7 +134,7 @@ def test_a_distribution_at_least_as_likely_as_plain_em(seed, method, sizes, eps,
     dense = dense_matrix(mech)
     truth = rng.dirichlet(np.full(int(np.prod(sizes)), concentration)).reshape(sizes)
     counts = sample_counts(mech, truth, n, rng)
-    est = estimate_from_counts(mech, counts)
+    est = estimate_from_counts(mech, counts, method="ibu")
     assert np.all(np.isfinite(est.estimate)) and est.estimate.min() >= 0
     assert est.estimate.sum() == pytest.approx(1.0, abs=1e-12)
     assert est.info["converged"]
@@ -150,7 +150,7 @@ def test_unbiased_estimate_is_returned_when_it_is_a_distribution():
     op = StructuredOperator.from_mechanism(mech)
     pi = np.random.default_rng(2).dirichlet(np.full(24, 5.0)).reshape(3, 2, 4)
     counts = np.round(op.apply(pi) * 1e6)
-    est = estimate_from_counts(mech, counts)
+    est = estimate_from_counts(mech, counts, method="ibu")
     assert est.unbiased.min() > 0
     assert est.info["converged"] and est.info["iterations"] == 0
     np.testing.assert_allclose(est.estimate, est.unbiased, rtol=1e-12, atol=1e-15)
@@ -168,7 +168,7 @@ def test_not_converged_is_reported():
     pi = np.zeros((4, 3, 5))
     pi.flat[rng.choice(pi.size, 3, replace=False)] = [0.5, 0.3, 0.2]
     counts = sample_counts(mech, pi, 2000, rng)
-    est = estimate_from_counts(mech, counts, ibu_max_iter=3)
+    est = estimate_from_counts(mech, counts, method="ibu", ibu_max_iter=3)
     info = est.info
     assert not info["converged"] and info["iterations"] == 3
     assert info["log_likelihood_gap_bound"] > info["log_likelihood_gap_tolerance"]

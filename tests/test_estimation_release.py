@@ -86,7 +86,7 @@ def test_cli_estimate_json_and_table(release, capsys):
     code = main(["estimate", str(data), "--manifest", str(manifest), "--marginal", "sex,smoker", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert out["attributes"] == ["sex", "smoker"] and out["method"] == "ibu" and out["rows"] == 3000
+    assert out["attributes"] == ["sex", "smoker"] and out["method"] == "map" and out["rows"] == 3000
     assert len(out["cells"]) == 6
     cell = out["cells"][0]
     assert cell["values"] == ["F", "no"] and cell["ci_low"] <= max(cell["unbiased"], 0) <= cell["ci_high"] + 1e-12

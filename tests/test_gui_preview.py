@@ -15,6 +15,8 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QFontMetrics, QImage
 
+from optrr_engine.estimation import DEFAULT_METHOD
+from optrr_gui.compare.view import ESTIMATORS
 from optrr_gui.main_window import TAB_COMPARE, TAB_DESIGN
 from tests.test_gui_support import WAIT_MS, close_window, open_window
 
@@ -83,7 +85,7 @@ def test_preview_is_the_release_original_expected_estimated(qtbot, preview):
         assert frame["perturbed"].to_numpy() == pytest.approx(expected, abs=1e-12)
         assert frame["attribute_epsilon"].iloc[0] == pytest.approx(mech.attribute_epsilons()[j], rel=1e-12)
         assert frame["estimated"].sum() == pytest.approx(1.0)
-        assert (frame["estimator"] == "ibu").all()  # the engine's default estimator
+        assert (frame["estimator"] == DEFAULT_METHOD).all()  # the engine's default estimator
         # the interval: unbiased estimate +- z standard errors, GRR variance lambda (1 - lambda) / (n (p - q)^2)
         p, q = np.exp(mech.marginal([j]).log_pattern_probs()[:2])
         lam = frame["simulated_perturbed"].to_numpy()
@@ -97,7 +99,7 @@ def test_preview_is_the_release_original_expected_estimated(qtbot, preview):
     assert len(legends) == 1  # one legend for the figure, labelled: what the bars and the intervals are
     texts = [label.text for _sample, label in legends[0].items]
     assert texts[:2] == ["original data", "expected perturbed"]
-    assert "95 % interval" in texts[2] and "unbiased estimator's<br>covariance" in texts[2] and "IBU" in texts[2]
+    assert "95 % interval" in texts[2] and "unbiased estimator's<br>covariance" in texts[2] and ESTIMATORS[DEFAULT_METHOD] in texts[2]
     plots = [page.graphics.ci.getItem(0, i) for i in range(2)]
     assert [p.titleLabel.text.split(" (")[0] for p in plots] == ["parents", "class"]
     assert METHOD_WORD[method] in page.design_label.text()

@@ -72,7 +72,7 @@ def test_sample_m_release_marks_cells_and_estimates_a_two_way_table(tmp_path, ca
     assert "each row carries 2 of 9 columns" in report
 
     est = estimate_release(str(out), ["parents", "health"])
-    assert est.method == "ibu" and est.info["converged"] and est.estimate.min() >= 0
+    assert est.method == "map" and est.info["converged"] and est.estimate.min() >= 0
     # Rows reporting both: binomial(n, share of the subsets holding both); within 6 standard errors (OS randomness).
     pair = {[a["name"] for a in manifest["attributes"]].index(n) for n in ("parents", "health")}
     both = sum(p for sub, p in zip(mech["subsets"], mech["probabilities"], strict=True) if pair <= set(sub))

@@ -63,7 +63,7 @@ def add_parser(sub):
     q.add_argument("--ways", default="2,3,4,5", help="marginal sizes (default 2,3,4,5)")
     q.add_argument("--subsets", type=int, default=100, help="random attribute subsets per size (default 100)")
     q.add_argument("--repetitions", type=int, default=1, help="perturbations per design (default 1)")
-    q.add_argument("--estimator", default="clip", help="designs' estimator: clip (default) or ibu")
+    q.add_argument("--estimator", default="clip", help="designs' estimator: clip (default), ibu or map")
     return p
 
 
@@ -225,8 +225,8 @@ def _run_avd(args, want_csv, formats, out, written):
         raise InputError("give exactly one of --target (whole-record epsilon), --per-attribute or --epsilons")
     _target(args.target, "--target")
     _target(args.per_attribute, "--per-attribute")
-    if args.estimator not in ("clip", "ibu"):
-        raise InputError("estimator must be clip or ibu")
+    if args.estimator not in ("clip", "ibu", "map"):
+        raise InputError("estimator must be clip, ibu or map")
     methods = _avd_methods(args.methods)
     ways = _ints(args.ways, "way")
     subsets, reps = _positive(args.subsets, "--subsets"), _positive(args.repetitions, "--repetitions")

@@ -13,8 +13,9 @@ def add_parser(sub):
     p.add_argument("--marginal", required=True, help="attribute names, comma-separated (e.g. sex,smoker)")
     p.add_argument(
         "--method",
-        default="ibu",
-        help="ibu (default: maximum likelihood, a proper distribution), unbiased (for inference) or clip",
+        default="map",
+        help="map (default: smoothed maximum likelihood, a proper distribution), ibu (maximum likelihood), "
+        "unbiased (for inference) or clip",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
     return p
@@ -63,7 +64,7 @@ def print_estimate(est) -> None:
             f"sampling design ({est.info['sampling_method']}): {est.info['suppression']}; "
             f"{est.info['records_reporting_all']:,} of {est.info['records_total']:,} records report these attributes"
         )
-    if est.method == "ibu":
+    if "iterations" in est.info:
         print(convergence_line(est.info))
     cells = est.cells()
     widths = [max(len(n), *(len(c["values"][i]) for c in cells)) for i, n in enumerate(names)]
@@ -79,13 +80,15 @@ def print_estimate(est) -> None:
 
 
 def convergence_line(info: dict) -> str:
-    """One line on whether the maximum-likelihood iteration converged, with its certified gap."""
+    """One line on whether the EM iteration (maximum likelihood or its smoothed form) converged, with its
+    certified gap."""
     gap, tol, it = info["log_likelihood_gap_bound"], info["log_likelihood_gap_tolerance"], info["iterations"]
+    what = info.get("objective", "log-likelihood").split(" (")[0]
     if info["converged"] and it == 0:
         return "converged in 0 iterations: the unbiased estimate is already a distribution, so it is the maximum"
     if info["converged"]:
-        return f"converged in {it} iterations (log-likelihood within {gap:.2g} of its maximum, certified)"
+        return f"converged in {it} iterations ({what} within {gap:.2g} of its maximum, certified)"
     return (
-        f"warning: NOT converged: stopped after {it} iterations with the log-likelihood up to {gap:.3g} below its "
-        f"maximum (tolerance {tol:.2g}); the estimate is a proper distribution but not yet the maximum-likelihood one"
+        f"warning: NOT converged: stopped after {it} iterations with the {what} up to {gap:.3g} below its "
+        f"maximum (tolerance {tol:.2g}); the estimate is a proper distribution but not yet the maximising one"
     )

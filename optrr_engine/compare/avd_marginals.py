@@ -22,6 +22,7 @@ from ..analysis.joint_metrics import r_squared
 from ..analysis.rr_clusters import plan_rr_clusters
 from ..errors import InputError, OptRRError
 from ..estimation.counts import count_codes
+from ..estimation.estimate import estimate_from_counts
 from ..estimation.nonnegative import clip_and_rescale, iterative_bayesian_update
 from ..estimation.operator import StructuredOperator
 from ..tasks import TaskControl
@@ -51,6 +52,8 @@ def estimate_subset(mechanism, perturbed, sizes, attrs, method: str = "clip") ->
     counts = count_codes(perturbed[:, attrs], sub)
     lam = counts / counts.sum()
     op = StructuredOperator.from_mechanism(mechanism.marginal(attrs))
+    if method == "map":
+        return estimate_from_counts(op, counts, method="map").estimate
     if method != "ibu":
         try:
             return clip_and_rescale(op.solve(lam))

@@ -1,7 +1,8 @@
 """Estimating true joint distributions from perturbed data (docs/math.md §5-6).
 
-- :func:`estimate_from_counts` / :func:`estimate_marginal`: unbiased, clip-and-rescale or IBU estimate of the
-  joint distribution of a few attributes, with standard errors and confidence intervals;
+- :func:`estimate_from_counts` / :func:`estimate_marginal`: smoothed maximum likelihood (the default), maximum
+  likelihood (IBU), unbiased or clip-and-rescale estimate of the joint distribution of a few attributes, with
+  standard errors and confidence intervals (of the unbiased estimate);
 - :func:`estimate_release`: the same, streaming a release (perturbed file + manifest);
 - :class:`StructuredOperator`: M, M^{-1} and the covariance algebra by per-axis operations.
 """

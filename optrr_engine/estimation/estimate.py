@@ -17,18 +17,31 @@ from .nonnegative import clip_and_rescale, iterative_bayesian_update
 from .operator import StructuredOperator
 from .result import MarginalEstimate
 
-METHODS = ("ibu", "unbiased", "clip")
-#: The default point estimate (shown and exported): maximum likelihood, a proper distribution.
-DEFAULT_METHOD = "ibu"
+METHODS = ("map", "ibu", "unbiased", "clip")
+#: The default point estimate (shown and exported): the posterior mode under a uniform Dirichlet prior worth
+#: :func:`prior_records` records (smoothed maximum likelihood), a proper distribution; consistent (the prior's
+#: weight / n vanishes as n grows). docs/estimation.md §1.
+DEFAULT_METHOD = "map"
+#: The methods computed by the (accelerated) EM iteration, with their objectives.
+ITERATIVE = {"ibu": "log-likelihood", "map": "log-posterior (log-likelihood + a uniform prior of prior_records)"}
 #: IBU stops once its total log-likelihood is certified within this of the maximum (per-record tolerance
 #: IBU_TOTAL_GAP / n, kept within [1e-10, 1e-6]). To second order, a total gap delta puts every linear
 #: functional of the estimate (a cell, a margin, a sum of cells) within sqrt(2 delta) = 0.45 of its standard
 #: error from the exact maximiser.
 IBU_TOTAL_GAP = 0.1
-STOPPING_RULE = (
-    "certified bound (weak duality) on the total log-likelihood gap to the maximum <= tolerance; 0 iterations "
-    "when the unbiased estimate is already a distribution (then it is the maximum)"
-)
+STOPPING_RULE = {
+    "ibu": "certified bound (weak duality) on the total log-likelihood gap to the maximum <= tolerance; 0 "
+    "iterations when the unbiased estimate is already a distribution (then it is the maximum)",
+    "map": "certified bound (Frank-Wolfe gap of the concave log-posterior) on the total gap to the maximum <= "
+    "tolerance",
+}
+
+
+def prior_records(cells: int, n: float) -> float:
+    """Total weight of the default estimate's uniform prior, in records: one per cell, at most sqrt(n) (so the
+    prior never outweighs the data on tables with more cells than sqrt(n) records; weight / n -> 0 as n grows,
+    hence consistent). The prior is Dirichlet(1 + prior_records / cells) on every cell."""
+    return float(min(float(cells), np.sqrt(float(n))))
 
 
 def z_value(confidence: float) -> float:
@@ -81,7 +94,7 @@ def estimate_from_counts(
         unbiased = op.solve(observed)
         se = np.sqrt(variance(op, observed, unbiased, n))
     except InputError:
-        if method != "ibu":
+        if method not in ITERATIVE:
             raise
         unbiased = np.full(op.sizes, np.nan)
         se = np.full(op.sizes, np.nan)
@@ -93,15 +106,17 @@ def estimate_from_counts(
         point = clip_and_rescale(unbiased)
     else:
         tol = ibu_tol if ibu_tol is not None else float(np.clip(IBU_TOTAL_GAP / n, 1e-10, 1e-6))
-        res = iterative_bayesian_update(op, observed, max_iter=ibu_max_iter, tol=tol, ctl=ctl)
+        pseudo = None if method == "ibu" else np.full(op.sizes, prior_records(op.cells, n) / (op.cells * n))
+        res = iterative_bayesian_update(op, observed, max_iter=ibu_max_iter, tol=tol, ctl=ctl, pseudo=pseudo)
         point = res.estimate
         info.update(
             {
                 "iterations": res.iterations,
                 "converged": res.converged,
+                "objective": ITERATIVE[method],
                 "log_likelihood_gap_bound": res.gap * n,  # total over the records, certified
                 "log_likelihood_gap_tolerance": tol * n,
-                "stopping_rule": STOPPING_RULE,
+                "stopping_rule": STOPPING_RULE[method],
             }
         )
     ctl.report(1.0, "done")

@@ -38,7 +38,8 @@ from ..common.widgets import Spinner, fmt_eps
 from ..workers.jobs.analyse import estimate_task, open_release_task
 
 ESTIMATORS = {
-    "ibu": "Maximum likelihood (EM; recommended)",
+    "map": "Smoothed maximum likelihood (recommended)",
+    "ibu": "Maximum likelihood (EM)",
     "unbiased": "Unbiased, for inference (may show negative shares)",
     "clip": "Clipped and rescaled (no negatives)",
 }
@@ -280,7 +281,7 @@ class AnalyseView(QWidget):
         est = result["estimate"]
         level = f"{100 * est.confidence:g} %"
         negatives = f"; {est.negative_cells} negative cells in the unbiased estimate" if est.negative_cells else ""
-        if est.method == "ibu" and not est.info.get("converged", True):
+        if not est.info.get("converged", True):
             negatives += f"; NOT converged after {est.info['iterations']} iterations"
         if "suppression" in est.info:
             negatives += f"; {est.info['suppression']}"

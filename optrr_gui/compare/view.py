@@ -47,7 +47,7 @@ from ..state.design_summary import METHOD_LABELS
 from ..workers.jobs import compare as compare_jobs
 
 #: The receiver's estimators (optrr_engine.estimation.METHODS), the engine's default first.
-ESTIMATORS = {"ibu": "IBU", "clip": "clipped unbiased", "unbiased": "unbiased"}
+ESTIMATORS = {"map": "smoothed ML", "ibu": "IBU (ML)", "clip": "clipped unbiased", "unbiased": "unbiased"}
 
 
 def parse_ints(text: str, lo: int, hi: int) -> list[int]:
@@ -290,6 +290,7 @@ class AvdPage(DataPageBase):
         self.estimator = QComboBox()
         self.estimator.addItem("clipped unbiased", "clip")
         self.estimator.addItem("EM (IBU)", "ibu")
+        self.estimator.addItem("smoothed ML (default)", "map")
         self.axis = QComboBox()
         self.axis.addItem("whole record", "whole_record")
         self.axis.addItem("per attribute", "per_attribute")

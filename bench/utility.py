@@ -1,14 +1,15 @@
 """Utility benchmark (issue 13 item 6): AVD of 1-, 2- and 3-way marginals at equal whole-record epsilon.
 
-Ours, each estimated with the default estimator (maximum likelihood, IBU):
+Ours, each estimated with the default estimator (smoothed maximum likelihood, method "map"):
 - Kronecker and auto at the whole-record target (equal weights, budget policy); SMP, sample-2, sample-3 and
   RS+FD (optrr_engine.sampling);
 - ``utility``: the utility-optimal design for the marginals scored in the cell (all w-way, w = the cell's way);
 - ``recommended``: what ``optrr_engine.utility.recommend`` (= ``optrr design --target-total``) picks for "all
   w-way marginals" at the data set's n rows. Its predicted error (the recommender's criterion: unbiased
   estimator, normal approximation, uniform prior; here given the data, i.e. against the data's own marginals)
-  is printed next to the simulated AVD of the default estimator, the unbiased one and clip-and-renormalise
-  (the peers' post-processing).
+  is printed next to the simulated AVD of the default estimator and, on the same releases, of maximum
+  likelihood (``ibu``), the unbiased estimator, clip-and-renormalise (the peers' post-processing) and Norm-Sub
+  (the Euclidean projection of the unbiased estimate onto the simplex; Wang et al., NDSS 2020).
 
 Peers, from the PyPI package multi-freq-ldpy (a bench-only dependency: ``pip install -e ".[bench]"``), each with
 the package's own clients and its own estimator (matrix inversion, clipped at 0 and renormalised, "MI"):
@@ -27,7 +28,7 @@ drawn (all 1-way; up to --pairs random 2-way and 3-way sets, the same for every 
 The second table gives, per cell, the recommended design, its predicted and simulated AVD and the ratio
 recommended / best peer (target: <= 1 everywhere).
 
-    python3 bench/utility.py [--reps 20] [--eps 1,2,4,8] [--extra-data DIR] [--quick] [--csv utility.csv]
+    python3 bench/utility.py [--reps 20] [--eps 1,2,4,8] [--extra-data DIR] [--quick] [--csv utility.csv] [--no-ml]
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from optrr_engine.compare.avd_marginals import draw_subsets
 from optrr_engine.compare.budgets import budgeted_design
 from optrr_engine.compare.datasets import load_dataset
 from optrr_engine.errors import InputError, OptRRError
-from optrr_engine.estimation import estimate_from_counts
+from optrr_engine.estimation import DEFAULT_METHOD, estimate_from_counts
 from optrr_engine.estimation.counts import count_codes
 from optrr_engine.estimation.sampled import estimate_sampled_codes
 from optrr_engine.sampling import make_sampling_design
@@ -60,6 +61,9 @@ FIXED = ["kronecker", "auto", "smp", "sample-2", "sample-3", "rsfd"]
 OURS = [*FIXED, "utility", "recommended"]
 PEERS = ["peer_spl", "peer_smp", "peer_rsfd", "peer_sw"]
 WAYS = (1, 2, 3)
+#: Estimators computed on the same releases as the default for the recommended and utility designs
+#: (normsub: post-processing of the unbiased estimate, bench only).
+OTHER_ESTIMATORS = ["ibu", "unbiased", "clip", "normsub"]
 
 
 def truth_of(codes, sizes, attrs):
@@ -87,20 +91,41 @@ def design_of(cand):
     return cand.mechanism if isinstance(cand, MechanismCandidate) else cand.design
 
 
+def project_to_simplex(estimate: np.ndarray) -> np.ndarray:
+    """Norm-Sub (Wang, Lopuhaa-Zwakenberg, Li, Skoric & Li, NDSS 2020) = the Euclidean projection onto the
+    simplex: max(pi - theta, 0) with theta from the sorted entries (Held, Wolfe & Crowder 1974)."""
+    u = np.sort(np.ravel(estimate))[::-1]
+    excess = np.cumsum(u) - 1.0
+    rho = int(np.flatnonzero(u * np.arange(1, u.size + 1) > excess)[-1]) + 1
+    return np.maximum(np.asarray(estimate, dtype=float) - excess[rho - 1] / rho, 0.0)
+
+
 def estimate(cand, released, sizes, attrs, method):
+    if method == "normsub":
+        return project_to_simplex(estimate(cand, released, sizes, attrs, "unbiased"))
     if isinstance(cand, MechanismCandidate):
         counts = count_codes(released[:, attrs], [int(sizes[a]) for a in attrs])
-        return estimate_from_counts(cand.mechanism.marginal(attrs), counts, method=method).estimate
-    return estimate_sampled_codes(cand.design, released, attrs, method=method).estimate
+        est = estimate_from_counts(cand.mechanism.marginal(attrs), counts, method=method)
+    else:
+        est = estimate_sampled_codes(cand.design, released, attrs, method=method)
+    if "converged" in est.info:
+        CONVERGENCE[method] = CONVERGENCE.get(method, 0) + 1
+        if not est.info["converged"]:
+            CONVERGENCE[f"{method} NOT converged"] = CONVERGENCE.get(f"{method} NOT converged", 0) + 1
+    return est.estimate
 
 
-def ours_avd(cand, codes, sizes, sets, truths, rng, others: bool) -> dict:
+#: Iterative estimates run and not converged, per method (printed at the end).
+CONVERGENCE: dict = {}
+
+
+def ours_avd(cand, codes, sizes, sets, truths, rng, others) -> dict:
     """{(way, estimator): [AVD per marginal]} for one perturbation of the data (sets the design cannot
-    estimate are left out); the default estimator (ML), with ``others`` also the unbiased one and clip."""
+    estimate are left out); the default estimator, and the estimators listed in ``others``."""
     out: dict = {}
     released = design_of(cand).sample(codes, rng)
     for attrs, truth in zip(sets, truths, strict=True):
-        for method in ("ibu", "unbiased", "clip") if others else ("ibu",):
+        for method in (DEFAULT_METHOD, *others):
             try:
                 est = estimate(cand, released, sizes, attrs, method)
             except InputError:
@@ -224,7 +249,7 @@ def candidates_for(sizes, target, n, name, seconds_out, fixed=FIXED) -> dict:
     return out
 
 
-def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fixed=FIXED):
+def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fixed=FIXED, others=OTHER_ESTIMATORS):
     data = load_dataset(path)
     codes, sizes = data.codes, data.sizes
     k, n = len(sizes), data.rows
@@ -247,8 +272,9 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fix
             for cand, served in jobs.values():
                 wsets = [s for s in sets if len(s) in served]
                 wtruths = [t for s, t in zip(sets, truths, strict=True) if len(s) in served]
-                unbiased = any(m in ("utility", "recommended") for ms in served.values() for m in ms)
-                for (w, est), values in ours_avd(cand, codes, sizes, wsets, wtruths, rng, unbiased).items():
+                more = any(m in ("utility", "recommended") for ms in served.values() for m in ms)
+                avds = ours_avd(cand, codes, sizes, wsets, wtruths, rng, others if more else ())
+                for (w, est), values in avds.items():
                     for method in served[w]:
                         results.setdefault((method, w, est), []).extend(values)
         t_peer = time.perf_counter()
@@ -257,7 +283,7 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fix
                 results.setdefault((name, way, "own"), []).extend(values)
         t_end = time.perf_counter()
         for (method, way, est), values in sorted(results.items()):
-            if est in ("unbiased", "clip"):
+            if est in OTHER_ESTIMATORS:
                 continue  # columns of the default estimator's row
             cand = cands.get((method, way))
             row = {
@@ -272,10 +298,11 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fix
                 "scored": len(by_way[way]),
                 "reps": reps,
                 "avd": float(np.mean(values)),
-                "avd_unbiased": float(np.mean(results[(method, way, "unbiased")]))
-                if (method, way, "unbiased") in results
-                else "",
-                "avd_clip": float(np.mean(results[(method, way, "clip")])) if (method, way, "clip") in results else "",
+                "estimator": est,
+                **{
+                    f"avd_{o}": float(np.mean(results[(method, way, o)])) if (method, way, o) in results else ""
+                    for o in OTHER_ESTIMATORS
+                },
                 "predicted": predicted_avd(cand, n, by_way[way]) if cand is not None else "",
             }
             rows_out.append(row)
@@ -322,15 +349,16 @@ def _num(x) -> float:
 
 
 def print_recommended(rows) -> None:
-    """Per cell: the recommended design, predicted vs simulated AVD, and the ratio to the best peer."""
+    """Per cell: the recommended design, predicted vs simulated AVD (default estimator and, on the same releases,
+    ML, unbiased, clip, Norm-Sub), and the ratio to the best peer (also had ML been the default)."""
     keys, index = _cells(rows)
     print(
-        f"\n{'dataset':16s} {'eps':>4s} way {'recommended':>12s} {'predicted':>9s} {'sim ML':>8s} {'sim unb':>8s} "
-        f"{'sim clip':>8s} {'pred/unb':>8s} {'pred/ML':>8s} {'utility':>8s} {'u pred':>8s} {'best peer':>10s} "
-        f"{'AVD':>8s} {'rec/peer':>8s}"
+        f"\n{'dataset':16s} {'eps':>4s} way {'recommended':>12s} {'predicted':>9s} {'sim def':>8s} {'sim ML':>8s} "
+        f"{'sim unb':>8s} {'sim clip':>8s} {'sim nsub':>8s} {'pred/unb':>8s} {'pred/def':>8s} {'utility':>8s} "
+        f"{'u pred':>8s} {'best peer':>10s} {'AVD':>8s} {'rec/peer':>8s} {'ML/peer':>8s}"
     )
     ratios: dict = {"recommended": [], "utility": []}
-    wins = losses = 0
+    wins = losses = ml_wins = 0
     for key in keys:
         vals = index[key]
         rec = vals.get("recommended")
@@ -339,6 +367,7 @@ def print_recommended(rows) -> None:
         util = vals.get("utility")
         peer, peer_name = best_peer(vals)
         pred, sim, unb = _num(rec["predicted"]), float(rec["avd"]), _num(rec["avd_unbiased"])
+        ml = _num(rec.get("avd_ibu"))
         for name, r in (("recommended", rec), ("utility", util)):
             if r is not None and np.isfinite(_num(r["predicted"])) and np.isfinite(_num(r["avd_unbiased"])):
                 pred_r = _num(r["predicted"])
@@ -347,20 +376,25 @@ def print_recommended(rows) -> None:
         if peer:
             wins += ratio <= 1.0
             losses += ratio > 1.0
+            ml_wins += ml <= peer
         print(
-            f"{key[0]:16s} {key[1]:4g} {key[2]:3d} {rec['chosen']:>12s} {pred:9.4f} {sim:8.4f} {unb:8.4f} "
-            f"{_num(rec['avd_clip']):8.4f} {pred / unb:8.2f} {pred / sim:8.2f} "
+            f"{key[0]:16s} {key[1]:4g} {key[2]:3d} {rec['chosen']:>12s} {pred:9.4f} {sim:8.4f} {ml:8.4f} {unb:8.4f} "
+            f"{_num(rec['avd_clip']):8.4f} {_num(rec.get('avd_normsub')):8.4f} {pred / unb:8.2f} {pred / sim:8.2f} "
             + (f"{float(util['avd']):8.4f} {_num(util['predicted']):8.4f} " if util else f"{'-':>8s} {'-':>8s} ")
-            + (f"{peer_name:>10s} {peer:8.4f} {ratio:8.2f}" if peer else f"{'-':>10s} {'-':>8s} {'-':>8s}")
+            + (
+                f"{peer_name:>10s} {peer:8.4f} {ratio:8.2f} {ml / peer:8.2f}"
+                if peer
+                else f"{'-':>10s} {'-':>8s} {'-':>8s} {'-':>8s}"
+            )
         )
     for name, rs in ratios.items():
         if rs:
             med = np.median(np.array(rs), axis=0)
             print(
-                f"{name}: median predicted / simulated AVD over {len(rs)} cells: {med[0]:.3f} (unbiased estimator), "
-                f"{med[1]:.3f} (default estimator, ML)"
+                f"{name}: median predicted / simulated AVD over {len(rs)} cells: {med[0]:.3f} (unbiased estimator, "
+                f"which the prediction is for), {med[1]:.3f} (default estimator, {DEFAULT_METHOD})"
             )
-    print(f"recommended vs best peer: {wins} cells <= 1, {losses} cells > 1")
+    print(f"recommended vs best peer: {wins} cells <= 1, {losses} cells > 1 (with ML instead: {ml_wins} cells <= 1)")
 
 
 def main():
@@ -377,6 +411,7 @@ def main():
         "--fixed", default=",".join(FIXED), help="which fixed designs of ours to run besides utility and recommended"
     )
     ap.add_argument("--table", help="only print the tables of an existing CSV")
+    ap.add_argument("--no-ml", action="store_true", help="leave maximum likelihood (the slowest) out of the comparison")
     args = ap.parse_args()
     if args.table:
         with open(args.table, encoding="utf-8") as fh:
@@ -386,7 +421,7 @@ def main():
         return
     rng = np.random.default_rng(args.seed)
     eps_list = [float(e) for e in args.eps.split(",")]
-    names = args.datasets.split(",")
+    names = [n for n in args.datasets.split(",") if n]
     reps, pairs = args.reps, args.pairs
     if args.quick:
         names, eps_list, reps, pairs = ["car", "nursery"], [1.0, 4.0], 2, 5
@@ -396,13 +431,14 @@ def main():
     rows: list = []
     t0 = time.perf_counter()
     for path in paths:
-        run_dataset(
-            path, eps_list, reps, pairs, rng, rows, args.quick, args.csv, [m for m in args.fixed.split(",") if m]
-        )
+        others = [e for e in OTHER_ESTIMATORS if not (args.no_ml and e == "ibu")]
+        fixed = [m for m in args.fixed.split(",") if m]
+        run_dataset(path, eps_list, reps, pairs, rng, rows, args.quick, args.csv, fixed, others)
     write_csv(args.csv, rows)
     print(f"\nmean AVD over marginals and {reps} repetitions (wrote {args.csv}; {time.perf_counter() - t0:.0f} s)")
     print_table(rows)
     print_recommended(rows)
+    print("iterative estimates run / not converged:", CONVERGENCE)
 
 
 if __name__ == "__main__":

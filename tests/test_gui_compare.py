@@ -125,3 +125,47 @@ def test_avd_page_with_the_bloom_schemes_per_attribute(qtbot, compare, tmp_path)
     bloom = frame[frame["method"].isin(["lopub", "locop", "brr"])]
     assert bloom["mean_avd"].between(0, 1).all()
     assert (bloom["mean_attribute_epsilon"] <= 1.0 * (1 + 1e-9)).all()
+
+
+def test_designs_page_releases_every_ranked_design_from_the_loaded_data(qtbot, compare, tmp_path):
+    """Designs at your ε: the target follows the Design tab until the user sets it; the rows are the engine
+    recommender's candidates in its order (★ first), each at most the target, measured on the loaded file."""
+    import numpy as np
+
+    from optrr_engine.tolerance import eps_within
+    from optrr_engine.utility.recommend import recommend
+    from optrr_gui.state import needed_marginals
+    from optrr_gui.state.design_summary import METHOD_LABELS
+
+    window, view = compare
+    page = view.designs
+    view.tabs.setCurrentIndex(1)
+    method = window.controller.chosen()
+    summary = window.controller.current()[method]
+    assert page.target.value() == pytest.approx(summary.overall_epsilon, abs=0.005)
+    page.target.setValue(3.0)  # the user's own: no longer follows the Design tab
+    page.follow_design()
+    assert page.target.value() == 3.0
+    page.repetitions.setValue(1)
+    page.sets.setValue(3)
+    assert page.run()
+    qtbot.waitUntil(lambda: page.result is not None and not page.is_running(), timeout=WAIT_MS)
+    rows = page.result["rows"]
+    state = window.state
+    names = [c.name for c in state.perturbed_columns()]
+    sizes = [int(a) for a in summary.design.mechanism.sizes]
+    rec = recommend(sizes, 3.0, state.weights(), rows=page.result["rows_in_file"],
+                    marginals=needed_marginals.spec(state.needed_marginals, names))
+    expected = [r.candidate.name for r in rec.ranked if r.error is not None]
+    assert list(rows.sort_values("rank").drop_duplicates("design")["design"]) == expected
+    assert all(eps_within(e, 3.0) for e in rows["whole_record_epsilon"])
+    assert page.table.rowCount() == len(expected)
+    assert page.table.item(0, 0).text() == "★" and page.table.item(1, 0).text() == ""
+    assert page.table.item(0, 1).text() == METHOD_LABELS.get(expected[0], expected[0])
+    smp = rows[(rows["design"] == "smp") & (rows["way"] == 2)]
+    assert smp["unanswered"].iat[0] == smp["marginals"].iat[0] > 0  # one column per row: no pair
+    answered = rows[rows["unanswered"] == 0]
+    assert np.isfinite(answered["measured_avd"]).all() and (answered["measured_avd"] <= 1).all()
+    frame = exported(page, tmp_path, "designs")
+    assert set(frame["way"]) == {1, 2, 3}
+    page.grab().save(str(tmp_path / "designs.png"))

@@ -237,7 +237,9 @@ def legend_place(panel: PanelSpec, box: tuple[float, float] = (0.35, 0.3)) -> st
 
 def colors_for(methods) -> dict:
     """One colour per method: the papers' colours for their designs, :data:`PALETTE` for the others in order."""
-    out, extra = {}, iter(PALETTE * 4)
+    methods = list(methods)
+    taken = {STYLE[m][0] for m in methods if m in STYLE}  # never a design's own colour twice
+    out, extra = {}, iter([c for c in PALETTE if c not in taken] * 4)
     for m in methods:
         out[m] = STYLE[m][0] if m in STYLE else next(extra)
     return out

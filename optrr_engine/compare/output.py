@@ -165,6 +165,29 @@ def avd_figure(rows) -> FigureSpec:
     return FigureSpec([panel], width_px=770, height_px=495)
 
 
+def designs_figure(rows) -> FigureSpec:
+    """The designs at one whole-record epsilon on the user's data (optrr_engine.compare.designs_on_data): mean
+    measured AVD against the marginal's number of attributes, one line per design (bars: +- one sd); a design
+    that cannot answer a size has no point there."""
+    rows = rows.rename(columns={"design": "method"})
+    colors = colors_for(list(dict.fromkeys(rows.sort_values("rank")["method"])))
+    series = []
+    for m, part in rows.groupby("method", sort=False):
+        part = part.sort_values("way")
+        if part["measured_avd"].notna().any():
+            series.append(_mean_sd_line(part, "way", "measured_avd", "sd_avd", m, colors[m], marker_size=7.0))
+    ways = sorted(int(w) for w in rows["way"].unique())
+    eps = float(rows["whole_record_epsilon"].max())
+    panel = PanelSpec(
+        series,
+        title=f"Every design at whole-record ε ≤ {eps:.3g}: error of the estimated tables, released from your data",
+        xlabel="attributes in the table",
+        ylabel="AVD (true vs estimated; lower = better)",
+        xticks=ways,
+    )
+    return FigureSpec([panel], width_px=770, height_px=495)
+
+
 def avd_sweep_figure(rows, value: str = "mean_avd") -> FigureSpec:
     """The LOPUB/LOCOP/BRR paper's Figs. 3 and 5: ``value`` (mean_avd or mean_r2) against epsilon on one axis,
     one panel per way, one line per method (bars: +- one sd)."""

@@ -557,12 +557,16 @@ def preview_figure(frames, estimator_label: str, width_px: float = 1200):
 
 
 class CompareView(QWidget):
-    """*Release preview* first, then *Paper figures* (``pages``: Figs. 1-4, AVD at a fixed ε)."""
+    """*Release preview* first, *Designs at your ε* second, then *Paper figures* (``pages``: Figs. 1-4, AVD at a
+    fixed ε)."""
 
     def __init__(self, window, parent=None):
         super().__init__(parent)
         self.window_ = window
+        from .designs_page import DesignsPage
+
         self.preview = PreviewPage(window)
+        self.designs = DesignsPage(window)
         self.pages = [RatioPage(window), AvdPage(window)]
         self.papers = QTabWidget()
         for p in self.pages:
@@ -570,15 +574,20 @@ class CompareView(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.preview, "Release preview")
         self.tabs.setTabToolTip(0, "What the release will look like: the Design tab's columns, categories and design")
+        self.tabs.addTab(self.designs, self.designs.title)
+        self.tabs.setTabToolTip(
+            1, "Every design at one whole-record ε, released from your data in memory: measured vs predicted error"
+        )
         self.tabs.addTab(self.papers, "Paper figures")
-        self.tabs.setTabToolTip(1, "The research figures of the papers, with their own ε and preparation rules")
+        self.tabs.setTabToolTip(2, "The research figures of the papers, with their own ε and preparation rules")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tabs)
         self.pages[0].run()  # a first picture at once (small: about a second in the background)
 
     def is_busy(self) -> bool:
-        return self.preview.is_running() or any(p.is_running() for p in self.pages)
+        pages = [self.preview, self.designs, *self.pages]
+        return any(p.is_running() for p in pages)
 
     def wait_until_ready(self, timeout: float = 120.0) -> bool:
         from PySide6.QtWidgets import QApplication

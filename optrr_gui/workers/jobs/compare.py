@@ -3,6 +3,8 @@ and estimation code; each returns plain data (DataFrames) that the view plots an
 
 - the paper's Figs. 1-4: whole-record epsilon of Kronecker / optimal / heuristic on random requests;
 - AVD of 2- to 5-way marginals of the loaded data, every design at the same whole-record epsilon;
+- the designs at one whole-record epsilon, each released from the file as the Design tab encodes it:
+  measured against predicted error of 1-, 2- and 3-way tables (optrr_engine.compare.designs_on_data);
 - the release preview: for the columns the user picks, their categories exactly as the release encodes them
   (recoding, bins, missing values of the Design tab) and the mechanism the release would use: original
   shares, expected perturbed shares and the estimate from one simulated perturbation with its interval.
@@ -198,3 +200,42 @@ def release_preview(
         ctl.report(0.9 + 0.1 * (m + 1) / len(positions), f"estimated {columns[m]}")
     return {"frames": frames, "rows": rows, "overall_epsilon": float(mech.overall_epsilon()),
             "attributes": list(codec.attributes)}
+
+
+def designs_on_file(
+    path,
+    config: dict,
+    target: float,
+    weights,
+    marginals,
+    sets: int = 20,
+    repetitions: int = 3,
+    progress=None,
+    cancel=None,
+):
+    """The "Designs at your ε" page: the file encoded as the release would encode it (``config``: a
+    ReleaseConfig dict; bins computed from the data when the configuration asks for it; the encoded codes are
+    kept per data in this process, :func:`jobs.clusters.encoded_codes`), then every design the recommender
+    ranks at whole-record ``target``, released ``repetitions`` times in memory and estimated with the default
+    estimator. Returns {"rows": DataFrame, "ranking": the recommender's JSON, "rows_in_file": n}."""
+    from optrr_engine.compare.designs_on_data import compare_designs
+    from optrr_engine.io.readers import open_source
+    from optrr_engine.release.codec import Codec
+    from optrr_engine.release.config import ReleaseConfig
+    from optrr_engine.release.schema import resolve_bins
+
+    from .clusters import encoded_codes
+
+    ctl = TaskControl(progress, cancel)
+    cfg = ReleaseConfig.from_dict(config)
+    cfg.validate()
+    resolve_bins(open_source(path, ReaderOptions.from_dict(cfg.input)), cfg, ctl.sub(0.0, 0.05))
+    reading = ctl.sub(0.05, 0.3)
+    codes = encoded_codes(path, cfg, reading.progress, reading.cancel)
+    sizes = [len(spec.labels) for spec in Codec(cfg).specs]
+    work = ctl.sub(0.3, 1.0)
+    rows, ranking = compare_designs(
+        codes, sizes, target, weights, marginals, sets=sets, repetitions=repetitions, progress=work.progress,
+        cancel=work.cancel,
+    )
+    return {"rows": rows, "ranking": ranking, "rows_in_file": int(len(codes))}

@@ -93,7 +93,7 @@ def compare_designs(
     (a simulation only: nothing is released)."""
     import pandas as pd
 
-    from ..utility.recommend import recommend
+    from ..utility.recommend import FailedCandidate, recommend
 
     ctl = TaskControl(progress, cancel)
     codes = np.asarray(codes)
@@ -118,6 +118,7 @@ def compare_designs(
     steps = max(1, len(ranked) * int(repetitions))
     for rank, r in enumerate(ranked, start=1):
         cand = r.candidate
+        assert not isinstance(cand, FailedCandidate)  # r.error is set: the design was built
         spec = {"sets": [s for w in chosen for s in chosen[w]]}
         predicted = {m.attributes: m for m in cand.predicted_error(n, spec, given_data=True).marginals}
         errors: dict[int, list[float]] = {w: [] for w in chosen}

@@ -5,7 +5,7 @@ A candidate is a complete release method (mechanism or sampling design) with exa
     name: str
     whole_record_epsilon() -> float          # recomputed from the design itself
     attribute_epsilons() -> np.ndarray       # eps_i of each attribute, recomputed
-    predicted_error(n, marginals, prior=None) -> PredictedError
+    predicted_error(n, marginals, prior=None, given_data=False) -> PredictedError
 
 ``marginals`` is a spec understood by :func:`optrr_engine.utility.resolve_marginals` ({"orders": [1, 2]} or
 {"sets": [(0, 2), ...]}, 0-based). A sampling design implements ``predicted_error`` with
@@ -31,7 +31,7 @@ class DesignCandidate(Protocol):
 
     def attribute_epsilons(self) -> np.ndarray: ...
 
-    def predicted_error(self, n: int, marginals=None, prior=None) -> PredictedError: ...
+    def predicted_error(self, n: int, marginals=None, prior=None, given_data: bool = False) -> PredictedError: ...
 
 
 @dataclass

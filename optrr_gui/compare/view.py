@@ -290,7 +290,7 @@ class AvdPage(DataPageBase):
         self.estimator = QComboBox()
         self.estimator.addItem("clipped unbiased", "clip")
         self.estimator.addItem("EM (IBU)", "ibu")
-        self.estimator.addItem("smoothed ML (default)", "map")
+        self.estimator.addItem("smoothed ML", "map")
         self.axis = QComboBox()
         self.axis.addItem("whole record", "whole_record")
         self.axis.addItem("per attribute", "per_attribute")

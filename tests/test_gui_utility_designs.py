@@ -100,6 +100,24 @@ def test_needed_marginals_editor_undo_project_and_release_config(qtbot, window, 
     assert editor.orders[3].isChecked() and editor.sets.text() == "age, menopause; breast"
 
 
+def test_weighted_sampling_rows_are_the_engines_candidates(qtbot, window):
+    """Unequal weights and 1-way tables only: the Design tab's SMP and RS+FD rows sample by the columns'
+    weights (what their release uses), and the engine's ranking of the same request has the same designs."""
+    budget(qtbot, window, 2.0)
+    state, c = window.state, window.controller
+    state.set_column_value(0, "weight", 4.0)
+    state.set_session_value("needed_marginals", {"orders": [1], "sets": []})
+    qtbot.waitUntil(
+        lambda: c.is_idle() and c.request.get("weights", [0])[0] == 4.0 and not c.is_stale("smp"), timeout=WAIT_MS
+    )
+    sizes, weights = c.sizes, c.request["weights"]
+    rec = engine_recommend(sizes, 2.0, weights, state.n_rows, {"orders": [1]})
+    engine = {r.candidate.name: r.score for r in rec.ranked if r.error is not None}
+    current = c.current()
+    for name in ("smp", "rsfd"):
+        assert current[name].predicted_avd == pytest.approx(engine[name], rel=1e-6), name
+
+
 def test_budget_mode_rows_and_recommendation_follow_the_engine_ranking(qtbot, window):
     budget(qtbot, window, 2.0)
     c, panel = window.controller, window.mechanism

@@ -109,3 +109,21 @@ def test_recommended_design_predicted_error_matches_simulation(target, orders):
     simulated = simulated_avd(cand, data, sets, 150, rng)
     assert predicted == pytest.approx(simulated, rel=0.1)
     assert predicted <= rec.best.error.score()  # given the data, the records' own sampling noise is removed
+
+
+def test_given_weights_are_the_sampling_designs_weights_as_the_release_would_use_them():
+    """With the columns' weights (the GUI always gives them) SMP and RS+FD sample by them, exactly the design the
+    Design tab's SMP / RS+FD rows and their release use; without weights SMP's are chosen for 1-way needs."""
+    from optrr_engine.sampling import make_sampling_design
+
+    weights = [3.0, 1.0, 1.0, 1.0]
+    rec = recommend(SIZES, 1.0, weights=weights, marginals={"orders": [1]})
+    by_name = {r.candidate.name: r.candidate for r in rec.ranked if r.error is not None}
+    expected = np.asarray(weights) / np.sum(weights)
+    for method in ("smp", "rsfd"):
+        released = make_sampling_design(method, SIZES, 1.0, weights=weights)
+        assert by_name[method].design.probs == pytest.approx(expected)
+        assert by_name[method].design.probs == pytest.approx(released.probs)
+    unweighted = recommend(SIZES, 1.0, marginals={"orders": [1]})
+    smp = next(r.candidate for r in unweighted.ranked if r.candidate.name == "smp")
+    assert smp.design.probs == pytest.approx(sampling_candidates(SIZES, 1.0, marginals={"orders": [1]})[0].design.probs)

@@ -87,10 +87,10 @@ def _utility(sizes, target, marginals, caps):
     return MechanismCandidate("utility", mech, info)
 
 
-def _sampling(sizes, target, marginals, prior) -> list:
+def _sampling(sizes, target, marginals, prior, weights) -> list:
     from .sampling import sampling_candidates
 
-    return list(sampling_candidates(sizes, target, marginals=marginals, prior=prior))
+    return list(sampling_candidates(sizes, target, marginals=marginals, prior=prior, weights=weights))
 
 
 def recommend(
@@ -105,8 +105,13 @@ def recommend(
     extra=(),
     ctl=None,
 ) -> Recommendation:
-    """Every candidate at whole-record epsilon <= target, ranked by predicted error (best first)."""
+    """Every candidate at whole-record epsilon <= target, ranked by predicted error (best first).
+
+    ``weights``: split the target for Kronecker and ``auto``, and (when given) SMP's and RS+FD's sampling
+    weights, as a release of the same configuration would use them; without them SMP's weights are chosen
+    for the needed 1-way marginals (:func:`~optrr_engine.utility.sampling.smp_weights`)."""
     sizes = np.asarray(sizes, dtype=np.int64)
+    given = None if weights is None else list(weights)  # the sampling designs' weights when the caller gives them
     weights = [1.0] * sizes.size if weights is None else list(weights)
     builders = [
         ("kronecker", lambda: [_budget("kronecker", sizes, weights, target)]),
@@ -114,7 +119,7 @@ def recommend(
         ("utility", lambda: [_utility(sizes, target, marginals, caps)]),
     ]
     if include_sampling:
-        builders.append(("sampling", lambda: _sampling(sizes, target, marginals, prior)))
+        builders.append(("sampling", lambda: _sampling(sizes, target, marginals, prior, given)))
     ranked: list[Ranked] = []
     for step, (name, build) in enumerate(builders):
         if ctl is not None:

@@ -86,19 +86,23 @@ def smp_weights(sizes, target: float, marginals=None, prior=None) -> np.ndarray 
     return w / w.sum()
 
 
-def sampling_candidates(sizes, target: float, max_m: int = 3, marginals=None, prior=None) -> list[SamplingCandidate]:
+def sampling_candidates(
+    sizes, target: float, max_m: int = 3, marginals=None, prior=None, weights=None
+) -> list[SamplingCandidate]:
     """SMP, sample-m for m = 2..max_m (m < k) and RS+FD at the whole-record epsilon ``target``, for ranking.
-    When every needed marginal is 1-way, SMP samples attribute j with the weight of :func:`smp_weights`
-    (uniform when all attributes are needed and alike); the weights are in ``info["sampling_weights"]``."""
+    SMP and RS+FD sample attribute j with the caller's ``weights`` when given (the columns' weights, which is
+    what a release of the configuration would use); without them, when every needed marginal is 1-way, SMP
+    uses the weights of :func:`smp_weights` (uniform when all attributes are needed and alike). SMP's weights
+    are in ``info["sampling_weights"]`` whenever they are not uniform by default."""
     from ..sampling import make_sampling_design
 
     k = len(sizes)
-    w = smp_weights(sizes, target, marginals, prior)
+    w = smp_weights(sizes, target, marginals, prior) if weights is None else np.asarray(weights, dtype=float)
     smp = make_sampling_design("smp", sizes, target, weights=w)
-    info = {} if w is None else {"sampling_weights": [float(x) for x in w]}
+    info = {} if w is None else {"sampling_weights": [float(x) for x in smp.probs]}
     out = [SamplingCandidate(smp, info=info)]
     out += [
         SamplingCandidate(make_sampling_design("sample-m", sizes, target, m=m)) for m in range(2, min(max_m, k - 1) + 1)
     ]
-    out.append(SamplingCandidate(make_sampling_design("rsfd", sizes, target)))
+    out.append(SamplingCandidate(make_sampling_design("rsfd", sizes, target, weights=weights)))
     return out

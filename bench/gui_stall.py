@@ -10,6 +10,9 @@ usable   the 77-column survey-sized file (77 columns of 2-12 categories, 10,000 
 bulk     on that file: the role of all 77 columns at once (-> drop, -> perturb) and one epsilon for all 77
          (editing 77 columns at once): longest UI stall until every design is back (<= 100 ms each).
 eps      on that file: one epsilon edit -> the design table updated for the closed-form designs (<= 50 ms).
+preview  on that file: the Compare tab's six-panel Release preview: the longest UI stall while it is drawn
+         (ticking six columns, an epsilon edit, drawn into the empty tab) and the time of drawing it again over
+         its panels (draw + paint) (<= 100 ms each).
 recode   grouping the rare categories of a many-category column (a Zipf "diagnosis" column capped at 70,000
          codes: ~13,500 distinct in 300,000 rows) into Other: longest UI stall (<= 100 ms).
 startup  a fresh interpreter runs the window on the bundled sample: launch -> first event-loop turn (<= 2 s).
@@ -464,6 +467,90 @@ def eps_edit(app, folder: str, path: str, edits: int = 10) -> None:
     close_window(window)
 
 
+def wait_for(app, condition, timeout: float = 300.0) -> bool:
+    """Turn the event loop until ``condition()`` holds (True) or ``timeout`` seconds pass (False)."""
+    t0 = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - t0 > timeout:
+            return False
+        app.processEvents()
+        time.sleep(0.001)
+    return True
+
+
+def clear_plots(page) -> None:
+    """Empty a Compare page's plots (as before its first result)."""
+    if hasattr(page, "clear_plots"):
+        page.clear_plots()
+        return
+    from optrr_gui.plots.figure_render import clear_figure  # an older build
+
+    clear_figure(page.graphics.ci)
+    page._spec = None
+
+
+def preview(app, folder: str, path: str, draws: int = 5) -> None:
+    """Issue 14: the Compare tab's six-panel *Release preview* on the 77-column file: the longest UI stall from
+    ticking six columns until their panels are drawn, and from an epsilon edit until the preview is redrawn with
+    the new design; and the drawing itself (``draw`` + a synchronous repaint, the UI thread's work when a result
+    arrives), first into the empty tab and then over the panels already there (<= 100 ms each)."""
+    from optrr_gui.common.commands import SetColumnValue
+    from optrr_gui.main_window import TAB_COMPARE
+
+    window = open_wide(app, folder, path)
+    window.resize(1280, 800)
+    window.tabs.setCurrentIndex(TAB_COMPARE)
+    window.wait_until_ready(300)
+    page = window.compare_view.preview
+    names = [c.name for c in window.state.perturbed_columns()][:6]
+    print(f"the Compare tab's release preview on the 77-column file (6 panels: {', '.join(names)}):")
+
+    def shown(before) -> bool:
+        r = page.result
+        return (r is not None and r is not before and not page.is_running()
+                and [f["attribute"].iat[0] for f in r["frames"]] == names)
+
+    def tick() -> None:
+        before = page.result
+        page.set_picked(names)
+        wait_for(app, lambda: shown(before))
+        app.processEvents()  # the paint
+
+    stall_during(app, window, "tick 6 columns -> their preview drawn: longest UI stall", tick)
+    column = [c.name for c in window.state.columns].index(names[0])
+
+    def edit() -> None:
+        before = page.result
+        window.stack.push(SetColumnValue(window.state, column, "epsilon", 0.031))
+        wait_for(app, lambda: shown(before))
+        app.processEvents()
+
+    stall_during(app, window, "epsilon edit -> the preview redrawn: longest UI stall", edit)
+    result = page.result
+
+    def draw_empty() -> None:
+        clear_plots(page)
+        page.draw(result)
+        wait_for(app, lambda: not getattr(page, "drawing", bool)())  # a drawing spread over event-loop turns
+        page.graphics.repaint()
+
+    stall_during(app, window, "the six-panel preview drawn into the empty tab: longest UI stall", draw_empty)
+    wall, cpu = [], []
+    with Profiled("draw the preview over the panels already drawn"):
+        for _ in range(draws):
+            t0, c0 = time.perf_counter(), time.thread_time()
+            page.draw(result)
+            wait_for(app, lambda: not getattr(page, "drawing", bool)())
+            page.graphics.repaint()
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.thread_time() - c0)
+    wall.sort()
+    cpu.sort()
+    verdict("the six-panel preview drawn again over its panels (draw + paint), median", wall[draws // 2], 0.1,
+            f"UI-thread CPU median {1000 * cpu[draws // 2]:.0f} ms, max {1000 * cpu[-1]:.0f} ms")
+    close_window(window)
+
+
 def make_icd_csv(folder: str, rows: int = 300_000, distinct: int = 70_000) -> str:
     """A diagnosis-like column with exactly ``distinct`` codes: each once, the remaining rows Zipf-distributed
     over them (most codes rare), beside a two-category column."""
@@ -606,7 +693,7 @@ def stall(rows: int, k: int) -> None:
     window.close()
 
 
-SECTIONS = ("usable", "bulk", "eps", "recode", "startup", "stall")
+SECTIONS = ("usable", "bulk", "eps", "preview", "recode", "startup", "stall")
 
 
 def main() -> None:
@@ -639,13 +726,15 @@ def main() -> None:
           + ("; PROFILING (times inflated)" if args.profile else ""), flush=True)
     app = QApplication.instance() or QApplication([])
     folder = tempfile.mkdtemp(prefix="optrr-bench-")
-    wide = make_wide_csv(folder) if {"usable", "bulk", "eps"} & set(chosen) else None
+    wide = make_wide_csv(folder) if {"usable", "bulk", "eps", "preview"} & set(chosen) else None
     if "usable" in chosen:
         usable(app, folder, wide, args.runs)
     if "bulk" in chosen:
         bulk(app, folder, wide)
     if "eps" in chosen:
         eps_edit(app, folder, wide)
+    if "preview" in chosen:
+        preview(app, folder, wide)
     if "recode" in chosen:
         recode(app, folder)
     if "startup" in chosen:

@@ -15,10 +15,11 @@ as ``optrr compare`` writes them.
 from __future__ import annotations
 
 import time
+from functools import partial
 from html import escape
 
 import pandas as pd
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -42,7 +43,7 @@ from optrr_engine.analysis.avd import avd
 from optrr_engine.compare import output as figures
 
 from ..common.widgets import fmt_eps
-from ..plots.figure_render import clear_figure, draw_figure, export_png, export_svg
+from ..plots.figure_render import DrawnFigure, clear_figure, export_png, export_svg, figure_steps, update_figure
 from ..state.design_summary import METHOD_LABELS
 from ..workers.jobs import compare as compare_jobs
 
@@ -76,6 +77,8 @@ class ComparePage(QWidget):
         self.runner = window.runner
         self.frame = None  # the last result as a DataFrame (CSV export)
         self._spec, self._drawn_size = None, (0, 0)
+        self._drawn: DrawnFigure | None = None  # the figure's items, for an update in place
+        self._steps = None  # the figure being built, one panel per turn
         self.started = 0.0
         self.controls = QHBoxLayout()
         self.run_button = QPushButton("Run")
@@ -147,7 +150,8 @@ class ComparePage(QWidget):
         return True
 
     def is_running(self) -> bool:
-        return self.runner.is_busy(self.channel)
+        """Computing, or drawing the result."""
+        return self.runner.is_busy(self.channel) or self.drawing()
 
     def cancel(self) -> None:
         self.runner.cancel(self.channel)
@@ -180,6 +184,7 @@ class ComparePage(QWidget):
             if not path:
                 return False
         self.window_.settings.set_last_dir("export", path)
+        self.finish_drawing()
         if kind == "csv":
             if self.frame is None:
                 return False
@@ -192,25 +197,60 @@ class ComparePage(QWidget):
         return True
 
     def show_figure(self, spec) -> None:
-        """Replace the plots by the engine's figure ``spec`` (drawn at the widget's size; a callable
-        ``spec(width_px)`` is called again when the widget is resized)."""
+        """Show the engine's figure ``spec`` (drawn at the widget's size; a callable ``spec(width_px)`` is called
+        again when the widget is resized). A spec of the shape already shown only updates the items' data
+        (plot_render.update_figure); another is built one panel per turn of the event loop, the old picture
+        staying on screen until the new one is complete (no UI stall from building the axes)."""
         self._spec = spec
-        clear_figure(self.graphics.ci)
         size = (self.graphics.width(), self.graphics.height())
-        draw_figure(self.graphics.ci, spec(size[0]) if callable(spec) else spec, size)
-        self._drawn_size = size
+        figure = spec(size[0]) if callable(spec) else spec
+        if self._steps is None and self._drawn is not None and update_figure(self._drawn, figure, size):
+            self._drawn_size = size
+            return
+        self.clear_plots()
+        self._spec = spec
+        self.graphics.setUpdatesEnabled(False)
+        steps = figure_steps(self.graphics.ci, figure, size)
+        self._steps = steps
+        self._draw_step(steps, size)
+
+    def _draw_step(self, steps, size) -> None:
+        if steps is not self._steps:
+            return  # replaced by a newer figure
+        try:
+            next(steps)
+        except StopIteration as done:
+            self._steps, self._drawn, self._drawn_size = None, done.value, size
+            self.graphics.setUpdatesEnabled(True)
+            if size != (self.graphics.width(), self.graphics.height()):
+                QTimer.singleShot(0, self._redraw)  # resized while it was built
+            return
+        QTimer.singleShot(0, partial(self._draw_step, steps, size))
+
+    def drawing(self) -> bool:
+        """Whether a figure is being built (panel by panel)."""
+        return self._steps is not None
+
+    def finish_drawing(self) -> None:
+        """Build the rest of the figure now (before an export)."""
+        while self._steps is not None:
+            self._draw_step(self._steps, (self.graphics.width(), self.graphics.height()))
+
+    def clear_plots(self) -> None:
+        """Remove the figure (and stop building one)."""
+        self._steps = self._drawn = self._spec = None
+        clear_figure(self.graphics.ci)
+        self.graphics.setUpdatesEnabled(True)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if getattr(self, "_spec", None) is not None:
-            from PySide6.QtCore import QTimer
-
             QTimer.singleShot(100, self._redraw)
 
     def _redraw(self) -> None:
         """Lay the last figure out again at the new size (legends and tick labels depend on it)."""
         size = (self.graphics.width(), self.graphics.height())
-        if self._spec is not None and size != self._drawn_size:
+        if self._spec is not None and size != self._drawn_size and self._steps is None:
             self.show_figure(self._spec)
 
 
@@ -346,8 +386,6 @@ class PreviewPage(ComparePage):
 
     def __init__(self, window, parent=None):
         super().__init__(window, parent)
-        from PySide6.QtCore import QTimer
-
         self.controller = window.controller
         self.estimator = QComboBox()
         for key, label in ESTIMATORS.items():

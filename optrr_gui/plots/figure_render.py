@@ -1,7 +1,9 @@
 """The one figure renderer: pyqtgraph draws an engine :class:`~optrr_engine.compare.figures.FigureSpec`.
 
 - :func:`draw_figure` lays a spec out in a pyqtgraph ``GraphicsLayout`` (the Compare tab's plots), and
-  :func:`clear_figure` empties it again;
+  :func:`clear_figure` empties it again; :func:`figure_steps` does it one panel at a time (the tab lets the
+  event loop turn between panels), and :func:`update_figure` shows a spec of the same shape in the items already
+  drawn (new data, titles and ticks; no axes built again);
 - :func:`export_png` / :func:`export_svg` save a drawn layout (the tab's Export buttons);
 - :func:`render` writes a spec as a PNG or SVG file from any process, drawing into a never-shown widget. It is
   the engine's figure renderer (entry point ``optrr.figure_renderers`` in pyproject.toml), so ``optrr compare``
@@ -16,6 +18,7 @@ import math
 import os
 import sys
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -79,21 +82,61 @@ def _title(spec: FigureSpec) -> str:
     return "; ".join(p.title for p in spec.panels if p.title) or "OptRR figure"
 
 
+@dataclass
+class DrawnFigure:
+    """What :func:`figure_steps` put into a layout: per panel its PlotItem and, per series, the curve item and its
+    error bars (None without); ``shape`` is :func:`figure_shape` of the spec drawn."""
+
+    plots: list
+    series: list
+    shape: tuple
+
+
+def figure_shape(spec: FigureSpec) -> tuple:
+    """A spec without its data, titles and tick texts: two specs of one shape differ only in what
+    :func:`update_figure` changes in place (panels with a legend of their own are placed by their data: never
+    updated)."""
+
+    def series(p: PanelSpec) -> tuple:
+        return tuple(
+            (s.kind, s.label, s.color, s.dash, s.width, s.marker, s.marker_size, s.has_errors, s.err_color, s.bar_width)
+            for s in p.series
+        )
+
+    panels = tuple(
+        (p.xlabel, p.ylabel, p.ylog, p.xticks is None, p.grid, p.legend, p.legend_size, series(p)) for p in spec.panels
+    )
+    return (spec.columns, spec.legend, spec.legend_size, panels)
+
+
 def draw_figure(layout, spec: FigureSpec, size_px: tuple[float, float] | None = None) -> list:
     """Draw ``spec`` into the (empty) pyqtgraph GraphicsLayout ``layout``, which is ``size_px`` (default: the
     spec's size) on screen; returns the PlotItems. Legends are placed once the layout has its size."""
+    steps = figure_steps(layout, spec, size_px)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value.plots
+
+
+def figure_steps(layout, spec: FigureSpec, size_px: tuple[float, float] | None = None):
+    """:func:`draw_figure` one panel at a time: a generator that draws a panel per ``next`` (a caller may let the
+    event loop turn in between: building a panel's axes is the costly part), then the legends; it returns the
+    :class:`DrawnFigure` (``StopIteration.value``)."""
     width, height = size_px or (spec.width_px, spec.height_px)
     layout.setSpacing(6)
     panel_px = (width / spec.columns, height / spec.rows)
-    drawn = []  # (plot, panel, [(curve item, series)])
+    drawn = []  # (plot, panel, [(curve item, error bars, series)])
     for i, panel in enumerate(spec.panels):
         row, col = divmod(i, spec.columns)
         plot = layout.addPlot(row=row, col=col)
         drawn.append((plot, panel, _draw_panel(plot, panel, panel_px)))
+        yield
     right = 10
     if spec.legend == "right":
         firsts = {id(s) for s in spec.legend_series()}
-        entries = [(item, s.label) for _p, _panel, items in drawn for item, s in items if id(s) in firsts]
+        entries = [(item, s.label) for _p, _panel, items in drawn for item, _bars, s in items if id(s) in firsts]
         if entries:
             legend = _legend(entries, spec.legend_size)
             legend.setParentItem(layout)
@@ -102,10 +145,41 @@ def draw_figure(layout, spec: FigureSpec, size_px: tuple[float, float] | None = 
     layout.setContentsMargins(4, 4, right, 4)
     layout.layout.activate()
     for plot, panel, items in drawn:  # the panels' legends, now that the plots have their final size
-        entries = [(item, s.label) for item, s in items if s.label]
+        entries = [(item, s.label) for item, _bars, s in items if s.label]
         if panel.legend is not None and entries:
             _place_legend(plot, panel, _legend(entries, panel.legend_size))
-    return [plot for plot, _panel, _items in drawn]
+    return DrawnFigure(
+        [plot for plot, _panel, _items in drawn],
+        [[(item, bars) for item, bars, _s in items] for _plot, _panel, items in drawn],
+        figure_shape(spec),
+    )
+
+
+def update_figure(drawn: DrawnFigure, spec: FigureSpec, size_px: tuple[float, float]) -> bool:
+    """Show ``spec`` in the items of ``drawn`` (titles, tick texts, curves, bars and error bars get the new
+    values; no axis or plot is built again). False, and nothing changed, when the spec's shape differs."""
+    if figure_shape(spec) != drawn.shape or any(p.legend is not None for p in spec.panels):
+        return False
+    width, height = size_px
+    panel_px = (width / spec.columns, height / spec.rows)
+    data = [[_series_data(s, p.ylog) for s in p.series] for p in spec.panels]
+    for items, values in zip(drawn.series, data, strict=True):
+        if any((bars is None) != (v[2] is None) for (_item, bars), v in zip(items, values, strict=True)):
+            return False  # error bars appear or vanish: built anew
+    for plot, items, panel, values in zip(drawn.plots, drawn.series, spec.panels, data, strict=True):
+        if plot.titleLabel.text != panel.title:
+            plot.setTitle(panel.title or None, color=TEXT, size="11pt")
+        _set_ticks(plot, panel)
+        beam = _beam(panel, panel_px)
+        for (item, bars), (x, y, errors) in zip(items, values, strict=True):
+            if isinstance(item, _bar_item_type()):
+                item.setOpts(x=x, height=np.nan_to_num(y))
+            else:
+                item.setData(x, y)
+            if bars is not None:
+                bars.setData(**errors, beam=beam)
+        plot.enableAutoRange()
+    return True
 
 
 def clear_figure(layout) -> None:
@@ -194,17 +268,28 @@ def _draw_panel(plot, panel: PanelSpec, panel_px: tuple[float, float]) -> list:
         plot.setLabel("left", panel.ylabel, **label_style)
     if panel.ylog:
         plot.setLogMode(y=True)
+    _set_ticks(plot, panel)
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    beam = _beam(panel, panel_px)
+    return [(*_draw_series(plot, s, panel.ylog, beam), s) for s in panel.series]
+
+
+def _set_ticks(plot, panel: PanelSpec) -> None:
+    """The log axis's decades and the explicit x ticks of a panel (their texts)."""
+    if panel.ylog:
         ticks = _log_ticks([v for s in panel.series for v in s.y])
         if ticks:
             plot.getAxis("left").setTicks(ticks)
     if panel.xticks is not None:
         texts = panel.xtick_labels or [f"{v:g}" for v in panel.xticks]
         plot.getAxis("bottom").setTicks([list(zip(panel.xticks, texts, strict=True))])
-    plot.setMenuEnabled(False)
-    plot.hideButtons()
+
+
+def _beam(panel: PanelSpec, panel_px: tuple[float, float]) -> float:
+    """Width of the error bars' caps in x units: about 6 px."""
     x_span = _span([v for s in panel.series for v in s.x])
-    beam = 6.0 * x_span / max(panel_px[0] - 90.0, 50.0)  # caps about 6 px wide
-    return [(_draw_series(plot, s, panel.ylog, beam), s) for s in panel.series]
+    return 6.0 * x_span / max(panel_px[0] - 90.0, 50.0)
 
 
 def _legend(entries, size: float):
@@ -272,14 +357,42 @@ def _pen(s: SeriesSpec, width: float):
     return pg.mkPen(color=s.color, width=width, style=style)
 
 
-def _draw_series(plot, s: SeriesSpec, ylog: bool, beam: float):
-    """The curve (returned, for the legend) and its error bars."""
+def _bar_item_type():
     import pyqtgraph as pg
 
+    return pg.BarGraphItem
+
+
+def _series_data(s: SeriesSpec, ylog: bool) -> tuple[np.ndarray, np.ndarray, dict | None]:
+    """(x, y, the error bars' x / y / top / bottom in the axis's coordinates, or None) of a series."""
     x = np.asarray(s.x, dtype=float)
     y = np.asarray(s.y, dtype=float)
     if ylog:
         y = np.where(y > 0, y, np.nan)  # a log axis cannot show y <= 0
+    if not s.has_errors:
+        return x, y, None
+    low, high = np.asarray(s.err_low, dtype=float), np.asarray(s.err_high, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if not ok.any():
+        return x, y, None
+    y_bars = y
+    if ylog:
+        # the bars are drawn in the axis's log10 coordinates; a lower end <= 0 gets no lower bar
+        with np.errstate(divide="ignore", invalid="ignore"):
+            top = np.log10(y + high) - np.log10(y)
+            bottom = np.where(y - low > 0, np.log10(y) - np.log10(y - low), np.nan)
+        y_bars = np.log10(y)
+    else:
+        top, bottom = high, low
+    top, bottom = np.nan_to_num(top[ok], nan=0.0), np.nan_to_num(bottom[ok], nan=0.0)
+    return x, y, {"x": x[ok], "y": y_bars[ok], "top": np.maximum(top, 0), "bottom": np.maximum(bottom, 0)}
+
+
+def _draw_series(plot, s: SeriesSpec, ylog: bool, beam: float):
+    """(the curve, for the legend; its error bars or None)."""
+    import pyqtgraph as pg
+
+    x, y, errors = _series_data(s, ylog)
     symbol = {}
     if s.marker:
         symbol = {"symbol": s.marker, "symbolSize": s.marker_size, "symbolBrush": s.color, "symbolPen": s.color}
@@ -289,21 +402,8 @@ def _draw_series(plot, s: SeriesSpec, ylog: bool, beam: float):
     else:
         pen = None if s.kind == "points" else _pen(s, s.width)
         curve = plot.plot(x, y, pen=pen, connect="finite", antialias=True, **symbol)
-    if not s.has_errors:
-        return curve
-    low, high = np.asarray(s.err_low, dtype=float), np.asarray(s.err_high, dtype=float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    if ylog:
-        # the bars are drawn in the axis's log10 coordinates; a lower end <= 0 gets no lower bar
-        with np.errstate(divide="ignore", invalid="ignore"):
-            top = np.log10(y + high) - np.log10(y)
-            bottom = np.where(y - low > 0, np.log10(y) - np.log10(y - low), np.nan)
-        y = np.log10(y)
-    else:
-        top, bottom = high, low
-    if ok.any():
-        top, bottom = np.nan_to_num(top[ok], nan=0.0), np.nan_to_num(bottom[ok], nan=0.0)
-        pen = pg.mkPen(s.err_color or s.color, width=1.2)  # solid bars
-        top, bottom = np.maximum(top, 0), np.maximum(bottom, 0)
-        plot.addItem(pg.ErrorBarItem(x=x[ok], y=y[ok], top=top, bottom=bottom, beam=beam, pen=pen))
-    return curve
+    if errors is None:
+        return curve, None
+    bars = pg.ErrorBarItem(**errors, beam=beam, pen=pg.mkPen(s.err_color or s.color, width=1.2))  # solid bars
+    plot.addItem(bars)
+    return curve, bars

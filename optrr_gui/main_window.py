@@ -194,7 +194,7 @@ class MainWindow(QMainWindow):
         self.attributes.currentColumnChanged.connect(self.column_panel.show_column)
         self.column_panel.risk_source = self.column_risk
         self.column_panel.runner = self.runner  # recodings of many categories run on a worker thread
-        self.controller.changed.connect(self.column_panel.update_risk)
+        self.controller.changed.connect(self.column_panel.schedule_risk)
         self.mechanism.useDesign.connect(self.use_design)
         self.mechanism.neededEdited.connect(
             lambda v: self.stack.push(SetSessionValue(self.state, "needed_marginals", v))

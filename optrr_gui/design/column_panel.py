@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import operator
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -101,6 +101,10 @@ class ColumnPanel(QWidget):
         self.risk.setToolTip("Recomputed from the design the release will use; see Help ▸ How strong is this epsilon?")
         #: Callable (row) -> text of the risk beside the ε, set by the window (it knows the designs).
         self.risk_source = None
+        self._risk_timer = QTimer(self)
+        self._risk_timer.setSingleShot(True)
+        self._risk_timer.setInterval(0)
+        self._risk_timer.timeout.connect(self.update_risk)
         self.warnings = QLabel()
         self.warnings.setWordWrap(True)
         self.warnings.setStyleSheet("color: #b05000;")
@@ -405,9 +409,17 @@ class ColumnPanel(QWidget):
             self.start_recode("group_rare", {"min_rows": int(n), "label": "Other"})
 
     def update_risk(self) -> None:
+        """The risk in words of the column shown, from the design the release would use."""
         text = self.risk_source(self.row) if self.risk_source is not None and self.row is not None else None
-        self.risk.setText(text or "")
-        self.risk.setVisible(bool(text))
+        if self.risk.text() != (text or ""):
+            self.risk.setText(text or "")
+        if self.risk.isVisibleTo(self) != bool(text):
+            self.risk.setVisible(bool(text))
+
+    def schedule_risk(self) -> None:
+        """:meth:`update_risk` at the next turn of the event loop, once for changes arriving together (the
+        designs' results and states)."""
+        self._risk_timer.start()
 
     def set_summaries(self, summaries: dict) -> None:
         self.summaries = summaries or {}

@@ -287,6 +287,11 @@ class DesignController(QObject):
     def running(self) -> list[str]:
         return [m for m in self.all_methods if self.is_running(m)]
 
+    def quick_running(self) -> list[str]:
+        """The running designs that compute on the quick thread (closed forms, small LPs): back within moments."""
+        budget = bool(self.request.get("budget_mode"))
+        return [m for m in self.running() if m != "clusters" and is_quick(m, len(self.sizes), budget)]
+
     def is_idle(self) -> bool:
         predicting = any(self.runner.is_busy(f"predict:{m}") for m in self.all_methods)
         return not self._timer.isActive() and not self.running() and not predicting

@@ -10,7 +10,7 @@ import math
 from contextlib import contextmanager
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -48,6 +48,19 @@ MIN_VISIBLE_ROWS = 5
 #: The way out when a needed marginal cannot be estimated (optrr_engine.utility.identifiability.way_out).
 WAY_OUT = "more ε (a higher whole-record budget), other weights, or another design (e.g. Kronecker or Utility)"
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
+#: A change of the designs' states only (a new request started: results become stale; progress) is drawn after
+#: this many milliseconds; a result arriving meanwhile is drawn at once, with the states.
+STATUS_REDRAW_MS = 100
+#: A result that arrives while a design of the same request is still computing on the quick thread waits for it
+#: at most this many milliseconds: designs computed together are drawn together (one redraw per edit).
+QUICK_WAIT_MS = 20
+GREY = QColor(140, 140, 140)
+
+
+def set_text(label, text: str) -> None:
+    """``label.setText(text)`` unless it already shows ``text`` (a wrapped label measures its height anew)."""
+    if label.text() != text:
+        label.setText(text)
 
 
 @contextmanager
@@ -217,19 +230,42 @@ class MechanismPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(split)
-        # Many results can arrive in one turn of the event loop (one per design): redraw once for all of them.
+        # Results arrive one per design, and states change in between: redraw once per batch (_changed).
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
-        self._refresh_timer.setInterval(0)
         self._refresh_timer.timeout.connect(self.refresh)
+        self._results_waiting = False
+        self._drawn_results: tuple | None = None
+        self._row_looks: list = []  # what each row of the design table shows (rows are redrawn when it changes)
+        self._attribute_rows: list = []  # ... and of the column table
         self._details_key: tuple | None = None
         self._details_summary: DesignSummary | None = None
-        controller.changed.connect(self._refresh_timer.start)
+        controller.changed.connect(self._changed)
         self.refresh()
+
+    def _results_key(self) -> tuple:
+        """What a redraw shows besides the designs' states: their results, the user's choices, the message."""
+        c = self.controller
+        results = tuple((m, id(s)) for m, s in c.summaries.items())
+        return results, c.state.method, bool(c.state.accept_changed_epsilons), c.message, c.key is None
+
+    def _changed(self) -> None:
+        """The controller changed: redraw at the next turn of the event loop for a new result or choice (after
+        the quick designs still computing for the same request, at most QUICK_WAIT_MS), after STATUS_REDRAW_MS
+        for a change of states only; never more than once for changes arriving together."""
+        timer = self._refresh_timer
+        if self._results_key() == self._drawn_results and not self._results_waiting:
+            if not timer.isActive():
+                timer.start(STATUS_REDRAW_MS)
+            return
+        self._results_waiting = True
+        wait = QUICK_WAIT_MS if self.controller.quick_running() else 0
+        if not timer.isActive() or timer.remainingTime() > wait:
+            timer.start(wait)
 
     def redraw_pending(self) -> bool:
         """Whether new results wait for the next redraw."""
-        return self._refresh_timer.isActive()
+        return self._refresh_timer.isActive() and self._results_waiting
 
     def flush(self) -> None:
         """Redraw now if a redraw is pending (tests, screenshots)."""
@@ -259,6 +295,8 @@ class MechanismPanel(QWidget):
     # -- display -----------------------------------------------------------------------------
     def refresh(self) -> None:
         c = self.controller
+        self._refresh_timer.stop()
+        self._results_waiting, self._drawn_results = False, self._results_key()
         running = c.running()
         if running:
             self.spinner.start()
@@ -269,7 +307,7 @@ class MechanismPanel(QWidget):
         n = c.state.n_rows
         mode = "total budget" if c.request.get("budget_mode") else "per-column ε"
         rows_text = f"{n:,} rows" if n else "rows not counted yet"
-        self.title.setText(f"Mechanism — {k} perturbed columns, {rows_text}, {mode}" if k else "Mechanism")
+        set_text(self.title, f"Mechanism — {k} perturbed columns, {rows_text}, {mode}" if k else "Mechanism")
         recommended = c.recommended()
         chosen = c.chosen()
         kron = c.summaries.get("kronecker")
@@ -282,8 +320,7 @@ class MechanismPanel(QWidget):
         self.accept_changed.blockSignals(False)
         self.accept_changed.setVisible(not budget_mode)
         self.designs.blockSignals(True)
-        with bulk_update(self.designs):
-            self._fill_designs(c, recommended, chosen, kron_eps)
+        self._fill_designs(c, recommended, chosen, kron_eps)
         if self.picked in self._rows:
             self.shown_method = self.picked
         else:
@@ -291,16 +328,18 @@ class MechanismPanel(QWidget):
         if self.shown_method in self._rows:
             self.designs.selectRow(self._rows.index(self.shown_method))
         self.designs.blockSignals(False)
-        if c.state.method == "recommended":
-            rec = METHOD_LABELS.get(recommended, recommended) if recommended else "none yet"
-            self.choice_label.setText(f"Release uses the recommended design ({rec}).")
-        else:
-            self.choice_label.setText(f"Release uses {METHOD_LABELS.get(c.state.method, c.state.method)} (your pick).")
         if c.message:
-            self.choice_label.setText(c.message)
+            choice = c.message
+        elif c.state.method == "recommended":
+            rec = METHOD_LABELS.get(recommended, recommended) if recommended else "none yet"
+            choice = f"Release uses the recommended design ({rec})."
+        else:
+            choice = f"Release uses {METHOD_LABELS.get(c.state.method, c.state.method)} (your pick)."
+        set_text(self.choice_label, choice)
         status = self.status_text(recommended, chosen)
-        self.status_line.setText(status)
-        self.status_line.setVisible(bool(status))
+        set_text(self.status_line, status)
+        if self.status_line.isVisible() != bool(status):
+            self.status_line.setVisible(bool(status))
         self._refresh_details()
 
     def status_text(self, recommended, chosen) -> str:
@@ -347,7 +386,14 @@ class MechanismPanel(QWidget):
         return "<br>".join(lines)
 
     def _fill_designs(self, c, recommended, chosen, kron_eps) -> None:
-        self.designs.setRowCount(len(self._rows))
+        looks = [self._row_look(c, method, recommended, chosen, kron_eps) for method in self._rows]
+        changed = [r for r, look in enumerate(looks) if r >= len(self._row_looks) or self._row_looks[r] != look]
+        if changed or len(looks) != len(self._row_looks):
+            with bulk_update(self.designs):  # only rows that show something new are touched (no re-measuring)
+                self.designs.setRowCount(len(looks))
+                for r in changed:
+                    self._set_row(r, looks[r])
+        self._row_looks = looks
         bar = self.designs.horizontalScrollBar()
         rows_height = (
             self._row_height * max(len(self._rows), 1)
@@ -360,43 +406,56 @@ class MechanismPanel(QWidget):
         header = self.designs.horizontalHeader().height() + 4
         self.designs.setMinimumHeight(self._row_height * min(MIN_VISIBLE_ROWS, max(len(self._rows), 1)) + header)
         self.designs.setMaximumHeight(rows_height)
+
+    def _row_look(self, c, method: str, recommended, chosen, kron_eps) -> tuple:
+        """What a row of the design table shows: (texts, tooltip, highlighted, greyed, warning icon)."""
+        s = c.summaries.get(method)
+        stale = c.is_stale(method)
+        status = c.status.get(method, "")
+        marks = ("★ " if method == recommended else "") + ("● " if method == chosen else "")
+        cells = [marks + METHOD_LABELS.get(method, method), "—", "—", "—", "—", ""]
+        if s is not None and s.ok:
+            cells[EPS_COL] = fmt_eps(s.overall_epsilon)
+            cells[KRON_COL] = self.versus_kronecker(c, method, s, kron_eps)
+            cells[CHANGED_COL] = changes_text(s)
+            cells[AVD_COL] = avd_text(s)
+        elif s is not None:
+            cells[EPS_COL] = "not available"
+            cells[CHANGED_COL] = short_reason(s.error)
+        if status == "running":
+            frac, _msg = c.progress.get(method, (0.0, ""))
+            cells[TIME_COL] = "computing…" + (f" {100 * frac:.0f} %" if frac > 0 else "")
+        elif status == "cancelled":
+            cells[TIME_COL] = "cancelled"
+        elif s is not None:
+            cells[TIME_COL] = fmt_seconds(s.seconds)
+        return (
+            tuple(cells),
+            self.row_tooltip(method, s, c),
+            method == recommended and not stale,
+            stale or (s is not None and not s.ok),
+            s is not None and s.ok and bool(s.non_identifiable),
+        )
+
+    def _set_row(self, r: int, look: tuple) -> None:
+        """Show ``look`` (texts, tooltip, highlighted, greyed, warning) in row r's items (made once, then reused)."""
+        cells, tip, highlighted, greyed, warning = look
         bold = QFont(self.designs.font())
-        bold.setBold(True)
-        for r, method in enumerate(self._rows):
-            s = c.summaries.get(method)
-            stale = c.is_stale(method)
-            status = c.status.get(method, "")
-            marks = ("★ " if method == recommended else "") + ("● " if method == chosen else "")
-            cells = [marks + METHOD_LABELS.get(method, method), "—", "—", "—", "—", ""]
-            if s is not None and s.ok:
-                cells[EPS_COL] = fmt_eps(s.overall_epsilon)
-                cells[KRON_COL] = self.versus_kronecker(c, method, s, kron_eps)
-                cells[CHANGED_COL] = changes_text(s)
-                cells[AVD_COL] = avd_text(s)
-            elif s is not None:
-                cells[EPS_COL] = "not available"
-                cells[CHANGED_COL] = short_reason(s.error)
-            if status == "running":
-                frac, msg = c.progress.get(method, (0.0, ""))
-                cells[TIME_COL] = "computing…" + (f" {100 * frac:.0f} %" if frac > 0 else "")
-            elif status == "cancelled":
-                cells[TIME_COL] = "cancelled"
-            elif s is not None:
-                cells[TIME_COL] = fmt_seconds(s.seconds)
-            tip = self.row_tooltip(method, s, c)
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(tip)
-                if col == AVD_COL and s is not None and s.ok and s.non_identifiable:
-                    item.setIcon(self._warning_icon)
-                if method == recommended and not stale:
-                    item.setBackground(QBrush(RECOMMENDED_BG))
-                    item.setFont(bold)
-                if stale or (s is not None and not s.ok):
-                    item.setForeground(QBrush(QColor(140, 140, 140)))
+        bold.setBold(highlighted)
+        for col, text in enumerate(cells):
+            item = self.designs.item(r, col)
+            if item is None:
+                item = QTableWidgetItem()
                 if col in (EPS_COL, AVD_COL, KRON_COL):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.designs.setItem(r, col, item)
+            item.setText(text)
+            item.setToolTip(tip)
+            if col == AVD_COL:
+                item.setIcon(self._warning_icon if warning else QIcon())
+            item.setData(Qt.ItemDataRole.BackgroundRole, QBrush(RECOMMENDED_BG) if highlighted else None)
+            item.setFont(bold)
+            item.setData(Qt.ItemDataRole.ForegroundRole, QBrush(GREY) if greyed else None)
 
     @staticmethod
     def versus_kronecker(c, method: str, s: DesignSummary, kron_eps) -> str:
@@ -470,16 +529,18 @@ class MechanismPanel(QWidget):
         same = key == self._details_key
         self._details_key, self._details_summary = key, s
         if s is None or not s.ok or len(s.achieved) != len(names):
-            self.shown_label.setText(METHOD_LABELS.get(method, "") if method else "")
-            self.chart.set_data([], [], [])
-            self.changes.setText(s.error if s is not None and not s.ok else "")
-            self.attributes.setRowCount(0)
+            set_text(self.shown_label, METHOD_LABELS.get(method, "") if method else "")
+            if not same:
+                self.chart.set_data([], [], [])
+                self.attributes.setRowCount(0)
+                self._attribute_rows = []
+            set_text(self.changes, s.error if s is not None and not s.ok else "")
             return
         stale = " (updating…)" if c.is_stale(method) else ""
         budget = f", scale c = {s.scale:.4g}" if s.scale is not None else ""
         if s.lower_bound is not None and s.lower_bound > 0:
             budget += f" (no mechanism can go below {fmt_eps(s.lower_bound)})"
-        self.shown_label.setText(
+        shown = (
             f"<b>{METHOD_LABELS.get(method, method)}: whole-record ε = {fmt_eps(s.overall_epsilon)}</b>{budget}{stale}"
             f"&nbsp;&nbsp;<span style='color:rgb{REQUESTED_COLOR}'>■</span> requested "
             f"<span style='color:rgb{ACHIEVED_COLOR}'>■</span> achieved "
@@ -487,9 +548,10 @@ class MechanismPanel(QWidget):
             f"<span style='color:rgb{LOWER_COLOR}'>■</span> lower"
         )
         if s.note:
-            self.shown_label.setText(self.shown_label.text() + f"<br><i>{s.note}</i>")
+            shown += f"<br><i>{s.note}</i>"
         if s.suppression:
-            self.shown_label.setText(self.shown_label.text() + f"<br><b>Suppresses columns:</b> {s.suppression}")
+            shown += f"<br><b>Suppresses columns:</b> {s.suppression}"
+        set_text(self.shown_label, shown)
         if same:
             return
         self.chart.set_data(names, s.requested, s.achieved)
@@ -503,26 +565,38 @@ class MechanismPanel(QWidget):
                     f"<span style='color:{color}'><b>{names[i]}</b> {fmt_eps(ch['requested'])} → "
                     f"{fmt_eps(ch['achieved'])} ({word})</span>"
                 )
-            self.changes.setText(f"{METHOD_LABELS.get(method, method)} changed: " + "; ".join(parts))
+            set_text(self.changes, f"{METHOD_LABELS.get(method, method)} changed: " + "; ".join(parts))
         else:
-            self.changes.setText("Every column gets exactly the ε requested.")
-        with bulk_update(self.attributes):
-            self._fill_attributes(c, s, names)
+            set_text(self.changes, "Every column gets exactly the ε requested.")
+        self._fill_attributes(c, s, names)
 
     def _fill_attributes(self, c, s, names) -> None:
-        self.attributes.setRowCount(len(names))
+        """One row per column; only the cells whose text or mark changed are touched (an edit changes one
+        column's ε and error: the table is then neither re-measured nor repainted as a whole)."""
+        changed_attributes = s.changed_attributes
+        rows = []
         for i, name in enumerate(names):
             se = s.standard_errors[i] if i < len(s.standard_errors) else math.nan
             cells = [name, str(c.sizes[i]), fmt_eps(s.requested[i]), fmt_eps(s.achieved[i]), fmt_pp(se)]
-            for col, text in enumerate(cells):
-                item = self.attributes.item(i, col)  # reused: only the texts change from one result to the next
-                if item is None:
-                    item = QTableWidgetItem()
-                    if col > 0:
-                        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                    self.attributes.setItem(i, col, item)
-                item.setText(text)
-                if col == 3:
-                    changed = i in s.changed_attributes
-                    item.setData(Qt.ItemDataRole.ForegroundRole, QBrush(QColor(*HIGHER_COLOR)) if changed else None)
-                    item.setToolTip("This design changed the ε of this column." if changed else "")
+            rows.append((cells, i in changed_attributes))
+        table, shown = self.attributes, self._attribute_rows
+        new = [i for i, row in enumerate(rows) if i >= len(shown) or shown[i] != row]
+        self._attribute_rows = rows
+        if not new and len(shown) == len(rows):
+            return
+        with bulk_update(table):
+            table.setRowCount(len(rows))
+            for i in new:
+                cells, mark = rows[i]
+                for col, text in enumerate(cells):
+                    item = table.item(i, col)  # reused: only the texts change from one result to the next
+                    if item is None:
+                        item = QTableWidgetItem()
+                        if col > 0:
+                            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                        table.setItem(i, col, item)
+                    if item.text() != text:
+                        item.setText(text)
+                item = table.item(i, 3)
+                item.setData(Qt.ItemDataRole.ForegroundRole, QBrush(QColor(*HIGHER_COLOR)) if mark else None)
+                item.setToolTip("This design changed the ε of this column." if mark else "")

@@ -86,11 +86,11 @@ class ColumnBars(QScrollArea):
         axis = self.plot.getAxis("left")
         metrics = QFontMetrics(self.font())
         room = max(60, int(self.viewport().width() * NAME_SHARE))
-        shown = [metrics.elidedText(n, Qt.TextElideMode.ElideMiddle, room) for n in self.names]
-        key = (tuple(shown), room)
+        key = (tuple(self.names), room, self.font().key())
         if key == self._shown_names:
             return
         self._shown_names = key
+        shown = [metrics.elidedText(n, Qt.TextElideMode.ElideMiddle, room) for n in self.names]
         axis.setTicks([list(enumerate(shown))])
         widest = max([metrics.horizontalAdvance(t) for t in shown] + [20])
         axis.setWidth(widest + 14)
@@ -116,13 +116,11 @@ class EpsilonBars(ColumnBars):
         self.values: tuple[list, list] = ([], [])
 
     def set_data(self, names: list[str], requested: list[float], achieved: list[float]) -> None:
-        colours = []
-        for r, a in zip(requested, achieved, strict=True):
-            if eps_above(a, r):
-                colours.append(self._brushes["higher"])
-            elif eps_above(r, a):
-                colours.append(self._brushes["lower"])
-            else:
-                colours.append(self._brushes["achieved"])
+        if len(requested) != len(achieved):
+            raise ValueError("one requested and one achieved ε per column")
+        higher = eps_above(np.asarray(achieved, dtype=float), np.asarray(requested, dtype=float))  # elementwise
+        lower = eps_above(np.asarray(requested, dtype=float), np.asarray(achieved, dtype=float))
+        kinds = np.where(higher, "higher", np.where(lower, "lower", "achieved"))
+        colours = [self._brushes[str(kind)] for kind in kinds]
         self.set_bars(names, [requested, achieved], [self._brushes["requested"], colours])
         self.values = (list(requested), list(achieved))

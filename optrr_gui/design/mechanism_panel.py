@@ -112,6 +112,8 @@ class MechanismPanel(QWidget):
     neededEdited = Signal(object)
     #: ... or whether designs that change the ε typed in may be recommended.
     acceptChangedEdited = Signal(bool)
+    #: The panel was drawn anew (once per batch of the controller's changes).
+    redrawn = Signal()
 
     def __init__(self, controller: DesignController, parent=None):
         super().__init__(parent)
@@ -341,6 +343,7 @@ class MechanismPanel(QWidget):
         if self.status_line.isVisible() != bool(status):
             self.status_line.setVisible(bool(status))
         self._refresh_details()
+        self.redrawn.emit()
 
     def status_text(self, recommended, chosen) -> str:
         """Under the table: the needed marginals the release's design cannot estimate (and the way out), and the

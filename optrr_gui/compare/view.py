@@ -207,12 +207,16 @@ class ComparePage(QWidget):
         if self._steps is None and self._drawn is not None and update_figure(self._drawn, figure, size):
             self._drawn_size = size
             return
-        self.clear_plots()
-        self._spec = spec
+        self._drawn = None
         self.graphics.setUpdatesEnabled(False)
-        steps = figure_steps(self.graphics.ci, figure, size)
-        self._steps = steps
-        self._draw_step(steps, size)
+        self._steps = steps = self._build(figure, size)
+        QTimer.singleShot(0, partial(self._draw_step, steps, size))
+
+    def _build(self, figure, size):
+        """The steps of drawing ``figure``: remove the old one, then figure_steps (one panel per step)."""
+        clear_figure(self.graphics.ci)
+        yield
+        return (yield from figure_steps(self.graphics.ci, figure, size))
 
     def _draw_step(self, steps, size) -> None:
         if steps is not self._steps:

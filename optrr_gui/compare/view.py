@@ -15,7 +15,6 @@ as ``optrr compare`` writes them.
 from __future__ import annotations
 
 import time
-from functools import partial
 from html import escape
 
 import pandas as pd
@@ -79,6 +78,15 @@ class ComparePage(QWidget):
         self._spec, self._drawn_size = None, (0, 0)
         self._drawn: DrawnFigure | None = None  # the figure's items, for an update in place
         self._steps = None  # the figure being built, one panel per turn
+        self._steps_size = (0, 0)
+        self._step_timer = QTimer(self)
+        self._step_timer.setSingleShot(True)
+        self._step_timer.setInterval(0)
+        self._step_timer.timeout.connect(self._draw_step)
+        self._resize_timer = QTimer(self)  # (children of the page: they never fire after it is deleted)
+        self._resize_timer.setSingleShot(True)
+        self._resize_timer.setInterval(100)
+        self._resize_timer.timeout.connect(self._redraw)
         self.started = 0.0
         self.controls = QHBoxLayout()
         self.run_button = QPushButton("Run")
@@ -209,8 +217,8 @@ class ComparePage(QWidget):
             return
         self._drawn = None
         self.graphics.setUpdatesEnabled(False)
-        self._steps = steps = self._build(figure, size)
-        QTimer.singleShot(0, partial(self._draw_step, steps, size))
+        self._steps, self._steps_size = self._build(figure, size), size
+        self._step_timer.start()
 
     def _build(self, figure, size):
         """The steps of drawing ``figure``: remove the old one, then figure_steps (one panel per step)."""
@@ -218,18 +226,19 @@ class ComparePage(QWidget):
         yield
         return (yield from figure_steps(self.graphics.ci, figure, size))
 
-    def _draw_step(self, steps, size) -> None:
-        if steps is not self._steps:
-            return  # replaced by a newer figure
-        try:
-            next(steps)
-        except StopIteration as done:
-            self._steps, self._drawn, self._drawn_size = None, done.value, size
-            self.graphics.setUpdatesEnabled(True)
-            if size != (self.graphics.width(), self.graphics.height()):
-                QTimer.singleShot(0, self._redraw)  # resized while it was built
+    def _draw_step(self) -> None:
+        """One step of the figure being built (the step timer, a child of the page, calls it once per turn of the
+        event loop: it dies with the page, so no step ever runs on a deleted layout)."""
+        if self._steps is None:
             return
-        QTimer.singleShot(0, partial(self._draw_step, steps, size))
+        try:
+            next(self._steps)
+        except StopIteration as done:
+            self._steps, self._drawn, self._drawn_size = None, done.value, self._steps_size
+            self.graphics.setUpdatesEnabled(True)
+            self._redraw()  # resized while it was built: laid out again at the new size
+            return
+        self._step_timer.start()
 
     def drawing(self) -> bool:
         """Whether a figure is being built (panel by panel)."""
@@ -237,19 +246,21 @@ class ComparePage(QWidget):
 
     def finish_drawing(self) -> None:
         """Build the rest of the figure now (before an export)."""
+        self._step_timer.stop()
         while self._steps is not None:
-            self._draw_step(self._steps, (self.graphics.width(), self.graphics.height()))
+            self._draw_step()
 
     def clear_plots(self) -> None:
         """Remove the figure (and stop building one)."""
         self._steps = self._drawn = self._spec = None
+        self._step_timer.stop()
         clear_figure(self.graphics.ci)
         self.graphics.setUpdatesEnabled(True)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if getattr(self, "_spec", None) is not None:
-            QTimer.singleShot(100, self._redraw)
+            self._resize_timer.start()
 
     def _redraw(self) -> None:
         """Lay the last figure out again at the new size (legends and tick labels depend on it)."""

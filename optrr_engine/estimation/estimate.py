@@ -6,9 +6,8 @@ Only the induced mechanism ``mechanism.marginal(A)`` is used (docs/math.md §5),
 
 from __future__ import annotations
 
-from statistics import NormalDist
-
 import numpy as np
+from scipy.stats import norm
 
 from ..errors import InputError
 from ..tasks import TaskControl
@@ -48,7 +47,7 @@ def z_value(confidence: float) -> float:
     """Two-sided standard-normal quantile for the given confidence level."""
     if not (0.0 < float(confidence) < 1.0):
         raise InputError(f"confidence must be between 0 and 1 (e.g. 0.95); got {confidence}")
-    return NormalDist().inv_cdf(0.5 + 0.5 * float(confidence))
+    return float(norm.ppf(0.5 + 0.5 * float(confidence)))
 
 
 def check_counts(counts, sizes) -> np.ndarray:

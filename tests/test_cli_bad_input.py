@@ -174,6 +174,16 @@ CASES = {
         lambda d: perturb_args(d, GOOD, config=config_with(source={"file": "x.csv", "sha": "0"})),
         "unknown key 'sha' in 'source'",
     ),
+    "config_weight_negative": (
+        lambda d: perturb_args(
+            d, GOOD, config={**CONFIG, "target_total": 2, "columns": [{**CONFIG["columns"][0], "weight": -3}]}
+        ),
+        "column 'a': weight is -3; it must be a finite positive number",
+    ),
+    "config_target_text": (
+        lambda d: perturb_args(d, GOOD, config=config_with(target_total="2 eps")),
+        "target_total must be a number; got '2 eps'",
+    ),
     "config_duplicate_category": (
         lambda d: perturb_args(
             d, GOOD, config={**CONFIG, "columns": [{**CONFIG["columns"][0], "categories": ["x", "y", "x"]}]}

@@ -93,6 +93,18 @@ def test_budget_mode_uses_weights():
         (lambda d: d.update(method="magic"), "method 'magic' is unknown"),
         (lambda d: d.update(target_total=-2), "target_total is -2"),
         (lambda d: d.update(target_total=float("nan")), "target_total is nan"),
+        (lambda d: d.update(target_total=0), "target_total is 0; it must be a finite positive number"),
+        (lambda d: d.update(target_total="four"), "target_total must be a number; got 'four'"),
+        (lambda d: d.update(target_total=True), "target_total must be a number; got True"),
+        (
+            lambda d: (d.update(target_total=2), d["columns"][1].update(weight=-1)),
+            "'sex': weight is -1; it must be a finite positive number",
+        ),
+        (
+            lambda d: (d.update(target_total=2), d["columns"][1].update(weight=float("inf"))),
+            "'sex': weight is inf; it must be a finite positive number",
+        ),
+        (lambda d: (d.update(target_total=2), d["columns"][1].update(weight="x")), "'sex': weight must be a number"),
         (lambda d: d.update(colums=[]), "unknown key 'colums'"),
         (lambda d: d.update(version=99), "newer than this OptRR reads"),
         (lambda d: d.pop("columns"), "needs a 'columns' list"),

@@ -12,12 +12,11 @@ which must be asked for explicitly); every other column of the input, listed or 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..sampling.design import SAMPLING_METHODS
-from ..validation import first_duplicate
+from ..validation import check_epsilon, first_duplicate, positive_number
 from .bins import bins_to_json, normalize_bins
 from .recode import check_against_categories, normalize_recode
 
@@ -73,23 +72,12 @@ def _check_section(value, name: str, known: tuple) -> None:
         )
 
 
-def _number(value, what: str) -> float:
-    from ..validation import as_number
-
-    return as_number(value, what)
-
-
 def check_column_epsilon(value, column: str) -> float:
-    from ..validation import check_epsilon
-
     return check_epsilon(value, f"column {column!r}: epsilon")
 
 
 def check_column_weight(value, column: str) -> float:
-    w = _number(value, f"column {column!r}: weight")
-    if not math.isfinite(w) or w <= 0:
-        raise InputError(f"column {column!r}: weight is {w:g}; it must be a finite number greater than 0")
-    return w
+    return positive_number(value, f"column {column!r}: weight")
 
 
 @dataclass
@@ -252,10 +240,7 @@ class ReleaseConfig:
             raise InputError(f"method {self.method!r} is unknown; choose one of {known}")
         self._validate_sampling()
         if self.target_total is not None:
-            t = _number(self.target_total, "target_total")
-            if not math.isfinite(t) or t <= 0:
-                raise InputError(f"target_total is {t:g}; it must be a finite number greater than 0")
-            self.target_total = t
+            self.target_total = positive_number(self.target_total, "target_total")
         if not isinstance(self.accept_changed_epsilons, bool):
             raise InputError("accept_changed_epsilons must be true or false")
         if not isinstance(self.allow_unidentifiable, bool):

@@ -41,3 +41,18 @@ def test_recipe_command_makes_the_same_release(tmp_path):
     with pytest.raises(InputError, match="exists"):
         write_recipe(cfg, data, config_path, out)
     write_recipe(cfg, data, config_path, out, force=True)
+
+
+def test_recipe_never_replaces_the_input_and_names_the_existing_file(tmp_path):
+    data = tmp_path / "in.csv"
+    pd.DataFrame({"a": ["x", "y"] * 10}).to_csv(data, index=False)
+    before = data.read_bytes()
+    cfg = ReleaseConfig(method="auto", columns=[ColumnConfig(name="a", role="perturb", epsilon=1.0,
+                                                             categories=["x", "y"])])
+    with pytest.raises(InputError, match=r"recipe file .*in\.csv is the input file"):
+        write_recipe(cfg, data, tmp_path / "in.csv", tmp_path / "out.csv", force=True)
+    assert data.read_bytes() == before and not (tmp_path / "in.perturb.sh").exists()
+    (tmp_path / "r.perturb.sh").write_text("mine")
+    with pytest.raises(InputError, match=r"recipe file .*r\.perturb\.sh exists"):
+        write_recipe(cfg, data, tmp_path / "r.json", tmp_path / "out.csv")
+    assert not (tmp_path / "r.json").exists() and (tmp_path / "r.perturb.sh").read_text() == "mine"

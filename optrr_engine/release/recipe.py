@@ -12,8 +12,6 @@ from __future__ import annotations
 import os
 import shlex
 
-from ..errors import InputError
-
 
 def perturb_command(data_path, config_path, output_path, shuffle: bool = True, output_format=None,
                     program: str = "optrr") -> str:
@@ -35,7 +33,7 @@ def script_path(config_path) -> str:
 def write_recipe(config, data_path, config_path, output_path, shuffle: bool = True, output_format=None,
                  force: bool = False) -> str:
     """Write the configuration and its command script; return the command line."""
-    from ..io.atomic import check_output_path, write_text_atomic
+    from ..io.atomic import check_new_output, write_text_atomic
     from .config import save_config
     from .perturb import as_config
 
@@ -43,9 +41,7 @@ def write_recipe(config, data_path, config_path, output_path, shuffle: bool = Tr
     cfg.check_releasable()
     script = script_path(config_path)
     for path in (config_path, script):
-        check_output_path(path, [data_path], "recipe file")
-        if os.path.exists(path) and not force:
-            raise InputError(f"{path} exists; choose another name or allow replacing it")
+        check_new_output(path, [(data_path, "input file")], "recipe file", force)
     command = perturb_command(data_path, config_path, output_path, shuffle, output_format)
     save_config(cfg, config_path)
     write_text_atomic(

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from optrr_engine.dense import dense_matrix, enumerate_records
 from optrr_engine.designs import run_design
 from optrr_engine.release import risk
+from optrr_engine.tolerance import REL_TOL
 
 
 @pytest.mark.parametrize("method", ["kronecker", "optimal", "heuristic", "auto"])
@@ -49,6 +50,10 @@ def test_posterior_bound_is_reached_by_a_binary_attacker():
 def test_words_and_sentences():
     assert [risk.strength(e) for e in (0.5, 1.0, 2.9, 3.0, 5.0, 8.0, 27.5)] == [
         "strong", "strong", "moderate", "moderate", "weak", "weak", "very weak"]
+    # the band bounds are compared as every epsilon is: relatively (tolerance.REL_TOL), not to 1e-12
+    for bound, word, above in ((1.0, "strong", "moderate"), (3.0, "moderate", "weak"), (8.0, "weak", "very weak")):
+        assert risk.strength(bound * (1 + REL_TOL / 2)) == word
+        assert risk.strength(bound * (1 + 1e-6)) == above
     s = risk.column_sentence(0.5761, 3)
     assert s == "A released value is the true one 58% of the time (a random guess among its 3 categories: 33%)."
     r = risk.record_sentence(1.0)

@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from ..tolerance import eps_within
+
 #: (upper bound of epsilon, word): eps <= 1 strong, <= 3 moderate, <= 8 weak, above that very weak.
 STRENGTH_BANDS = ((1.0, "strong"), (3.0, "moderate"), (8.0, "weak"), (math.inf, "very weak"))
 #: Prior beliefs used in the whole-record sentence.
@@ -44,9 +46,10 @@ def posterior_bound(prior, epsilon):
 
 
 def strength(epsilon: float) -> str:
-    """strong / moderate / weak / very weak (STRENGTH_BANDS)."""
+    """strong / moderate / weak / very weak (STRENGTH_BANDS); a band's bound is compared with the engine's
+    relative epsilon tolerance (an achieved 3 x (1 + 1e-10) still reads "moderate")."""
     for bound, word in STRENGTH_BANDS:
-        if epsilon <= bound * (1 + 1e-12):
+        if eps_within(epsilon, bound):
             return word
     return STRENGTH_BANDS[-1][1]
 

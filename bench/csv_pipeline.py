@@ -92,7 +92,9 @@ STEP = textwrap.dedent(
     elif step == "schema":
         rows = infer_schema(path).source["rows"]
     elif step in ("perturb", "no-shuf"):
-        rows = perturb_file(path, cfg, out, seed=1, shuffle=(step == "perturb"))["rows"]
+        made = perturb_file(path, cfg, out, shuffle=(step == "perturb"), allow_repeat=True,
+                            audit_dir=os.path.dirname(os.path.abspath(out)))
+        rows = made.manifest["rows"]
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "rows": rows, "peak_mb": peak}))

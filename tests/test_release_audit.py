@@ -107,3 +107,26 @@ def test_the_ledger_works_across_configuration_folders(tmp_path, capsys, audit_d
     assert [os.path.dirname(r["files"]["release"]) for r in releases] == [str(one), str(two)]
     reports = [r["files"]["internal_report"] for r in releases]
     assert len(set(reports)) == 2 and all(os.path.dirname(p) == str(audit_dir) and os.path.exists(p) for p in reports)
+
+
+def test_perturb_file_returns_the_entry_and_ledger_it_recorded(tmp_path, audit_dir):
+    """The caller (optrr perturb, the release dialog) gets the audit entry and ledger without reading the record
+    again: they equal what the record holds (JSON round trip), and another source's releases are not in the ledger."""
+    from optrr_engine.release.audit import release_entry, releases_of
+    from optrr_engine.release.perturb import perturb_file
+
+    src, other = tmp_path / "in.csv", tmp_path / "other.csv"
+    src.write_text("a,b\n" + "x,p\ny,q\nx,r\n" * 20)
+    other.write_text("a,b\n" + "y,p\nx,q\n" * 20)
+    cfg = {"method": "kronecker", "columns": [
+        {"name": "a", "role": "perturb", "epsilon": 1.0, "categories": ["x", "y"]},
+        {"name": "b", "role": "perturb", "epsilon": 1.0, "categories": ["p", "q", "r"]},
+    ]}
+    perturb_file(src, cfg, tmp_path / "r1.csv")
+    perturb_file(other, cfg, tmp_path / "o1.csv")
+    made = perturb_file(src, cfg, tmp_path / "r2.csv", allow_repeat=True)
+    record = load_audit(audit_dir / AUDIT_NAME)
+    assert made.audit_entry == release_entry(record, made.manifest["output_sha256"])
+    assert made.audit_entry["output_sha256"] == made.manifest["output_sha256"]
+    assert made.ledger == releases_of(record, made.audit_entry["input"]["sha256"])
+    assert [os.path.basename(r["files"]["release"]) for r in made.ledger] == ["r1.csv", "r2.csv"]

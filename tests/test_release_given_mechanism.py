@@ -38,7 +38,8 @@ def released(manifest) -> dict:
 
 def test_the_given_mechanism_is_released_exactly(tmp_path):
     shown = run_design("kronecker", [2, 3, 4], [0.9, 1.7, 0.4]).mechanism  # deliberately not what auto would give
-    manifest = perturb_file(data(tmp_path / "in.csv"), config(shown.to_dict(), eps=(0.9, 1.7, 0.4)), tmp_path / "o.csv")
+    cfg = config(shown.to_dict(), eps=(0.9, 1.7, 0.4))
+    manifest = perturb_file(data(tmp_path / "in.csv"), cfg, tmp_path / "o.csv").manifest
     assert released(manifest) == json.loads(json.dumps(shown.to_dict()))
     assert manifest["overall_epsilon"] == pytest.approx(shown.overall_epsilon(), rel=1e-12)
     redesigned = run_design("auto", [2, 3, 4], [0.9, 1.7, 0.4]).mechanism
@@ -70,7 +71,7 @@ def test_a_mechanism_above_the_request_is_refused(tmp_path):
 def test_budget_mode_checks_the_target(tmp_path):
     shown = run_design("kronecker", [2, 3, 4], [1.0, 1.0, 1.0]).mechanism  # whole-record 3
     cols_ok = config(shown.to_dict(), target_total=3.0)
-    manifest = perturb_file(data(tmp_path / "in.csv"), cols_ok, tmp_path / "o.csv")
+    manifest = perturb_file(data(tmp_path / "in.csv"), cols_ok, tmp_path / "o.csv").manifest
     assert released(manifest) == json.loads(json.dumps(shown.to_dict()))
     with pytest.raises(InputError, match="above target_total 2.5"):
         perturb_file(data(tmp_path / "in.csv"), config(shown.to_dict(), target_total=2.5), tmp_path / "o2.csv")

@@ -28,8 +28,8 @@ def release(tmp_path_factory):
     )
     with pytest.MonkeyPatch.context() as mp:  # the test seed needs developer mode (module fixture: no monkeypatch)
         mp.setenv("OPTRR_DEVELOPER", "1")
-        manifest = perturb_file(folder / "in.csv", cfg, folder / "out.csv", insecure_test_seed=2, audit_dir=folder)
-    return folder, manifest
+        made = perturb_file(folder / "in.csv", cfg, folder / "out.csv", insecure_test_seed=2, audit_dir=folder)
+    return folder, made.manifest
 
 
 def test_manifest_has_the_documented_keys(release):

@@ -57,7 +57,7 @@ def test_the_test_seed_is_hidden_and_needs_developer_mode(tmp_path, capsys, monk
 def test_the_data_file_alone_says_not_private(tmp_path, fmt, developer):
     src, cfg = setup(tmp_path)
     out = str(tmp_path / f"out.{fmt}")
-    manifest = perturb_file(src, cfg, out, insecure_test_seed=3)
+    manifest = perturb_file(src, cfg, out, insecure_test_seed=3).manifest
     df = read(out)
     assert list(df.columns) == [MARKER, "a", "b"] and len(df) == 200
     assert set(df[MARKER]) == {"yes"}

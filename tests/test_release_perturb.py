@@ -67,7 +67,7 @@ def test_real_files_schema_perturb_manifest(tmp_path, name, developer, audit_dir
     cfg = infer_schema(src)
     save_config(cfg, tmp_path / "release.json")
     out = tmp_path / "release.csv"
-    manifest = perturb_file(src, tmp_path / "release.json", out, insecure_test_seed=11)
+    manifest = perturb_file(src, tmp_path / "release.json", out, insecure_test_seed=11).manifest
     assert digest(src) == before
     loaded = load_manifest(str(out) + ".manifest.json")
     assert loaded == manifest
@@ -125,7 +125,7 @@ def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monk
     monkeypatch.setattr(shuffle_mod, "MAX_BUCKET_BYTES", 8 << 10)  # ... and re-split oversized ones
     cfg = base_config(eps=50.0)  # eps 50: P(change) ~ e^-50, so each record must keep its values
     cfg.columns[0].role = "keep"
-    manifest = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", insecure_test_seed=3)
+    manifest = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", insecure_test_seed=3).manifest
     out = read(tmp_path / "out.csv")
     assert list(out.columns) == [NOT_PRIVATE_COLUMN, "id", "a", "b", "c"] and manifest["kept_columns"] == ["id"]
     assert sorted(out["id"]) == sorted(src["id"]) and out["id"].tolist() != src["id"].tolist()
@@ -136,7 +136,7 @@ def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monk
     assert abs(np.corrcoef(position, np.arange(len(position)))[0, 1]) < 0.1
     unshuffled = perturb_file(
         tmp_path / "in.csv", cfg, tmp_path / "keep.csv", insecure_test_seed=3, shuffle=False, allow_repeat=True
-    )
+    ).manifest
     assert read(tmp_path / "keep.csv")["id"].tolist() == src["id"].tolist() and unshuffled["shuffled"] is False
 
 
@@ -203,7 +203,7 @@ def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_
     make_data(tmp_path / "in.csv", 3000)
     again = {"allow_repeat": True}
     key, other = bytes(range(32)), bytes(range(1, 33))
-    k1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "k1.csv", key=key)
+    k1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "k1.csv", key=key).manifest
     perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "k2.csv", key=key, **again)
     perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "k3.csv", key=other, **again)
     assert digest(tmp_path / "k1.csv") == digest(tmp_path / "k2.csv") != digest(tmp_path / "k3.csv")
@@ -215,8 +215,8 @@ def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_
         data = (tmp_path / name).read_bytes()
         assert key.hex().encode() not in data and fingerprints[0].encode() not in data, name
 
-    t1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "s1.csv", insecure_test_seed=7, **again)
-    t2 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "s2.csv", insecure_test_seed=7, **again)
+    t1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "s1.csv", insecure_test_seed=7, **again).manifest
+    t2 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "s2.csv", insecure_test_seed=7, **again).manifest
     assert digest(tmp_path / "s1.csv") == digest(tmp_path / "s2.csv")
     assert t1["output_sha256"] == t2["output_sha256"]
     assert t1["randomness"]["private"] is False and t1["randomness"]["test_seed"] == 7
@@ -225,7 +225,7 @@ def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_
     assert (tmp_path / "s1.csv").read_text().splitlines()[1].startswith("yes,")  # the data file says it too
     assert t1["columns"][0] == NOT_PRIVATE_COLUMN and list(read(tmp_path / "s1.csv").columns)[0] == NOT_PRIVATE_COLUMN
 
-    u1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "u1.csv", **again)
+    u1 = perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "u1.csv", **again).manifest
     perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "u2.csv", **again)
     assert u1["randomness"]["source"] == "os-entropy" and u1["randomness"]["private"] is True
     assert digest(tmp_path / "u1.csv") != digest(tmp_path / "u2.csv")
@@ -237,11 +237,11 @@ def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_
 def test_output_formats_follow_the_input_or_the_request(tmp_path, developer):
     make_data(tmp_path / "in.csv", 300)
     pd.read_csv(tmp_path / "in.csv", dtype=str).to_parquet(tmp_path / "in.parquet")
-    m = perturb_file(tmp_path / "in.parquet", base_config(), tmp_path / "from_parquet", insecure_test_seed=1)
+    m = perturb_file(tmp_path / "in.parquet", base_config(), tmp_path / "from_parquet", insecure_test_seed=1).manifest
     assert m["output"]["format"] == "parquet" and len(read_parquet(tmp_path / "from_parquet")) == 300
     for fmt in ("csv", "xlsx", "sav", "dta", "parquet"):
         out = tmp_path / f"r.{fmt}"
-        m = perturb_file(tmp_path / "in.csv", base_config(), out, insecure_test_seed=1, allow_repeat=True)
+        m = perturb_file(tmp_path / "in.csv", base_config(), out, insecure_test_seed=1, allow_repeat=True).manifest
         assert m["output"]["format"] == fmt
         df = read(out)
         assert list(df.columns) == [NOT_PRIVATE_COLUMN, "a", "b", "c"] and len(df) == 300
@@ -250,7 +250,7 @@ def test_output_formats_follow_the_input_or_the_request(tmp_path, developer):
     m = perturb_file(
         tmp_path / "in.csv", base_config(), tmp_path / "noext", output_format="parquet", insecure_test_seed=1,
         allow_repeat=True,
-    )
+    ).manifest
     assert m["output"]["format"] == "parquet" and len(read_parquet(tmp_path / "noext")) == 300
     with pytest.raises(InputError, match="ends in .csv but format parquet"):
         perturb_file(tmp_path / "in.csv", base_config(), tmp_path / "x.csv", output_format="parquet")
@@ -267,7 +267,7 @@ def test_semicolon_input_gives_semicolon_output_and_bom_is_kept(tmp_path, develo
     src.write_bytes("\ufeffa;c\nx;1\ny;0\nz;1\n".encode())
     cfg = base_config()
     cfg.columns = [c for c in cfg.columns if c.name in ("a", "c")]
-    m = perturb_file(src, cfg, tmp_path / "out.csv", insecure_test_seed=1, shuffle=False)
+    m = perturb_file(src, cfg, tmp_path / "out.csv", insecure_test_seed=1, shuffle=False).manifest
     data = (tmp_path / "out.csv").read_bytes()
     assert data.startswith(b"\xef\xbb\xbfNOT_PRIVATE_insecure_test_seed;a;c\nyes;") and m["output"]["delimiter"] == ";"
 
@@ -276,7 +276,7 @@ def test_budget_mode_meets_the_target(tmp_path, developer):
     make_data(tmp_path / "in.csv", 300)
     cfg = base_config(method="family", target_total=2.0)
     cfg.columns[1].weight = 2.0
-    m = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", insecure_test_seed=1)
+    m = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", insecure_test_seed=1).manifest
     assert m["overall_epsilon"] <= 2.0 + 1e-9 and m["design"]["budget"]["target_total"] == 2.0
     eps = [a["achieved_epsilon"] for a in m["attributes"]]
     assert eps[0] == pytest.approx(2 * eps[1], rel=1e-6)
@@ -300,7 +300,7 @@ def test_heuristic_raising_an_epsilon_needs_explicit_acceptance(tmp_path):
         perturb_file(tmp_path / "h.csv", cfg, tmp_path / "out.csv")
     assert_nothing_written(tmp_path, before)
     cfg.accept_changed_epsilons = True
-    m = perturb_file(tmp_path / "h.csv", cfg, tmp_path / "out.csv")
+    m = perturb_file(tmp_path / "h.csv", cfg, tmp_path / "out.csv").manifest
     q3 = m["attributes"][3]
     assert q3["requested_epsilon"] == 1.1 and q3["achieved_epsilon"] == pytest.approx(5.5, abs=0.01)
     assert m["design"]["epsilon_changes"][0]["name"] == "q3" and m["design"]["accept_changed_epsilons"]
@@ -323,7 +323,7 @@ def test_bins_without_edges_are_computed_and_missing_rows_excluded(tmp_path, dev
         ColumnConfig(name="c", role="perturb", epsilon=1.0, categories=["0", "1"]),
     ]
     cfg = ReleaseConfig(method="kronecker", columns=cols)
-    m = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "o.csv", insecure_test_seed=1)
+    m = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "o.csv", insecure_test_seed=1).manifest
     book = m["codebook"][0]
     assert book["bins"]["edges"][0] == "-inf" and len(book["bins"]["edges"]) == 4
     assert m["attributes"][0]["categories"] == book["bin_labels"]
@@ -455,7 +455,7 @@ def test_wide_file_with_many_attributes(tmp_path, monkeypatch, developer, audit_
     pd.DataFrame({f"v{i}": rng.choice(["a", "b", "c"], n) for i in range(k)}).to_csv(tmp_path / "w.csv", index=False)
     cols = [ColumnConfig(name=f"v{i}", role="perturb", epsilon=1.0, categories=["a", "b", "c"]) for i in range(k)]
     cfg = ReleaseConfig(method="auto", columns=cols)
-    m = perturb_file(tmp_path / "w.csv", cfg, tmp_path / "o.csv", insecure_test_seed=2)
+    m = perturb_file(tmp_path / "w.csv", cfg, tmp_path / "o.csv", insecure_test_seed=2).manifest
     entry = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"][-1]
     assert entry["chunk_rows"] == 128 and m["rows"] == n and len(m["attributes"]) == k
     assert m["overall_epsilon"] < k  # better than Kronecker's sum of epsilons

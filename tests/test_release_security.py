@@ -117,7 +117,7 @@ def recovered_share(release, dummy_codes: np.ndarray, truth: pd.DataFrame) -> fl
 def release(setting, name, src, **kw):
     folder = setting[0]
     out = os.path.join(folder, name)
-    manifest = perturb_file(src, config(), out, audit_dir=folder, allow_repeat=True, **kw)
+    manifest = perturb_file(src, config(), out, audit_dir=folder, allow_repeat=True, **kw).manifest
     return out, manifest
 
 

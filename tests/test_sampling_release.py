@@ -27,7 +27,7 @@ def release(tmp_path, method, target, **extra):
         c.pop("epsilon", None)
     (tmp_path / method).mkdir()
     out = tmp_path / method / f"{method}.csv"
-    manifest = perturb_file(DATA, ReleaseConfig.from_dict(cfg), out, audit_dir=tmp_path / method)
+    manifest = perturb_file(DATA, ReleaseConfig.from_dict(cfg), out, audit_dir=tmp_path / method).manifest
     return out, manifest
 
 

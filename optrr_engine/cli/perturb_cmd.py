@@ -94,7 +94,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..release.audit import audit_folder, audit_path, internal_report_path, load_audit, release_entry
+    from ..release.audit import audit_folder, audit_path, internal_report_path
     from ..release.manifest import manifest_path, report_path
     from ..release.perturb import perturb_file
     from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
@@ -120,7 +120,7 @@ def run(args) -> int:
         )
     bar = ProgressBar(enabled=not args.quiet)
     try:
-        manifest = perturb_file(
+        made = perturb_file(
             args.input,
             args.config,
             args.output,
@@ -139,6 +139,7 @@ def run(args) -> int:
         )
     finally:
         bar.close()
+    manifest = made.manifest
     for note in manifest["design"]["notes"]:
         print(f"optrr: note: {note}", file=sys.stderr)
     if manifest["kept_columns"]:
@@ -157,8 +158,7 @@ def run(args) -> int:
             "them (optrr-audit.json, *.internal-report.html) - use --audit-dir to keep them elsewhere",
             file=sys.stderr,
         )
-    entry = release_entry(load_audit(audit_path(folder)), manifest["output_sha256"])
-    for name, cells in (entry.get("unlisted_values_as_missing") or {}).items():
+    for name, cells in (made.audit_entry.get("unlisted_values_as_missing") or {}).items():
         print(
             f"optrr: note: column {name!r}: {cells:,} cell(s) that are not numbers and not listed in its categories "
             "were released as missing",

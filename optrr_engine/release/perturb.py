@@ -21,11 +21,23 @@ from __future__ import annotations
 
 import copy
 import os
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError
 from ..tasks import TaskControl
+
+
+@dataclass(frozen=True)
+class Release:
+    """What :func:`perturb_file` made: ``manifest`` (the recipient's, as written beside the release),
+    ``audit_entry`` (this release's entry of the internal audit record, as appended) and ``ledger`` (every
+    release of the same input in the audit record, this one last)."""
+
+    manifest: dict
+    audit_entry: dict
+    ledger: list
 
 
 def as_config(config):
@@ -87,10 +99,11 @@ def perturb_file(
     cancel=None,
     reader_options=None,
     design_check=None,
-) -> dict:
+) -> Release:
     """Write the release OUTPUT, OUTPUT.manifest.json and OUTPUT.report.html (for the recipient) and update
     the audit record optrr-audit.json with OUTPUT.internal-report.html (for the hospital, in ``audit_dir``,
-    default: :func:`.audit.default_audit_dir`, a per-user folder never shipped); return the manifest.
+    default: :func:`.audit.default_audit_dir`, a per-user folder never shipped); return the :class:`Release`
+    (manifest, audit entry and ledger: no need to read the audit record again).
 
     ``design_check(mechanism, attribute_names, config)``, when given, runs after the design and before any file is
     written: it raises InputError to refuse the release or returns notes for the manifest and report.
@@ -289,7 +302,7 @@ def perturb_file(
         for tmp in temps:
             _write(tmp.commit, tmp.final)
         ctl.report(1.0, f"released {rows_out:,} rows")
-        return manifest
+        return Release(manifest, entry, history)
     finally:
         if writer is not None:
             writer.abort()

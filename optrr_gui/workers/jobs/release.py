@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from optrr_engine.io.atomic import remove_stale_temporaries
-from optrr_engine.release.audit import audit_folder, audit_path, load_audit, release_entry, releases_of
+from optrr_engine.release.audit import audit_folder
 from optrr_engine.release.perturb import perturb_file
 
 
@@ -20,7 +20,7 @@ def needed_marginal_check(mechanism, names, config) -> list:
 def run_release(input_path, config, output_path, options: dict, progress=None, cancel=None) -> dict:
     """Worker: the engine's perturb_file; returns {"manifest": the recipient's manifest, "audit": this release's
     entry of the internal audit record, "ledger": every release of the same source (this one last)}."""
-    manifest = perturb_file(
+    made = perturb_file(
         input_path,
         config,
         output_path,
@@ -36,10 +36,7 @@ def run_release(input_path, config, output_path, options: dict, progress=None, c
         progress=progress,
         cancel=cancel,
     )
-    audit = load_audit(audit_path(audit_folder(options.get("audit_dir"))))
-    entry = release_entry(audit, manifest["output_sha256"])
-    ledger = releases_of(audit, entry["input"]["sha256"])
-    return {"manifest": manifest, "audit": entry, "ledger": ledger}
+    return {"manifest": made.manifest, "audit": made.audit_entry, "ledger": made.ledger}
 
 
 def remove_release_leftovers(input_path, config, output_path, options: dict) -> None:

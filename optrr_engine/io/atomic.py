@@ -1,7 +1,9 @@
 """Safe file output: a temporary file in the destination folder, renamed over the final name only when
 complete (``os.replace`` is atomic on one file system). A crash or kill leaves at most a hidden temporary
-file (``.NAME.pPID.*.optrr-tmp``, or a ``.optrr-shuffle-pPID-*`` folder), never a partial file under the final
-name; :func:`remove_stale_temporaries` deletes those whose process is gone. Inputs are never written to.
+file (``.NAME.hHOST-pPID.*.optrr-tmp``, or a ``.optrr-shuffle-hHOST-pPID-*`` folder), never a partial file under
+the final name; :func:`remove_stale_temporaries` deletes those of this machine whose process is gone. HOST (a hash
+of the host name) keeps a run on another machine safe when the folder is shared (a network drive): its process id
+means nothing here. Inputs are never written to.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import hashlib
 import os
 import re
 import shutil
+import socket
 import sys
 import tempfile
 
@@ -18,8 +21,12 @@ from ..errors import InputError
 
 TEMP_SUFFIX = ".optrr-tmp"
 SHUFFLE_PREFIX = ".optrr-shuffle-"
-#: Temporary names carry the writing process's id: ".NAME.p1234.xxxx.optrr-tmp", ".optrr-shuffle-p1234-xxxx".
-_STALE = re.compile(r"^\..*\.p(\d+)\.[^.]+" + re.escape(TEMP_SUFFIX) + r"$|^" + re.escape(SHUFFLE_PREFIX) + r"p(\d+)-")
+#: Temporary names carry the writing machine and process: ".NAME.h0a1b2c3d-p1234.xxxx.optrr-tmp",
+#: ".optrr-shuffle-h0a1b2c3d-p1234-xxxx" (see :func:`pid_tag`).
+_STALE = re.compile(
+    r"^\..*\.h([0-9a-f]{8})-p(\d+)\.[^.]+" + re.escape(TEMP_SUFFIX) + r"$"
+    r"|^" + re.escape(SHUFFLE_PREFIX) + r"h([0-9a-f]{8})-p(\d+)-"
+)
 _UMASK: list[int] = []
 
 
@@ -82,8 +89,16 @@ def check_new_output(path, protected=(), what: str = "output", force: bool = Fal
     return path
 
 
-def pid_tag(pid: int | None = None) -> str:
-    return f"p{os.getpid() if pid is None else pid}"
+def host_tag(hostname: str | None = None) -> str:
+    """This machine in a temporary's name: "h" + 8 hex digits of the SHA-256 of its host name (as lock files of
+    Mercurial or Emacs name host and process; the hash keeps the name short and free of odd characters)."""
+    name = socket.gethostname() if hostname is None else hostname
+    return "h" + hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+
+
+def pid_tag(pid: int | None = None, hostname: str | None = None) -> str:
+    """The writer's tag in a temporary's name: ``hHOST-pPID`` (this machine and process by default)."""
+    return f"{host_tag(hostname)}-p{os.getpid() if pid is None else pid}"
 
 
 def pid_alive(pid: int) -> bool:
@@ -111,19 +126,22 @@ def pid_alive(pid: int) -> bool:
 
 
 def remove_stale_temporaries(folder) -> list[str]:
-    """Delete the hidden temporary files and shuffle folders in ``folder`` left by OptRR processes that no
-    longer run (a killed run); returns the names removed."""
+    """Delete the hidden temporary files and shuffle folders in ``folder`` left by OptRR processes of this machine
+    that no longer run (a killed run); returns the names removed. Another machine's temporaries (a shared folder)
+    are left alone: whether its process runs cannot be told from here."""
     removed: list[str] = []
     try:
         names = os.listdir(folder)
     except OSError:
         return removed
+    here = host_tag()[1:]
     for name in names:
         m = _STALE.match(name)
         if not m:
             continue
-        pid = int(m.group(1) or m.group(2))
-        if pid == os.getpid() or pid_alive(pid):
+        host, pid = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        pid = int(pid)
+        if host != here or pid == os.getpid() or pid_alive(pid):
             continue
         path = os.path.join(folder, name)
         try:

@@ -9,7 +9,7 @@ out larger than MAX_BUCKET_BYTES is split again the same way before it is loaded
 even when the row estimate behind B was wrong.
 
 The bucket files (Arrow IPC streams) live in a hidden temporary folder next to the output
-(``.optrr-shuffle-pPID-*``) and are deleted when the run ends; a killed run can leave that folder behind (never
+(``.optrr-shuffle-hHOST-pPID-*``) and are deleted when the run ends; a killed run can leave that folder behind (never
 a partial output), and the next run in that folder removes it (``io.atomic.remove_stale_temporaries``).
 """
 

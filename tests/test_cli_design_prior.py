@@ -3,6 +3,8 @@ errors for a bad prior file. Expectations from the closed form of randomized res
 
 import json
 import math
+import os
+import threading
 
 import pytest
 
@@ -100,3 +102,26 @@ def test_bad_prior_file_exits_2_with_one_line(tmp_path, content, name, message):
 def test_missing_prior_file_exits_2(tmp_path):
     code, _, err = design("--prior", str(tmp_path / "absent.json"))
     assert code == 2 and "does not exist" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_spec_given_through_a_pipe_is_read_once(tmp_path):
+    """`--spec <(make-spec)` with `--prior` by column name: the spec (sizes and names) is read once, so a pipe
+    works (a second read would wait forever for a writer that has gone)."""
+    spec = tmp_path / "spec.pipe"
+    os.mkfifo(spec)
+    body = json.dumps({"sizes": [3, 2], "epsilons": [1, 1], "names": ["age", "sex"]})
+
+    def write_once():
+        with open(spec, "w") as fh:  # waits until the command opens the pipe
+            fh.write(body)
+
+    writer = threading.Thread(target=write_once, daemon=True)
+    writer.start()
+    prior = tmp_path / "prior.csv"
+    prior.write_text("age,0.2,0.3,0.5\n")
+    code, out, err = design_spec(spec, "1", prior)
+    writer.join(timeout=60)
+    assert code == 0, err
+    got = json.loads(out)["predicted_error"]["marginals"][0]["expected_squared_error"]
+    assert got == pytest.approx(one_way_squared_error(1.0, 3, [0.2, 0.3, 0.5], 1000), rel=1e-9)

@@ -50,8 +50,10 @@ def gather(args) -> tuple[list, list | None, list | None, float | None]:
 
     sizes = epsilons = weights = None
     target = args.target_total
+    args.spec_names = None  # the spec's column names, for --prior (design_utility.prior); the file is read once
     if args.spec:
         spec = _read_spec(args.spec)
+        args.spec_names = spec.get("names")
         sizes = spec.get("sizes")
         epsilons = spec.get("epsilons")
         weights = spec.get("weights")

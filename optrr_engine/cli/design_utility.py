@@ -46,14 +46,9 @@ def prior(args, sizes):
         return None
     from .prior_file import load_prior
 
-    names = None
-    if args.spec:
-        from ..io.json_file import read_json
-
-        spec = read_json(args.spec, "spec file")
-        names = spec.get("names") if isinstance(spec, dict) else None
-        if names is not None and (not isinstance(names, list) or len(names) != len(sizes)):
-            raise InputError(f"spec file {args.spec}: 'names' must list one name per attribute")
+    names = getattr(args, "spec_names", None)  # read with the spec by design_cmd.gather
+    if names is not None and (not isinstance(names, list) or len(names) != len(sizes)):
+        raise InputError(f"spec file {args.spec}: 'names' must list one name per attribute")
     return load_prior(args.prior, sizes, [str(n) for n in names] if names else None)
 
 

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 
+from optrr_engine.utility.identifiability import way_out
 from tests.test_cli_design import run
 
 
@@ -14,7 +15,7 @@ def test_predicted_error_in_json_and_warning_for_non_identifiable():
     assert pe["rows"] == 10000 and pe["marginals_requested"] == "1,2"
     assert pe["by_order"]["2"]["non_identifiable"] == 3
     assert sorted(pe["non_identifiable"]) == [[1, 2], [1, 3], [2, 3]]
-    assert "cannot be estimated" in err and "higher whole-record epsilon" in err
+    assert "cannot be estimated" in err and f"the way out: {way_out()}" in err
 
 
 def test_named_marginals_and_rows():

@@ -14,6 +14,7 @@ import pytest
 
 from optrr_engine.errors import InputError
 from optrr_engine.release.manifest import load_manifest
+from optrr_engine.utility.identifiability import way_out
 from optrr_engine.utility.recommend import recommend as engine_recommend
 from optrr_gui.design.mechanism_panel import DESIGN_COLUMNS
 from optrr_gui.release.dialog import ReleaseDialog
@@ -166,14 +167,18 @@ def test_erased_needed_pair_is_named_and_the_release_refused_unless_overridden(q
         assert sorted(s.erased) == [[1, 2], [1, 3], [2, 3]]
         window.mechanism.flush()
         status = window.mechanism.status_line.text()
-        assert "{b0, b1}" in status and "can never be estimated" in status and "more ε" in status
+        # the way out is the engine's text (optrr design / perturb say it too) in the window's words
+        assert nm.WAY_OUT == way_out("ε", "Kronecker", "Utility", "tables") and "a higher whole-record ε" in nm.WAY_OUT
+        assert "{b0, b1}" in status and "can never be estimated" in status and f"The way out: {nm.WAY_OUT}." in status
         out = tmp_path / "out.csv"
         dialog = ReleaseDialog(window, window)
         qtbot.addWidget(dialog)
         dialog.output.setText(str(out))
         assert "erases 3 needed table" in dialog.needed_label.text()
+        assert f"The way out: {nm.WAY_OUT}." in dialog.needed_label.text()
         assert "No column suppressed" in dialog.design_label.text()
         assert not dialog.start() and "Refused" in dialog.progress_label.text() and not out.exists()
+        assert f"The way out: {nm.WAY_OUT}; or tick the box" in dialog.progress_label.text()
         assert dialog.allow_unidentifiable.isVisibleTo(dialog)
         dialog.allow_unidentifiable.setChecked(True)
         assert dialog.start()

@@ -7,6 +7,7 @@ import pytest
 
 from optrr_engine.errors import InputError
 from optrr_engine.release.config import ReleaseConfig
+from optrr_engine.utility.identifiability import way_out
 from tests.test_cli_design import run
 
 
@@ -36,7 +37,7 @@ def test_refuses_non_identifiable_needed_marginal(tmp_path):
     code, _, err = run("perturb", str(data), "--config", str(cfg), "-o", str(out), "--quiet")
     assert code == 2
     assert "refusing to release" in err and "{a, b}" in err and "--allow-unidentifiable" in err
-    assert "higher whole-record epsilon" in err and len(err.strip().splitlines()) == 1
+    assert f"the way out: {way_out()}; or override" in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "release.json"]  # nothing left behind
 
 

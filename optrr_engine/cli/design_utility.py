@@ -118,7 +118,7 @@ def warn_non_identifiable(pe_json: dict) -> None:
         shown = "; ".join(",".join(str(a) for a in m) for m in bad[:10]) + (" ..." if len(bad) > 10 else "")
         print(
             f"optrr: warning: {len(bad)} needed marginal(s) cannot be estimated from this release "
-            f"(attributes {shown}); " + way_out(),
+            f"(attributes {shown}); the way out: {way_out()}",
             file=sys.stderr,
         )
 

@@ -24,8 +24,11 @@ def zero_eigenvalue(eigenvalues: np.ndarray) -> bool:
     return bool(np.min(lam) < MIN_REL_EIGENVALUE * np.max(lam))
 
 
-def way_out() -> str:
+def way_out(epsilon: str = "epsilon", kronecker: str = "kronecker", utility: str = "--method utility",
+            marginals: str = "marginals") -> str:
+    """What to change when a needed marginal cannot be estimated: the one text of the CLI, the release check and
+    the GUI, each naming epsilon, the designs and the marginals in its user's words (defaults: the CLI's)."""
     return (
-        "the way out: a higher whole-record epsilon, other attribute weights, another design "
-        "(e.g. kronecker or --method utility with these marginals), or fewer needed marginals"
+        f"a higher whole-record {epsilon}, other attribute weights, another design (e.g. {kronecker}, or {utility} "
+        f"with these {marginals}), or fewer needed {marginals}"
     )

@@ -54,8 +54,8 @@ def check_release(mechanism, names, needed=None, allow: bool = False) -> list[st
             if not allow:
                 raise InputError(
                     f"refusing to release: the needed marginal(s) {shown} cannot be estimated from this design "
-                    f"(an eigenvalue of the mechanism is 0); {way_out()}; or override with --allow-unidentifiable "
-                    "(configuration key allow_unidentifiable)"
+                    f"(an eigenvalue of the mechanism is 0); the way out: {way_out()}; or override with "
+                    "--allow-unidentifiable (configuration key allow_unidentifiable)"
                 )
             notes.append(f"released although the needed marginal(s) {shown} cannot be estimated (override given)")
     k = len(names)

@@ -37,6 +37,7 @@ from ..state.design_summary import (
     display_order,
     may_recommend,
 )
+from ..state.needed_marginals import WAY_OUT
 from .marginals_editor import MarginalsEditor
 
 RECOMMENDED_BG = QColor(214, 240, 214)
@@ -45,8 +46,6 @@ DESIGN_COLUMNS = ("Design", "Whole-record ε", "Predicted AVD", "ε changed", "v
 EPS_COL, AVD_COL, CHANGED_COL, KRON_COL, TIME_COL = 1, 2, 3, 4, 5
 #: The design table shows at least this many rows (more scroll) and at most all of them.
 MIN_VISIBLE_ROWS = 5
-#: The way out when a needed marginal cannot be estimated (optrr_engine.utility.identifiability.way_out).
-WAY_OUT = "more ε (a higher whole-record budget), other weights, or another design (e.g. Kronecker or Utility)"
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
 #: A change of the designs' states only (a new request started: results become stale; progress) is drawn after
 #: this many milliseconds; a result arriving meanwhile is drawn at once, with the states.
@@ -364,7 +363,7 @@ class MechanismPanel(QWidget):
             what = "can never be estimated" if erased else "cannot be estimated at this number of rows"
             lines.append(
                 f"<span style='color:#b00000'>⚠ {label}: the needed table(s) {shown}{more} {what} from this design. "
-                f"The way out: {WAY_OUT}; or fewer needed tables.</span>"
+                f"The way out: {WAY_OUT}.</span>"
             )
         budget_mode = bool(c.request.get("budget_mode"))
         held = [

@@ -38,6 +38,7 @@ from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, gener
 
 from ..common.widgets import fmt_eps, fmt_seconds
 from ..state.design_summary import BUDGET_ONLY_METHODS, METHOD_LABELS
+from ..state.needed_marginals import WAY_OUT
 from ..state.needed_marginals import describe as describe_needed
 from ..workers.jobs.release import remove_release_leftovers, run_release
 
@@ -393,8 +394,7 @@ class ReleaseDialog(QDialog):
             shown = ", ".join("{" + ", ".join(names[i - 1] for i in a if i - 1 < len(names)) + "}" for a in erased[:8])
             text += (
                 f"<br><span style='color:#cc0000'>This design erases {len(erased)} needed table(s): {shown}. "
-                "The release is refused unless you override it. The way out: more ε, other weights, another design "
-                "(e.g. Kronecker or Utility), or fewer needed tables.</span>"
+                f"The release is refused unless you override it. The way out: {WAY_OUT}.</span>"
             )
             self.allow_unidentifiable.show()
         self.needed_label.setText(text)
@@ -479,8 +479,8 @@ class ReleaseDialog(QDialog):
         if summary.erased and not self.allow_unidentifiable.isChecked():
             self.allow_unidentifiable.show()
             self.progress_label.setText(
-                "<span style='color:#cc0000'>Refused: a needed table cannot be estimated from this design. Use more "
-                "ε, other weights or another design, need fewer tables, or tick the box to release anyway.</span>"
+                "<span style='color:#cc0000'>Refused: a needed table cannot be estimated from this design. The way "
+                f"out: {WAY_OUT}; or tick the box to release anyway.</span>"
             )
             return False
         existing = [p for p in (output, *manifest_paths(output)) if os.path.exists(p)]

@@ -14,12 +14,15 @@ from itertools import combinations
 from math import comb
 
 from optrr_engine.cli.design_utility import DEFAULT_PAIR_LIMIT
+from optrr_engine.utility.identifiability import way_out
 from optrr_engine.utility.marginals import MAX_MARGINALS
 
 #: Orders offered in the editor.
 ORDERS = (1, 2, 3)
 #: Most marginals predicted or checked at once.
 MAX_NEEDED = MAX_MARGINALS
+#: The way out when a needed table cannot be estimated: the engine's text in the window's words.
+WAY_OUT = way_out(epsilon="ε", kronecker="Kronecker", utility="Utility", marginals="tables")
 
 
 def default_orders(k: int) -> list[int]:

@@ -64,17 +64,18 @@ def iter_code_chunks(path: str, names: list[str], categories: list[list[str]], n
 
 
 def _lookup(seen: list, categories: list[str], name: str, not_reported: str | None = None) -> np.ndarray:
+    """Code of each distinct released label ``seen`` in the manifest's ``categories``; ``not_reported`` (a sampling
+    release's marker) becomes -1; any other label not among the categories is an error."""
     import pandas as pd
 
     lookup = pd.Index(categories).get_indexer(seen)
+    unknown = lookup < 0
     if not_reported is not None:
-        lookup = np.where(np.asarray(seen, dtype=object) == not_reported, -1, np.where(lookup < 0, -2, lookup))
-        if np.any(lookup == -2):
-            bad = seen[int(np.flatnonzero(lookup == -2)[0])]
-            raise InputError(f"value {bad!r} in column {name!r} is not one of the manifest's categories")
-        return lookup
-    if np.any(lookup < 0):
-        bad = seen[int(np.flatnonzero(lookup < 0)[0])]
+        marker = np.asarray(seen, dtype=object) == not_reported
+        lookup[marker] = -1
+        unknown &= ~marker
+    if np.any(unknown):
+        bad = seen[int(np.flatnonzero(unknown)[0])]
         raise InputError(f"value {bad!r} in column {name!r} is not one of the manifest's categories")
     return lookup
 
@@ -87,17 +88,15 @@ def _missing_code(categories: list[str], name: str) -> int:
 
 
 def encode_arrow(column, categories: list[str], name: str, not_reported: str | None = None) -> np.ndarray:
-    """Codes of an Arrow string column: dictionary-encode, then map the few distinct labels."""
-    import pyarrow.compute as pc
+    """Codes of an Arrow string column: the few distinct labels (dictionary encoding) mapped, then gathered."""
+    from ..io.arrow_codes import dictionary_codes
 
-    enc = pc.dictionary_encode(column.combine_chunks() if hasattr(column, "combine_chunks") else column)
-    lookup = _lookup([str(v) for v in enc.dictionary.to_pylist()], categories, name, not_reported)
-    idx = enc.indices
-    if idx.null_count:
-        filler = len(lookup)
+    index, distinct = dictionary_codes(column)
+    lookup = _lookup([str(v) for v in distinct.to_pylist()], categories, name, not_reported)
+    if np.any(index < 0):
         lookup = np.append(lookup, _missing_code(categories, name))
-        idx = pc.fill_null(idx, filler)
-    return lookup[idx.to_numpy(zero_copy_only=False)]
+        index = np.where(index < 0, len(lookup) - 1, index)
+    return lookup[index]
 
 
 def attribute_index(manifest: dict, names: list[str]) -> list[int]:

@@ -29,14 +29,6 @@ UNKNOWN = -3
 UNLISTED = -4
 
 
-def _as_array(col):
-    import pyarrow as pa
-
-    if isinstance(col, pa.ChunkedArray):
-        return col.combine_chunks() if col.num_chunks else pa.array([], type=pa.string())
-    return col
-
-
 def _show(values, limit: int = 3) -> str:
     shown = ", ".join(repr(v) for v in values[:limit])
     return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
@@ -148,13 +140,11 @@ class ColumnCodec:
     def encode(self, col, first_row: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(codes with -1 on excluded rows, excluded mask) of a string Arrow column. Each distinct text is
         looked up once (dictionary encoding), then codes are gathered per row."""
-        import pyarrow.compute as pc
+        from ..io.arrow_codes import dictionary_codes
 
-        col = _as_array(col)
-        n = len(col)
-        encoded = pc.dictionary_encode(col)
-        value_codes = self._value_codes(encoded.dictionary, first_row, n)
-        index = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+        index, distinct = dictionary_codes(col)
+        n = len(index)
+        value_codes = self._value_codes(distinct, first_row, n)
         codes = np.where(index >= 0, value_codes[index] if value_codes.size else MISSING, MISSING)
         unlisted = codes == UNLISTED
         if unlisted.any():

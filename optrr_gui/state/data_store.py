@@ -49,18 +49,10 @@ def encode_chunk(table, columns: list[str]) -> EncodedChunk:
 
 def _encode_arrow(column) -> tuple[np.ndarray, np.ndarray]:
     """(codes with -1 for missing, distinct values) of a pyarrow string column."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    from optrr_engine.io.arrow_codes import dictionary_codes
 
-    encoded = pc.dictionary_encode(column)
-    if isinstance(encoded, pa.ChunkedArray):
-        if encoded.num_chunks:
-            encoded = encoded.unify_dictionaries().combine_chunks()
-        else:
-            encoded = pa.array([], type=pa.string()).dictionary_encode()
-    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
-    uniques = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
-    return codes, uniques
+    codes, distinct = dictionary_codes(column)
+    return codes, np.asarray(distinct.to_pylist(), dtype=object)
 
 
 def format_cell(value) -> str:

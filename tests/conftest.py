@@ -72,3 +72,14 @@ def audit_dir(tmp_path_factory, monkeypatch):
 def developer(monkeypatch):
     """OPTRR_DEVELOPER=1: the insecure test seed is accepted (tests that need a reproducible release)."""
     monkeypatch.setenv("OPTRR_DEVELOPER", "1")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """The real main window on the bundled sample (tests/test_gui_support.open_window), closed after the test; a
+    module that needs more (e.g. the column summaries loaded) overrides it with ``def window(window, qtbot)``."""
+    from tests.test_gui_support import close_window, open_window
+
+    w = open_window(qtbot, tmp_path)
+    yield w
+    close_window(w)

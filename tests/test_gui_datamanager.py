@@ -27,11 +27,10 @@ def sample_counts(column: str) -> Counter:
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path)
-    qtbot.waitUntil(lambda: bool(w.summaries), timeout=WAIT_MS)
-    yield w
-    close_window(w)
+def window(window, qtbot):
+    """The main window (tests/conftest.py) once its column summaries are loaded."""
+    qtbot.waitUntil(lambda: bool(window.summaries), timeout=WAIT_MS)
+    return window
 
 
 def undo_text(window) -> str:

@@ -11,15 +11,14 @@ from optrr_gui.design.attribute_table import COL_WARN
 from optrr_gui.main_window import TAB_DATA
 from optrr_gui.state.config_bridge import category_counts
 from tests.test_gui_datamanager import sample_counts as file_counts
-from tests.test_gui_support import WAIT_MS, close_window, open_window
+from tests.test_gui_support import WAIT_MS
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path)
-    qtbot.waitUntil(lambda: bool(w.summaries), timeout=WAIT_MS)
-    yield w
-    close_window(w)
+def window(window, qtbot):
+    """The main window (tests/conftest.py) once its column summaries are loaded."""
+    qtbot.waitUntil(lambda: bool(window.summaries), timeout=WAIT_MS)
+    return window
 
 
 

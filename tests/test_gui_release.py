@@ -17,13 +17,6 @@ from optrr_gui.release.dialog import ReleaseDialog, remaining_seconds
 from tests.test_gui_support import SAMPLE, WAIT_MS, close_window, open_window
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path)
-    yield w
-    close_window(w)
-
-
 def release(qtbot, window, output, **options) -> ReleaseDialog:
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)

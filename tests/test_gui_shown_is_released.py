@@ -5,21 +5,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from optrr_engine.designs import run_design
 from optrr_engine.release.manifest import load_manifest
 from optrr_gui.main_window import TAB_ANALYSE
 from optrr_gui.release.dialog import ReleaseDialog
 from optrr_gui.state.design_summary import DesignSummary, display_order, recommend
-from tests.test_gui_support import WAIT_MS, close_window, open_window
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path)
-    yield w
-    close_window(w)
+from tests.test_gui_support import WAIT_MS
 
 
 def release(qtbot, window, output) -> ReleaseDialog:

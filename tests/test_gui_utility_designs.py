@@ -24,13 +24,6 @@ from optrr_gui.workers.jobs.design import compute_design
 from tests.test_gui_support import WAIT_MS, close_window, open_window, wait_ready
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path)
-    yield w
-    close_window(w)
-
-
 def binary_file(tmp_path, k: int = 3, n: int = 400) -> str:
     """k correlated binary columns (seeded), small enough for every exact design."""
     rng = np.random.default_rng(7)

@@ -24,13 +24,6 @@ from optrr_gui.state.data_store import DataStore, load_rows
 from tests.test_gui_support import SAMPLE, WAIT_MS, accept_dialog_when_ready, close_window, open_window, wait_ready
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path)
-    yield w
-    close_window(w)
-
-
 def sample_rows():
     with open(SAMPLE, newline="", encoding="utf-8") as fh:
         return list(csv.reader(fh))

@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    import pyarrow as pa
 
-def dictionary_codes(column) -> tuple[np.ndarray, object]:
+
+def dictionary_codes(column) -> tuple[np.ndarray, pa.Array]:
     """(index of each row's value in ``distinct``, -1 where the cell is missing; ``distinct``, the distinct values
     as an Arrow array in order of first occurrence) of an Arrow array or chunked array."""
     import pyarrow as pa

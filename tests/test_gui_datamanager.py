@@ -159,6 +159,17 @@ def test_help_window_opens_at_the_current_tab(qtbot, window):
     window.tabs.setCurrentIndex(TAB_DATA)
     window.show_guide()
     assert help_window.current_section == "Data tab"
+    browser = help_window.browser
+
+    def heading_on_top() -> bool:
+        block = browser.document().findBlockByNumber(browser.textCursor().blockNumber())
+        top = browser.document().documentLayout().blockBoundingRect(block).top()
+        return block.text() == "Data tab" and abs(browser.verticalScrollBar().value() - top) <= 1
+
+    # at its shown size: the screenshots (1280 px wide) fit the page, and the section's heading is at the top
+    qtbot.waitUntil(lambda: browser.horizontalScrollBar().maximum() == 0 and heading_on_top(), timeout=WAIT_MS)
+    help_window.resize(help_window.width() - 150, help_window.height())
+    qtbot.waitUntil(lambda: browser.horizontalScrollBar().maximum() == 0 and heading_on_top(), timeout=WAIT_MS)
     assert help_window.find("Tang et al.")
 
 

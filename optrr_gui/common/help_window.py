@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextDocument
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QImageReader, QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout
 
 #: The guide's section for each tab (its heading text).
@@ -51,6 +51,8 @@ class HelpWindow(QDialog):
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(self.browser, 1)
+        self.current_section: str | None = None
+        self._natural_widths: dict[str, int] = {}
         self.load()
 
     def load(self) -> bool:
@@ -60,6 +62,49 @@ class HelpWindow(QDialog):
             return False
         self.browser.setMarkdown(path.read_text(encoding="utf-8"))
         return True
+
+    def fit_images(self) -> None:
+        """Draw each picture at most as wide as the page (the screenshots are 1280 px wide): scaled down, never
+        up, so the guide never scrolls sideways."""
+        doc = self.browser.document()
+        room = max(100, int(self.browser.viewport().width() - 2 * doc.documentMargin()) - 4)
+        block = doc.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                if fragment.isValid() and fragment.charFormat().isImageFormat():
+                    image = fragment.charFormat().toImageFormat()
+                    width = min(self._natural_width(image.name()), room)
+                    if width > 0 and image.width() != width:
+                        image.setWidth(width)
+                        image.clearProperty(QTextFormat.Property.ImageHeight)  # height follows the width
+                        cursor = QTextCursor(doc)
+                        cursor.setPosition(fragment.position())
+                        cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+                        cursor.setCharFormat(image)
+                it += 1
+            block = block.next()
+
+    def _natural_width(self, name: str) -> int:
+        if name not in self._natural_widths:
+            self._natural_widths[name] = QImageReader(str(docs_dir() / name)).size().width()
+        return self._natural_widths[name]
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._relayout)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.isVisible():
+            QTimer.singleShot(0, self._relayout)
+
+    def _relayout(self) -> None:
+        """At the final size: pictures fitted, and the current section still at the top."""
+        self.fit_images()
+        if self.current_section:
+            self.show_section(self.current_section)
 
     def find(self, text: str) -> bool:
         if not text:

@@ -438,3 +438,26 @@ def test_import_dialog_lists_the_sheets_of_a_workbook(qtbot, window, tmp_path):
         lambda: dialog.frame is not None and list(dialog.frame.columns) == ["just", "a", "note"], timeout=WAIT_MS
     )
     dialog.reject()
+
+
+def test_a_wide_file_has_every_column_fitted_to_its_first_rows(qtbot, tmp_path):
+    """The data view fits its columns a batch per event-loop turn: in the end every column is fitted (short
+    values narrower than the default width, long ones capped at 260 px), however many columns there are."""
+    import pandas as pd
+
+    from optrr_gui.data.table_view import DataView
+
+    columns = [f"c{j}" for j in range(3 * DataView.SIZE_BATCH + 5)]
+    view = DataView()
+    qtbot.addWidget(view)
+    view.show()
+    default = view.table.horizontalHeader().defaultSectionSize()
+    store = DataStore(columns)
+    store.append(pd.DataFrame({c: (["x" * 80] if j % 2 else ["y"]) * 30 for j, c in enumerate(columns)}))
+    store.complete = True
+    view.model.set_store(store)
+    view.model._poll()
+    widths = lambda: [view.table.columnWidth(j) for j in range(len(columns))]  # noqa: E731
+    qtbot.waitUntil(lambda: all(w != default for w in widths()), timeout=WAIT_MS)
+    assert all(w == 260 for w in widths()[1::2])  # long values: capped
+    assert all(w < default for w in widths()[0::2])  # "y": narrower than the default

@@ -105,6 +105,7 @@ class DataView(QWidget):
         self.table.horizontalHeader().setDefaultSectionSize(110)
         self.status = QLabel("No data")
         self._sized = False
+        self._generation = 0  # one per fitting of the columns (a reset ends the previous one)
         self.model.modelReset.connect(self._reset)
         self.model.rowsInserted.connect(self._first_rows)
         lay = QVBoxLayout(self)
@@ -114,12 +115,26 @@ class DataView(QWidget):
 
     def _reset(self) -> None:
         self._sized = False
+        self._generation += 1
+
+    #: Columns fitted per event-loop turn (a 77-column file in one turn held the UI thread for ~0.1 s).
+    SIZE_BATCH = 8
 
     def _first_rows(self, *_args) -> None:
-        """Fit the columns to the first rows once (Qt looks at a bounded number of rows)."""
+        """Fit the columns to the first rows once (Qt looks at a bounded number of rows), SIZE_BATCH columns
+        per event-loop turn; a reset of the model stops the fitting of the old columns."""
         if not self._sized:
             self._sized = True
+            self._generation += 1
             self.table.horizontalHeader().setResizeContentsPrecision(40)
-            self.table.resizeColumnsToContents()
-            for c in range(self.model.columnCount()):
-                self.table.setColumnWidth(c, min(self.table.columnWidth(c), 260))
+            self._fit_columns(0, self._generation)
+
+    def _fit_columns(self, start: int, generation: int) -> None:
+        if generation != self._generation:
+            return  # the model was reset since: its new rows start their own fitting
+        stop = min(start + self.SIZE_BATCH, self.model.columnCount())
+        for c in range(start, stop):
+            self.table.resizeColumnToContents(c)
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), 260))
+        if stop < self.model.columnCount():
+            QTimer.singleShot(0, self, lambda: self._fit_columns(stop, generation))

@@ -160,3 +160,19 @@ def test_overall_epsilon_of_given_epsilons_per_design():
     sizes, eps = [3, 4, 2], [1.0, 2.0, 0.5]
     assert abs(overall_epsilon("kronecker", sizes, eps) - 3.5) < 1e-12
     assert overall_epsilon("optimal", sizes, eps) < overall_epsilon("kronecker", sizes, eps)
+
+
+def test_auto_takes_the_cheaper_exact_optimum_first():
+    """Identical attributes beyond ~12: the classes design (predicted 0.04 s) before the LP (0.13 s at k = 13),
+    which is then not run; both are the exact optimum, so the whole-record epsilon is the LP's."""
+    from optrr_engine.tolerance import eps_equal
+
+    sizes, eps = [3] * 13, [0.5] * 13
+    d = run_design("auto", sizes, eps)
+    assert d.info["design"] == "classes"
+    assert "optimal" not in [c["design"] for c in d.info["candidates"]]
+    assert eps_equal(d.overall_epsilon, run_design("optimal", sizes, eps).overall_epsilon)
+    assert d.overall_epsilon - d.info["lower_bound"] < 1e-8
+    small = run_design("auto", [3] * 6, [0.5] * 6)  # the LP is the cheaper one here: run first, classes skipped
+    assert small.info["design"] == "optimal"
+    assert "classes" not in [c["design"] for c in small.info["candidates"]]

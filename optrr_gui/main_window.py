@@ -101,6 +101,7 @@ GIL_SWITCH_SECONDS = 0.001
 def _import_data_libraries() -> None:
     import pandas  # noqa: F401 - what reading a file and its column summaries import
     import pyarrow.compute  # noqa: F401
+    import scipy.stats  # noqa: F401 - the estimators' intervals (~0.9 s), kept out of the start of the window
 
     from .workers.jobs import clusters  # noqa: F401 - the first design request's (engine analysis: ~50 ms)
 

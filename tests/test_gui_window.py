@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import threading
 import time
 
@@ -461,3 +462,25 @@ def test_a_wide_file_has_every_column_fitted_to_its_first_rows(qtbot, tmp_path):
     qtbot.waitUntil(lambda: all(w != default for w in widths()), timeout=WAIT_MS)
     assert all(w == 260 for w in widths()[1::2])  # long values: capped
     assert all(w < default for w in widths()[0::2])  # "y": narrower than the default
+
+
+def test_the_window_starts_without_importing_scipy_stats():
+    """scipy.stats takes ~0.9 s to import: the window is shown without it (it is warmed in the background
+    once the event loop runs); the start target is measured in bench/gui_stall.py --only startup."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tempfile\n"
+        "from optrr_gui.app import make_app\n"
+        "app = make_app()\n"
+        "from optrr_gui.main_window import MainWindow\n"
+        "from optrr_gui.common.settings import Settings\n"
+        "w = MainWindow(Settings(tempfile.mkdtemp() + '/s.ini'))\n"
+        "w.show()\n"
+        "print('scipy.stats' in sys.modules)\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "False"

@@ -7,7 +7,6 @@ Only the induced mechanism ``mechanism.marginal(A)`` is used (docs/math.md §5),
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
 from ..errors import InputError
 from ..tasks import TaskControl
@@ -44,7 +43,10 @@ def prior_records(cells: int, n: float) -> float:
 
 
 def z_value(confidence: float) -> float:
-    """Two-sided standard-normal quantile for the given confidence level."""
+    """Two-sided standard-normal quantile for the given confidence level (scipy.stats, imported here: it
+    costs ~0.9 s, and this module is imported when the window starts)."""
+    from scipy.stats import norm
+
     if not (0.0 < float(confidence) < 1.0):
         raise InputError(f"confidence must be between 0 and 1 (e.g. 0.95); got {confidence}")
     return float(norm.ppf(0.5 + 0.5 * float(confidence)))

@@ -157,6 +157,23 @@ class Shots:
         self.save(window, "gui-compare-1024.png", SMALL)
         self.close(window)
 
+    def compare_designs(self) -> None:
+        """Compare > Designs at your ε: every ranked design released from the sample in memory, at whole-record
+        ε 3 (a budget where the 2- and 3-way tables say something at 286 rows)."""
+        from optrr_gui.main_window import TAB_COMPARE
+
+        window = self.window()
+        window.tabs.setCurrentIndex(TAB_COMPARE)
+        view = window.compare_view
+        page = view.designs
+        view.tabs.setCurrentWidget(page)
+        page.target.setValue(3.0)
+        page.repetitions.setValue(5)
+        page.run()
+        wait(lambda: page.result is not None and not page.is_running(), what="the designs comparison")
+        self.save(window, "gui-compare-designs.png", LARGE)
+        self.close(window)
+
     def release_and_analyse(self) -> None:
         """The release dialog before releasing (columns in the clear and dropped listed), then the receiver's
         side: the release opened in *Analyse a release* and a 2-way table estimated."""
@@ -214,6 +231,7 @@ VIEWS = {
     "design-utility": Shots.design_utility,
     "data": Shots.data,
     "compare": Shots.compare,
+    "compare-designs": Shots.compare_designs,
     "analyse": Shots.release_and_analyse,
     "help": Shots.help,
     "wide": Shots.wide,

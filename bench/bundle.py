@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.bundle.is_dir():
         print(f"no bundle at {args.bundle}; build it with python3 packaging/build.py", file=sys.stderr)
         return 2
-    report = measure(args.bundle, args.runs, not args.no_times)
+    report = measure(args.bundle.resolve(), args.runs, not args.no_times)  # the runs start in other folders
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

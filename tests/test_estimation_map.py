@@ -16,7 +16,7 @@ from optrr_engine.designs import run_design
 from optrr_engine.estimation import DEFAULT_METHOD, StructuredOperator, estimate_from_counts
 from optrr_engine.estimation.estimate import prior_records
 from tests.test_estimation_mle import sample_counts
-from tests.test_estimation_mle_reference import CASES, as_f
+from tests.test_estimation_mle_reference import CASES, as_f, sparse_case
 
 
 def objective(dense, p, lam, beta):
@@ -58,14 +58,8 @@ def test_agrees_with_the_brute_force_reference(method, sizes, eps, n):
     """Sparse truths: the same maximiser as SLSQP on the dense problem (whose own first-order conditions
     are checked: the gradient is constant over the cells, all positive), and the certified gap at the
     default tolerance bounds the distance to the reference's objective."""
-    mech = run_design(method, sizes, eps).mechanism
-    dense = dense_matrix(mech)
-    rng = np.random.default_rng(sum(sizes) + n)
-    truth = np.zeros(sizes)
-    truth.flat[rng.choice(truth.size, 3, replace=False)] = [0.6, 0.3, 0.1]
-    counts = sample_counts(mech, truth, n, rng)
-    lam = as_f(counts / counts.sum())
-    cells = truth.size
+    mech, dense, counts, lam = sparse_case(method, sizes, eps, n)
+    cells = int(np.prod(sizes))
     beta = np.full(cells, prior_records(cells, n) / (cells * n))
     ref = reference_map(dense, lam, beta)
     grad = dense.T @ (lam / (dense @ ref)) + beta / ref

@@ -68,16 +68,22 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("method", "sizes", "eps", "n"), CASES)
-def test_agrees_with_the_brute_force_reference(method, sizes, eps, n):
-    """Sparse truths (the unbiased estimate has negative cells): same maximiser, same log-likelihood."""
+def sparse_case(method, sizes, eps, n):
+    """(mechanism, its dense matrix, counts of n records drawn from a 3-cell truth, observed shares as
+    fractions): a case whose unbiased estimate has negative cells."""
     mech = run_design(method, sizes, eps).mechanism
     dense = dense_matrix(mech)
     rng = np.random.default_rng(sum(sizes) + n)
     truth = np.zeros(sizes)
     truth.flat[rng.choice(truth.size, 3, replace=False)] = [0.6, 0.3, 0.1]
     counts = sample_counts(mech, truth, n, rng)
-    lam_f = as_f(counts / counts.sum())
+    return mech, dense, counts, as_f(counts / counts.sum())
+
+
+@pytest.mark.parametrize(("method", "sizes", "eps", "n"), CASES)
+def test_agrees_with_the_brute_force_reference(method, sizes, eps, n):
+    """Sparse truths (the unbiased estimate has negative cells): same maximiser, same log-likelihood."""
+    mech, dense, counts, lam_f = sparse_case(method, sizes, eps, n)
     ref = reference_mle(dense, lam_f)
     g_ref = kkt_ratio(dense, ref, lam_f)
     assert g_ref.max() <= 1.0 + 1e-5 and np.all(np.abs(g_ref[ref > 1e-6] - 1.0) <= 1e-5)  # the reference is right

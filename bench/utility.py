@@ -44,10 +44,10 @@ import numpy as np
 from optrr_engine.compare.avd_marginals import draw_subsets
 from optrr_engine.compare.budgets import budgeted_design
 from optrr_engine.compare.datasets import load_dataset
+from optrr_engine.compare.designs_on_data import estimate_marginal, release_of
 from optrr_engine.errors import InputError, OptRRError
-from optrr_engine.estimation import DEFAULT_METHOD, estimate_from_counts
+from optrr_engine.estimation import DEFAULT_METHOD
 from optrr_engine.estimation.counts import count_codes
-from optrr_engine.estimation.sampled import estimate_sampled_codes
 from optrr_engine.sampling import make_sampling_design
 from optrr_engine.utility.candidate import MechanismCandidate
 from optrr_engine.utility.recommend import recommend
@@ -87,10 +87,6 @@ def build_fixed(method, sizes, target):
     return SamplingCandidate(make_sampling_design(method, sizes, target))
 
 
-def design_of(cand):
-    return cand.mechanism if isinstance(cand, MechanismCandidate) else cand.design
-
-
 def project_to_simplex(estimate: np.ndarray) -> np.ndarray:
     """Norm-Sub (Wang, Lopuhaa-Zwakenberg, Li, Skoric & Li, NDSS 2020) = the Euclidean projection onto the
     simplex: max(pi - theta, 0) with theta from the sorted entries (Held, Wolfe & Crowder 1974)."""
@@ -103,11 +99,7 @@ def project_to_simplex(estimate: np.ndarray) -> np.ndarray:
 def estimate(cand, released, sizes, attrs, method):
     if method == "normsub":
         return project_to_simplex(estimate(cand, released, sizes, attrs, "unbiased"))
-    if isinstance(cand, MechanismCandidate):
-        counts = count_codes(released[:, attrs], [int(sizes[a]) for a in attrs])
-        est = estimate_from_counts(cand.mechanism.marginal(attrs), counts, method=method)
-    else:
-        est = estimate_sampled_codes(cand.design, released, attrs, method=method)
+    est = estimate_marginal(cand, released, sizes, attrs, method)
     if "converged" in est.info:
         CONVERGENCE[method] = CONVERGENCE.get(method, 0) + 1
         if not est.info["converged"]:
@@ -123,7 +115,7 @@ def ours_avd(cand, codes, sizes, sets, truths, rng, others) -> dict:
     """{(way, estimator): [AVD per marginal]} for one perturbation of the data (sets the design cannot
     estimate are left out); the default estimator, and the estimators listed in ``others``."""
     out: dict = {}
-    released = design_of(cand).sample(codes, rng)
+    released = release_of(cand).sample(codes, rng)
     for attrs, truth in zip(sets, truths, strict=True):
         for method in (DEFAULT_METHOD, *others):
             try:

@@ -56,15 +56,15 @@ def release_of(candidate):
     return mechanism if mechanism is not None else candidate.design
 
 
-def estimate_marginal(candidate, released: np.ndarray, sizes, attrs, method: str = DEFAULT_METHOD) -> np.ndarray:
-    """The estimate of the marginal on ``attrs`` from codes released by ``candidate`` (InputError when the
-    design cannot answer it)."""
+def estimate_marginal(candidate, released: np.ndarray, sizes, attrs, method: str = DEFAULT_METHOD):
+    """The MarginalEstimate of the marginal on ``attrs`` from codes released by ``candidate`` (a mechanism or
+    a sampling design candidate; InputError when the design cannot answer it)."""
     from ..estimation.sampled import estimate_sampled_codes
 
     if getattr(candidate, "mechanism", None) is not None:
         counts = count_codes(released[:, list(attrs)], [int(sizes[a]) for a in attrs])
-        return estimate_from_counts(candidate.mechanism.marginal(list(attrs)), counts, method=method).estimate
-    return estimate_sampled_codes(candidate.design, released, list(attrs), method=method).estimate
+        return estimate_from_counts(candidate.mechanism.marginal(list(attrs)), counts, method=method)
+    return estimate_sampled_codes(candidate.design, released, list(attrs), method=method)
 
 
 def compare_designs(
@@ -113,13 +113,13 @@ def compare_designs(
     chosen = {w: choose_marginals(sizes, w, int(sets), rng) for w in ways}
     chosen = {w: s for w, s in chosen.items() if s}
     truths = {s: count_codes(codes[:, list(s)], [sizes[a] for a in s]) / n for w in chosen for s in chosen[w]}
+    spec = {"sets": [s for w in chosen for s in chosen[w]]}
     rows = []
     work = ctl.sub(0.2, 1.0)
     steps = max(1, len(ranked) * int(repetitions))
     for rank, r in enumerate(ranked, start=1):
         cand = r.candidate
         assert not isinstance(cand, FailedCandidate)  # r.error is set: the design was built
-        spec = {"sets": [s for w in chosen for s in chosen[w]]}
         predicted = {m.attributes: m for m in cand.predicted_error(n, spec, given_data=True).marginals}
         errors: dict[int, list[float]] = {w: [] for w in chosen}
         unanswered: dict[int, set] = {w: set() for w in chosen}
@@ -129,7 +129,7 @@ def compare_designs(
             for w, subsets in chosen.items():
                 for s in subsets:
                     try:
-                        est = estimate_marginal(cand, released, sizes, s, estimator)
+                        est = estimate_marginal(cand, released, sizes, s, estimator).estimate
                     except (InputError, OptRRError):
                         unanswered[w].add(s)
                         continue

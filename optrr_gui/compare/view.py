@@ -196,7 +196,10 @@ class ComparePage(QWidget):
         if kind == "csv":
             if self.frame is None:
                 return False
-            self.frame.to_csv(path, index=False)
+            from optrr_engine.io.atomic import write_atomic
+
+            frame = self.frame
+            write_atomic(path, lambda tmp: frame.to_csv(tmp, index=False))  # a failed write leaves no half file
             return True
         if kind == "svg":
             export_svg(self.graphics.ci, path, self.title)

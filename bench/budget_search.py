@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+import optrr_engine.budget as budget_module
 from optrr_engine.budget import distribute_budget
 from optrr_engine.compare.datasets import load_dataset
 from optrr_engine.utility.recommend import recommend
@@ -34,14 +35,22 @@ def timed(fn):
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
+def fresh() -> None:
+    """Forget remembered budget-mode designs (an engine without them has nothing to forget)."""
+    getattr(budget_module, "forget_remembered", lambda: None)()
+
+
 def one(data, method: str, target: float, orders) -> None:
-    """One line: the budget search for ``method`` at ``target``, and recommend() (when ``orders``) for auto."""
+    """One line: the budget search for ``method`` at ``target``, and recommend() (when ``orders``) for auto,
+    each from scratch."""
+    fresh()
     sizes = data.sizes
     k = sizes.size
     res, wall, cpu = timed(lambda: distribute_budget(method, sizes, np.ones(k), target))
     eps = res.design.overall_epsilon
     rec = ""
     if orders and method == "auto":
+        fresh()
         _, r_wall, r_cpu = timed(lambda: recommend(sizes, target, rows=data.rows, marginals={"orders": orders}))
         rec = f"{r_wall:8.1f} {r_cpu:8.1f}"
     print(

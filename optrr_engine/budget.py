@@ -189,6 +189,11 @@ def _remembered(method: str, sizes: tuple, w: tuple, target: float, rel_gap: flo
     return _search(method, np.asarray(sizes, dtype=np.int64), np.asarray(w), target, rel_gap, TaskControl())
 
 
+def forget_remembered() -> None:
+    """Drop the remembered budget-mode designs (benchmarks time a fresh search with it)."""
+    _remembered.cache_clear()
+
+
 def _search(method: str, sizes: np.ndarray, w: np.ndarray, target: float, rel_gap: float, ctl) -> BudgetResult:
     c_max = MAX_EPSILON / float(w.max())
     if method == "kronecker":
@@ -222,4 +227,4 @@ def _search(method: str, sizes: np.ndarray, w: np.ndarray, target: float, rel_ga
     return BudgetResult(s.lo, s.best, s.evaluations)
 
 
-__all__ = ["MONOTONE_METHODS", "REL_GAP", "BudgetResult", "distribute_budget", "overall_epsilon"]
+__all__ = ["MONOTONE_METHODS", "REL_GAP", "BudgetResult", "distribute_budget", "forget_remembered", "overall_epsilon"]

@@ -858,6 +858,7 @@ class MainWindow(QMainWindow):
             and self.controller.is_idle()
             and not self.runner.busy_channels()
             and not self.attributes.editors_pending()
+            and not self.mechanism.drawing_pending()
         )
 
     def wait_until_ready(self, timeout: float = 120.0) -> bool:

@@ -30,3 +30,52 @@ def test_task_runner_moves_garbage_collection_to_the_ui_thread(qtbot):
     assert len(collected_in) > 0
     assert set(collected_in) == {threading.get_ident()}
     runner.cancel_all()
+
+
+def test_a_full_pass_waits_while_a_runner_has_work_and_runs_once_the_window_is_quiet(qtbot, monkeypatch):
+    """A full collection (every object of the process: 50-100 ms of UI-thread CPU with the data libraries
+    loaded) waits while a watched runner has work, and runs when the UI thread has been quiet."""
+    guard = gc_guard.install()
+    guard.timer.stop()  # the test drives the checks
+    full: list = []
+
+    def heard(phase, info):
+        if phase == "stop" and info["generation"] == 2:
+            full.append(1)
+
+    class Runner:
+        channels = ["design:optimal"]
+
+        def busy_channels(self):
+            return self.channels
+
+    runner = Runner()
+    others = list(guard.runners)  # (runners of other tests' windows, whatever they are doing)
+    guard.runners.clear()
+    gc_guard.watch(runner)
+    # checks 60 s apart: the test's own work between two checks is far below the quiet share of an interval
+    monkeypatch.setattr(guard, "interval", 60.0)
+    gc.callbacks.append(heard)
+    try:
+        for _ in range(gc.get_threshold()[2] + 1):
+            gc.collect(1)  # each young pass counts towards the next full one
+        for _ in range(gc_guard.QUIET_CHECKS + 2):
+            guard.check()
+        assert full == [] and guard.full_pass_pending()  # the runner has work: waiting
+        runner.channels = []
+        for _ in range(gc_guard.QUIET_CHECKS):
+            guard.check()  # (each check's interval: nothing ran on the UI thread in between)
+        assert full == [1] and not guard.full_pass_pending()
+        for _ in range(gc.get_threshold()[2] + 1):
+            gc.collect(1)
+        runner.channels = ["design:optimal"]
+        monkeypatch.setattr(gc_guard, "MAX_DEFER_SECONDS", 0.0)
+        guard.check()
+        guard.check()  # due for longer than the longest wait: collected although the runner has work
+        assert full == [1, 1]
+    finally:
+        gc.callbacks.remove(heard)
+        guard.runners.discard(runner)
+        for other in others:
+            guard.runners.add(other)
+        guard.timer.start()

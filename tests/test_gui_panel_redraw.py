@@ -97,3 +97,53 @@ def test_a_redraw_that_shows_nothing_new_touches_no_cell(qtbot, panel):
     assert set(rows) == {2}
     assert panel.attributes.item(2, 2).text() == "0.300"
     assert [panel.attributes.item(i, 2).text() for i in (0, 1, 3)] == ["1.000"] * 3
+
+
+def test_a_bulk_role_change_is_one_request_and_the_details_are_drawn_after_the_design_table(qtbot):
+    """Perturbing 30 dropped columns at once: one design request per design (one submission per channel), the
+    design table drawn first and the shown design's column table and chart at later turns of the event loop,
+    each newly shown result drawn there once (issue 14: the bulk edit's UI work spread over turns)."""
+    from PySide6.QtGui import QUndoStack
+
+    from optrr_gui.common.commands import set_many
+    from optrr_gui.design.controller import channel_of
+
+    state = SessionState()
+    cols = [ColumnState(f"c{i}", categories=[str(v) for v in range(2 + i % 4)], role="drop") for i in range(30)]
+    state.load_columns(None, {}, cols, 1000)
+    runner = TaskRunner()
+    controller = DesignController(state, runner, lambda: [len(c.categories) for c in state.perturbed_columns()])
+    panel = MechanismPanel(controller)
+    qtbot.addWidget(panel)
+    stack = QUndoStack()
+    submitted: list = []
+    submit = runner.submit
+    runner.submit = lambda channel, *a, **k: (submitted.append(channel), submit(channel, *a, **k))[1]
+    at_redraw: list = []  # (shown summary, details drawn for it already?) at each redraw of the design table
+    panel.redrawn.connect(lambda: at_redraw.append((panel._details[0], not panel._detail_steps)))
+    drawn: list = []  # (shown summary, column-table rows, chart values) each time the details were drawn
+    panel.detailsDrawn.connect(
+        lambda: drawn.append((panel._details[0], panel.attributes.rowCount(), list(panel.chart.values[1])))
+    )
+    set_many(stack, state, range(30), "role", "perturb")
+    assert stack.count() == 1
+    qtbot.waitUntil(lambda: controller.is_idle() and not panel.drawing_pending(), timeout=WAIT_MS)
+    try:
+        designs = [m for m in controller.methods if m != "clusters"]  # clusters needs a file: answered at once
+        assert sorted(submitted) == sorted(channel_of(m) for m in designs)  # one request, one job per design
+        shown = [s for s, _ in at_redraw if s is not None and s.ok]
+        assert shown, "no design was shown"
+        # a newly shown result is never drawn in the same turn as the design table ...
+        new = [
+            done for i, (s, done) in enumerate(at_redraw) if s is not None and (i == 0 or s is not at_redraw[i - 1][0])
+        ]
+        assert new and not any(new)
+        # ... but afterwards, once per shown result, with every column
+        last = controller.summaries[panel.shown_method]
+        assert drawn[-1][0] is last and drawn[-1][1] == 30 and drawn[-1][2] == pytest.approx(last.achieved)
+        results = [s for s, *_ in drawn if s is not None]
+        assert len(results) == len({id(s) for s in results})
+        assert [panel.attributes.item(i, 0).text() for i in range(30)] == [f"c{i}" for i in range(30)]
+    finally:
+        runner.cancel_all()
+        runner.wait_for_done(30_000)

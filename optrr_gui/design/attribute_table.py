@@ -39,7 +39,7 @@ FILTERS = {"All columns": None, "Perturbed": "perturb", "Kept (NOT private)": "k
 PERSISTENT_EDITOR_LIMIT = 300
 #: Editors are opened in batches of at most this many seconds per turn of the event loop (a bulk role change
 #: on a wide file opens dozens of them; the window stays responsive meanwhile).
-EDITOR_BATCH_SECONDS = 0.02
+EDITOR_BATCH_SECONDS = 0.008
 #: Room for a combo box's arrow and margins beside its text (pixels).
 COMBO_EXTRA = 44
 

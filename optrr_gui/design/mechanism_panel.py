@@ -53,6 +53,10 @@ STATUS_REDRAW_MS = 100
 #: A result that arrives while a design of the same request is still computing on the quick thread waits for it
 #: at most this many milliseconds: designs computed together are drawn together (one redraw per edit).
 QUICK_WAIT_MS = 20
+#: The shown design's column table and chart are drawn after the design table, each at its own later turn of the
+#: event loop (a bulk role change of 77 columns fills 385 cells and 77 bars: in one turn with the design table,
+#: a stall of ~40 ms of UI-thread CPU; split, at most ~15 ms each).
+DETAIL_STEPS = ("table", "chart")
 GREY = QColor(140, 140, 140)
 
 
@@ -113,6 +117,8 @@ class MechanismPanel(QWidget):
     acceptChangedEdited = Signal(bool)
     #: The panel was drawn anew (once per batch of the controller's changes).
     redrawn = Signal()
+    #: The shown design's column table and chart were drawn anew (once per newly shown result).
+    detailsDrawn = Signal()
 
     def __init__(self, controller: DesignController, parent=None):
         super().__init__(parent)
@@ -240,7 +246,13 @@ class MechanismPanel(QWidget):
         self._row_looks: list = []  # what each row of the design table shows (rows are redrawn when it changes)
         self._attribute_rows: list = []  # ... and of the column table
         self._details_key: tuple | None = None
-        self._details_summary: DesignSummary | None = None
+        self._details: tuple = (None, [], [])  # (shown summary, names, sizes): the summary kept, so its id stays unique
+        #: what is left to draw of the shown design (DETAIL_STEPS), one step per turn of the event loop
+        self._detail_steps: list[str] = []
+        self._details_timer = QTimer(self)
+        self._details_timer.setSingleShot(True)
+        self._details_timer.setInterval(0)
+        self._details_timer.timeout.connect(self._draw_detail_step)
         controller.changed.connect(self._changed)
         self.refresh()
 
@@ -265,14 +277,20 @@ class MechanismPanel(QWidget):
             timer.start(wait)
 
     def redraw_pending(self) -> bool:
-        """Whether new results wait for the next redraw."""
-        return self._refresh_timer.isActive() and self._results_waiting
+        """Whether new results wait for the next redraw (or the shown design's columns and chart for theirs)."""
+        return (self._refresh_timer.isActive() and self._results_waiting) or bool(self._detail_steps)
+
+    def drawing_pending(self) -> bool:
+        """Whether anything at all waits to be drawn (a pending redraw of any kind, or the details)."""
+        return self._refresh_timer.isActive() or bool(self._detail_steps)
 
     def flush(self) -> None:
-        """Redraw now if a redraw is pending (tests, screenshots)."""
+        """Redraw now if a redraw is pending, and draw the shown design's details at once (tests, screenshots)."""
         if self._refresh_timer.isActive():
             self._refresh_timer.stop()
             self.refresh()
+        while self._detail_steps:
+            self._draw_detail_step()
 
     # -- user actions ------------------------------------------------------------------------
     def _use_row(self, row: int) -> None:
@@ -521,6 +539,8 @@ class MechanismPanel(QWidget):
         return "\n".join(lines)
 
     def _refresh_details(self) -> None:
+        """The caption of the shown design now; its column table and chart at later turns of the event loop
+        when the shown result changed (``DETAIL_STEPS``; ``detailsDrawn`` once both are drawn)."""
         c = self.controller
         method = self.shown_method
         s: DesignSummary | None = c.summaries.get(method) if method else None
@@ -529,15 +549,18 @@ class MechanismPanel(QWidget):
         # results merely become stale after an edit: keep the summary itself so that its id stays unique.
         key = (method, id(s), tuple(names), tuple(c.sizes))
         same = key == self._details_key
-        self._details_key, self._details_summary = key, s
+        self._details_key, self._details = key, (s, list(names), list(c.sizes))
         if s is None or not s.ok or len(s.achieved) != len(names):
             set_text(self.shown_label, METHOD_LABELS.get(method, "") if method else "")
-            if not same:
-                self.chart.set_data([], [], [])
-                self.attributes.setRowCount(0)
-                self._attribute_rows = []
             set_text(self.changes, s.error if s is not None and not s.ok else "")
-            return
+        else:
+            set_text(self.shown_label, self._caption(c, method, s))
+        if not same:
+            self._detail_steps = list(DETAIL_STEPS)
+            self._details_timer.start()
+
+    def _caption(self, c, method: str, s: DesignSummary) -> str:
+        """The line above the chart: the design, its whole-record ε and the chart's legend."""
         stale = " (updating…)" if c.is_stale(method) else ""
         budget = f", scale c = {s.scale:.4g}" if s.scale is not None else ""
         if s.lower_bound is not None and s.lower_bound > 0:
@@ -553,33 +576,55 @@ class MechanismPanel(QWidget):
             shown += f"<br><i>{s.note}</i>"
         if s.suppression:
             shown += f"<br><b>Suppresses columns:</b> {s.suppression}"
-        set_text(self.shown_label, shown)
-        if same:
-            return
-        self.chart.set_data(names, s.requested, s.achieved)
-        if s.changes:
-            parts = []
-            for ch in s.changes:
-                i = int(ch["attribute"])
-                color = "#cc0000" if ch["achieved"] > ch["requested"] else "#b36b00"
-                word = "less private" if ch["achieved"] > ch["requested"] else "more private, less accurate"
-                parts.append(
-                    f"<span style='color:{color}'><b>{names[i]}</b> {fmt_eps(ch['requested'])} → "
-                    f"{fmt_eps(ch['achieved'])} ({word})</span>"
-                )
-            set_text(self.changes, f"{METHOD_LABELS.get(method, method)} changed: " + "; ".join(parts))
-        else:
-            set_text(self.changes, "Every column gets exactly the ε requested.")
-        self._fill_attributes(c, s, names)
+        return shown
 
-    def _fill_attributes(self, c, s, names) -> None:
+    def _draw_detail_step(self) -> None:
+        """Draw the next of DETAIL_STEPS for the shown design; the next waits for the next turn."""
+        if not self._detail_steps:
+            return
+        step = self._detail_steps.pop(0)
+        s, names, sizes = self._details
+        shown = s is not None and s.ok and len(s.achieved) == len(names)
+        if step == "table":
+            if shown:
+                self._fill_attributes(sizes, s, names)
+            else:
+                self.attributes.setRowCount(0)
+                self._attribute_rows = []
+        elif shown:
+            self.chart.set_data(names, s.requested, s.achieved)
+            set_text(self.changes, self._changes_text(self.shown_method, s, names))
+        else:
+            self.chart.set_data([], [], [])
+        if self._detail_steps:
+            self._details_timer.start()
+        else:
+            self.detailsDrawn.emit()
+
+    @staticmethod
+    def _changes_text(method: str, s: DesignSummary, names: list[str]) -> str:
+        """Under the chart: the columns whose ε the design changed, or that it changed none."""
+        if not s.changes:
+            return "Every column gets exactly the ε requested."
+        parts = []
+        for ch in s.changes:
+            i = int(ch["attribute"])
+            color = "#cc0000" if ch["achieved"] > ch["requested"] else "#b36b00"
+            word = "less private" if ch["achieved"] > ch["requested"] else "more private, less accurate"
+            parts.append(
+                f"<span style='color:{color}'><b>{names[i]}</b> {fmt_eps(ch['requested'])} → "
+                f"{fmt_eps(ch['achieved'])} ({word})</span>"
+            )
+        return f"{METHOD_LABELS.get(method, method)} changed: " + "; ".join(parts)
+
+    def _fill_attributes(self, sizes, s, names) -> None:
         """One row per column; only the cells whose text or mark changed are touched (an edit changes one
         column's ε and error: the table is then neither re-measured nor repainted as a whole)."""
         changed_attributes = s.changed_attributes
         rows = []
         for i, name in enumerate(names):
             se = s.standard_errors[i] if i < len(s.standard_errors) else math.nan
-            cells = [name, str(c.sizes[i]), fmt_eps(s.requested[i]), fmt_eps(s.achieved[i]), fmt_pp(se)]
+            cells = [name, str(sizes[i]), fmt_eps(s.requested[i]), fmt_eps(s.achieved[i]), fmt_pp(se)]
             rows.append((cells, i in changed_attributes))
         table, shown = self.attributes, self._attribute_rows
         new = [i for i, row in enumerate(rows) if i >= len(shown) or shown[i] != row]

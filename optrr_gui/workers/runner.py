@@ -119,7 +119,9 @@ class TaskRunner(QObject):
         super().__init__(parent)
         from . import gc_guard
 
-        gc_guard.install()  # worker threads must never run the cyclic GC (it could destroy Qt objects there)
+        # Worker threads must never run the cyclic GC (it could destroy Qt objects there); its full passes wait
+        # while this runner has work.
+        gc_guard.watch(self)
         self._bridge = _Bridge()
         self._bridge.event.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
         self._pool = QThreadPool()

@@ -203,14 +203,14 @@ def write_csv(path, rows) -> None:
             writer.writerows(rows)
 
 
-def predicted_avd(cand, n, sets) -> float:
-    """Mean predicted AVD (unbiased estimator, uniform prior, against the data's own marginals: given_data) of
-    the scored sets; inf if one is not identifiable."""
+def predicted_avd(cand, n, sets) -> tuple[float, float]:
+    """Mean predicted AVD of the scored sets (uniform prior, against the data's own marginals: given_data): of
+    the unbiased estimate (inf if one is not identifiable) and of the default estimate (the ranking's)."""
     if not sets:
-        return float("nan")
+        return float("nan"), float("nan")
     pe = cand.predicted_error(n, {"sets": [tuple(s) for s in sets]}, given_data=True)
     vals = [m.expected_avd if m.identifiable else np.inf for m in pe.marginals]
-    return float(np.mean(vals))
+    return float(np.mean(vals)), pe.default_score()
 
 
 def candidates_for(sizes, target, n, name, seconds_out, fixed=FIXED) -> dict:
@@ -295,8 +295,10 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fix
                     f"avd_{o}": float(np.mean(results[(method, way, o)])) if (method, way, o) in results else ""
                     for o in OTHER_ESTIMATORS
                 },
-                "predicted": predicted_avd(cand, n, by_way[way]) if cand is not None else "",
             }
+            row["predicted"], row["predicted_default"] = (
+                predicted_avd(cand, n, by_way[way]) if cand is not None else ("", "")
+            )
             rows_out.append(row)
         print(
             f"  {data.name} (n = {n}, k = {k}) eps {target:g}: {t_end - t0:.1f} s (designs {t_sim - t0:.1f} s: "
@@ -346,7 +348,8 @@ def print_recommended(rows) -> None:
     keys, index = _cells(rows)
     print(
         f"\n{'dataset':16s} {'eps':>4s} way {'recommended':>12s} {'predicted':>9s} {'sim def':>8s} {'sim ML':>8s} "
-        f"{'sim unb':>8s} {'sim clip':>8s} {'sim nsub':>8s} {'pred/unb':>8s} {'pred/def':>8s} {'utility':>8s} "
+        f"{'sim unb':>8s} {'sim clip':>8s} {'sim nsub':>8s} {'pred/unb':>8s} {'pred def':>8s} {'pdef/def':>8s} "
+        f"{'utility':>8s} "
         f"{'u pred':>8s} {'best peer':>10s} {'AVD':>8s} {'rec/peer':>8s} {'ML/peer':>8s}"
     )
     ratios: dict = {"recommended": [], "utility": []}
@@ -361,9 +364,16 @@ def print_recommended(rows) -> None:
         pred, sim, unb = _num(rec["predicted"]), float(rec["avd"]), _num(rec["avd_unbiased"])
         ml = _num(rec.get("avd_ibu"))
         for name, r in (("recommended", rec), ("utility", util)):
-            if r is not None and np.isfinite(_num(r["predicted"])) and np.isfinite(_num(r["avd_unbiased"])):
-                pred_r = _num(r["predicted"])
-                ratios[name].append((pred_r / _num(r["avd_unbiased"]), pred_r / float(r["avd"])))
+            if r is None:
+                continue
+            pred_r, pred_d = _num(r["predicted"]), _num(r.get("predicted_default"))
+            unb_ok = np.isfinite(pred_r) and np.isfinite(_num(r["avd_unbiased"]))
+            ratios[name].append(
+                (
+                    pred_r / _num(r["avd_unbiased"]) if unb_ok else float("nan"),
+                    pred_d / float(r["avd"]) if np.isfinite(pred_d) else float("nan"),
+                )
+            )
         ratio = sim / peer if peer else float("nan")
         if peer:
             wins += ratio <= 1.0
@@ -371,7 +381,8 @@ def print_recommended(rows) -> None:
             ml_wins += ml <= peer
         print(
             f"{key[0]:16s} {key[1]:4g} {key[2]:3d} {rec['chosen']:>12s} {pred:9.4f} {sim:8.4f} {ml:8.4f} {unb:8.4f} "
-            f"{_num(rec['avd_clip']):8.4f} {_num(rec.get('avd_normsub')):8.4f} {pred / unb:8.2f} {pred / sim:8.2f} "
+            f"{_num(rec['avd_clip']):8.4f} {_num(rec.get('avd_normsub')):8.4f} {pred / unb:8.2f} "
+            f"{_num(rec.get('predicted_default')):8.4f} {_num(rec.get('predicted_default')) / sim:8.2f} "
             + (f"{float(util['avd']):8.4f} {_num(util['predicted']):8.4f} " if util else f"{'-':>8s} {'-':>8s} ")
             + (
                 f"{peer_name:>10s} {peer:8.4f} {ratio:8.2f} {ml / peer:8.2f}"
@@ -380,12 +391,15 @@ def print_recommended(rows) -> None:
             )
         )
     for name, rs in ratios.items():
-        if rs:
-            med = np.median(np.array(rs), axis=0)
-            print(
-                f"{name}: median predicted / simulated AVD over {len(rs)} cells: {med[0]:.3f} (unbiased estimator, "
-                f"which the prediction is for), {med[1]:.3f} (default estimator, {DEFAULT_METHOD})"
-            )
+        arr = np.array(rs, dtype=float).reshape(-1, 2)
+        for col, what in (
+            (0, "the unbiased estimate's prediction / its simulation"),
+            (1, f"the default estimate's prediction / its simulation ({DEFAULT_METHOD}; the ranking's)"),
+        ):
+            vals = arr[np.isfinite(arr[:, col]), col]
+            if vals.size:
+                q1, med, q3 = np.percentile(vals, [25, 50, 75])
+                print(f"{name}: {what}: median {med:.3f} (quartiles {q1:.3f}-{q3:.3f}) over {vals.size} cells")
     print(f"recommended vs best peer: {wins} cells <= 1, {losses} cells > 1 (with ML instead: {ml_wins} cells <= 1)")
 
 

@@ -19,7 +19,7 @@ SIZES = [3, 2, 5, 2]
 
 def smp_score(weights, n, spec, target=1.0):
     design = make_sampling_design("smp", SIZES, target, weights=weights)
-    return SamplingCandidate(design).predicted_error(n, spec).score()
+    return SamplingCandidate(design).predicted_error(n, spec).unbiased_score()  # the criterion of smp_weights
 
 
 def test_smp_weights_minimise_the_predicted_one_way_error():

@@ -97,7 +97,10 @@ def test_vectorised_equals_per_marginal_and_dense(method, given_data):
             old = error_of_marginal(
                 mech.sizes, (i,), marginal_eigenvalues(mech, (i,), None), pi, n, n if given_data else None
             )
-            for field in ("expected_avd", "expected_squared_error", "max_cell_sd", "min_abs_eigenvalue", "rows"):
+            for field in (
+                "expected_avd", "expected_avd_default", "expected_squared_error", "max_cell_sd", "min_abs_eigenvalue",
+                "rows",
+            ):
                 assert getattr(me, field) == pytest.approx(getattr(old, field), rel=1e-9, abs=1e-15)
             assert (me.cells, me.identifiable, me.reason) == (old.cells, old.identifiable, old.reason)
             sq, avd, top = dense_error(dense_one_way(mech, i), pi, n, n if given_data else None)
@@ -118,6 +121,9 @@ def test_erased_and_never_reported_one_way_marginals():
     assert first.identifiable and np.isfinite(first.expected_avd)
     assert not erased.identifiable and erased.reason.startswith("zero eigenvalue") and erased.rows == 1000
     assert not never.identifiable and never.reason == "never reported" and never.rows == 0.0
+    # the default estimate of an erased marginal is the prior's guess (finite); one never reported has none
+    assert np.isfinite(erased.expected_avd_default) and erased.expected_avd_default > first.expected_avd_default
+    assert never.expected_avd_default == np.inf
     alone = run_design("kronecker", [3], [1.0]).mechanism
     (ref,) = predicted_error_with_coverage(alone, 1000, {"orders": [1]}).marginals
     assert first.expected_avd == pytest.approx(ref.expected_avd, rel=1e-12)

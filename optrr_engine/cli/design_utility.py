@@ -169,11 +169,16 @@ def print_predicted(out: dict) -> None:
     pe = out.get("predicted_error")
     if not pe or "by_order" not in pe:
         return
-    print(f"predicted error at {pe['rows']} rows (unbiased estimator, prior: {pe.get('prior', 'uniform')}):")
+    print(f"predicted error at {pe['rows']} rows (prior: {pe.get('prior', 'uniform')}):")
     for order, v in pe["by_order"].items():
+        default = v["mean_expected_avd_default"]
         avd = (
-            "not identifiable" if v["mean_expected_avd"] is None else f"mean expected AVD {v['mean_expected_avd']:.4g}"
+            "not identifiable"
+            if v["mean_expected_avd"] is None
+            else f"mean expected AVD {v['mean_expected_avd']:.4g} (unbiased estimate)"
         )
+        if default is not None:
+            avd = f"mean expected AVD {default:.4g} (default estimate); " + avd
         print(f"  {order}-way ({v['marginals']} marginals): {avd}; non-identifiable: {v['non_identifiable']}")
 
 
@@ -182,10 +187,17 @@ def print_recommendation(out: dict) -> None:
     if not rec:
         return
     print(f"recommended: {rec['chosen']}   (by predicted error of {rec['marginals']} marginals at {rec['rows']} rows)")
-    print(f"{'design':>12} {'whole-record eps':>17} {'mean exp. AVD':>14} {'non-identifiable':>17}")
+    print(
+        f"{'design':>12} {'whole-record eps':>17} {'exp. AVD (default)':>19} {'(unbiased)':>11} "
+        f"{'non-identifiable':>17}"
+    )
     for c in rec["candidates"]:
         if "result" in c:
             print(f"{c['design']:>12} {c['result']}")
             continue
         avd = "-" if c["mean_expected_avd"] is None else f"{c['mean_expected_avd']:.4g}"
-        print(f"{c['design']:>12} {c['whole_record_epsilon']:>17.6f} {avd:>14} {len(c['non_identifiable']):>17}")
+        default = "-" if c["mean_expected_avd_default"] is None else f"{c['mean_expected_avd_default']:.4g}"
+        print(
+            f"{c['design']:>12} {c['whole_record_epsilon']:>17.6f} {default:>19} {avd:>11} "
+            f"{len(c['non_identifiable']):>17}"
+        )

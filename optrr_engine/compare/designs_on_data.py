@@ -139,7 +139,7 @@ def compare_designs(
         note = (getattr(cand, "info", {}) or {}).get("suppression", "")
         for w, subsets in chosen.items():
             pred = [predicted[tuple(s)] for s in subsets if tuple(s) in predicted]
-            ok = [p.expected_avd for p in pred if p.identifiable]
+            ok = [p.expected_avd_default for p in pred if p.identifiable]
             reasons = [p.reason for p in pred if not p.identifiable and p.reason]
             vals = np.asarray(errors[w], dtype=float)
             rows.append(

@@ -1,5 +1,6 @@
-"""Recommend by predicted error: at a whole-record epsilon target, rank every design kind by the mean expected
-AVD of the needed marginals (non-identifiable needed marginals rank last) and return the runners-up too.
+"""Recommend by predicted error: at a whole-record epsilon target, rank every design kind by the mean predicted
+AVD of the default estimate of the needed marginals (designs with fewer non-identifiable needed marginals
+first) and return the runners-up too.
 
 Candidates: Kronecker and ``auto`` in budget mode (the target split by the weights), the utility-optimal
 design, and the sampling designs when their module is present (any object implementing
@@ -32,6 +33,10 @@ class Ranked:
     def score(self) -> float:
         return self.error.score() if self.error is not None else float("inf")
 
+    @property
+    def rank_key(self) -> tuple:
+        return self.error.rank_key() if self.error is not None else (float("inf"), float("inf"))
+
     def to_json(self, names=None, per_marginal: bool = False) -> dict:
         out = {"design": self.candidate.name if self.candidate is not None else None, "seconds": self.seconds}
         if self.failure or self.error is None or isinstance(self.candidate, FailedCandidate):
@@ -42,6 +47,7 @@ class Ranked:
             {
                 "whole_record_epsilon": self.candidate.whole_record_epsilon(),
                 "attribute_epsilons": [float(e) for e in self.candidate.attribute_epsilons()],
+                "mean_expected_avd_default": pe["mean_expected_avd_default"],
                 "mean_expected_avd": pe["mean_expected_avd"],
                 "by_order": pe["by_order"],
                 "non_identifiable": pe["non_identifiable"],
@@ -68,7 +74,8 @@ class Recommendation:
             "rows": rows,
             "marginals": marginals_text,
             "chosen": self.best.candidate.name,
-            "ranking": "mean expected AVD of the needed marginals (unbiased estimator), lowest first",
+            "ranking": "fewest non-identifiable needed marginals, then the mean predicted AVD of the default "
+            "estimate of the needed marginals, lowest first",
             "candidates": [r.to_json(names) for r in self.ranked],
         }
 
@@ -136,7 +143,7 @@ def recommend(
     for cand in extra:
         t0 = time.perf_counter()
         ranked.append(Ranked(cand, cand.predicted_error(rows, marginals, prior), time.perf_counter() - t0))
-    ranked.sort(key=lambda r: (r.score, r.failure != ""))
+    ranked.sort(key=lambda r: (r.rank_key, r.failure != ""))
     if not ranked or ranked[0].error is None:
         raise OptRRError("no design could be built at this whole-record epsilon")
     return Recommendation(ranked)

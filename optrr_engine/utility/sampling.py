@@ -65,8 +65,9 @@ class SamplingCandidate:
 
 
 def smp_weights(sizes, target: float, marginals=None, prior=None) -> np.ndarray | None:
-    """Sampling weights of SMP minimising the mean predicted AVD of the needed 1-way marginals; None when some
-    needed marginal has 2 or more attributes (SMP cannot estimate it).
+    """Sampling weights of SMP minimising the mean predicted AVD of the unbiased estimates of the needed 1-way
+    marginals (a closed form; the default estimate's predicted error is within a fraction of a percent of its
+    own minimum there); None when some needed marginal has 2 or more attributes (SMP cannot estimate it).
 
     Attribute j reported by a fraction w_j of the n rows has predicted AVD c_j / sqrt(n w_j) (GRR at the
     whole-record epsilon; c_j from the prior), so the mean over the needed j is minimised on the simplex by

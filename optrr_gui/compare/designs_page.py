@@ -151,8 +151,8 @@ class DesignsPage(ComparePage):
             f"{result['rows_in_file']:,} rows, each design released {times(int(rows['repetitions'].iat[0]))} in memory "
             f"(nothing is written) and estimated with the default estimator. ★ {escape(best)}: the smallest "
             f"predicted error for {escape(ranking['marginals'])} (the tables ticked as needed on the Design tab). "
-            "Predicted: the unbiased estimator's error (the ranking's), uniform prior, against your data's own tables; "
-            "measured: the default estimator's."
+            "Predicted (without looking at your data; the ranking's): the default estimator's error under its uniform "
+            "prior, against your data's own tables; measured: the default estimator's on your data."
         )
 
     def fill_table(self, rows) -> None:
@@ -162,8 +162,8 @@ class DesignsPage(ComparePage):
         for w in ways:
             headers += [f"{w}-way predicted", f"{w}-way measured"]
             tips += [
-                f"Mean predicted AVD of the {w}-way tables measured (the unbiased estimator's, which ranks the "
-                "designs; the default estimator is usually more accurate where the error is large)",
+                f"Mean predicted AVD of the {w}-way tables measured (the default estimator's, predicted from the "
+                "design alone under its uniform prior; this ranks the designs)",
                 f"Mean AVD of the same {w}-way tables estimated with the default estimator from the simulated releases",
             ]
         headers.append("each row carries")

@@ -528,7 +528,8 @@ class MechanismPanel(QWidget):
             lines.append(
                 f"Predicted AVD {avd_text(s)}: the "
                 f"expected mean distance 1/2 Σ|estimate − truth| of the needed tables ({s.predicted_orders}) from "
-                f"{rows} rows, unbiased estimator, uniform prior; lower = more accurate."
+                f"{rows} rows, as shown by default (smoothed estimate), predicted under its uniform prior; "
+                "lower = more accurate."
                 + (f" By order: {by}." if by else "")
             )
         if s.non_identifiable:

@@ -127,7 +127,7 @@ class DesignSummary:
     releasable: bool = True  # False for comparison-only designs (RR-Clusters chosen from the raw data)
     note: str = ""
     clusters: list | None = None
-    predicted_avd: float | None = None  # mean expected AVD of the needed marginals (unbiased estimator)
+    predicted_avd: float | None = None  # mean predicted AVD of the needed marginals (default estimate)
     predicted_orders: str = ""  # which marginals: "1/2-way", "1/2-way + 3 named"
     predicted_by_order: dict = field(default_factory=dict)  # order -> mean expected AVD (None: not identifiable)
     non_identifiable: list = field(default_factory=list)  # needed marginals (1-based column indices) not learnable
@@ -203,8 +203,9 @@ def needed_spec(request: dict, k: int) -> tuple[dict, str]:
 
 def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dict:
     """The predicted error (optrr_engine.utility) of the needed marginals of ``request`` (default: all 1- and
-    2-way when few enough) for a mechanism or sampling design: {"avd": mean expected AVD (inf when a needed
-    marginal is non-identifiable), "orders": label, "by_order": {order: mean AVD or None}, "non_identifiable":
+    2-way when few enough) for a mechanism or sampling design: {"avd": mean predicted AVD of the default estimate
+    (inf when a needed marginal is non-identifiable), "orders": label, "by_order": {order: mean AVD or None},
+    "non_identifiable":
     1-based column sets, "erased": those no number of rows recovers}; {} when too large."""
     from optrr_engine.errors import OptRRError
 
@@ -223,7 +224,9 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
     return {
         "avd": score if math.isfinite(score) else math.inf,
         "orders": label,
-        "by_order": {o: v["mean_expected_avd"] for o, v in pe.by_order().items()},
+        "by_order": {
+            o: None if v["non_identifiable"] else v["mean_expected_avd_default"] for o, v in pe.by_order().items()
+        },
         "non_identifiable": [[i + 1 for i in m.attributes] for m in bad],
         "erased": [[i + 1 for i in m.attributes] for m in bad if m.reason.startswith(STRUCTURAL_REASONS)],
     }

@@ -74,7 +74,7 @@ def default_avd(cells, dims, eigenvalues, n, data_rows=None, var_sum=None, sd_su
         ok = all_learn & np.isfinite(var_sum) & (uniform_sum > 0)
         s = s * np.where(ok, var_sum / np.where(ok, uniform_sum, 1.0), 1.0)[..., None]
     mse = (dims * np.where(learn, s * tau2 / (s + tau2), tau2)).sum(axis=-1)
-    shape = 1.0
+    shape: float | np.ndarray = 1.0
     if var_sum is not None and sd_sum is not None:
         sd_sum = np.asarray(sd_sum, dtype=float)
         ok = all_learn & np.isfinite(var_sum) & (var_sum > 0)

@@ -13,7 +13,8 @@ def add_parser(sub):
         default="auto",
         help="auto (default: exact eps_i, best design found, certified bound; with --target-total: the design "
         "with the smallest predicted error), kronecker, optimal, heuristic, family, classes or utility "
-        "(least predicted error of --marginals at --target-total); sampling designs (with --target-total): smp, "
+        "(least predicted error of the unbiased estimates of --marginals at --target-total); sampling designs "
+        "(with --target-total): smp, "
         "sample-m (with --m) or rsfd",
     )
     p.add_argument("--m", type=int, help="sample-m: the number of attributes each record reports")

@@ -28,7 +28,7 @@ METHOD_LABELS = {
     "family": "Family (exact LP of the heuristic's family)",
     "kronecker": "Kronecker (independent RR)",
     "clusters": "Clusters (RR-Clusters, comparison)",
-    "utility": "Utility (least predicted error)",
+    "utility": "Utility (least unbiased error)",
     "smp": "SMP (1 column per row)",
     "sample-2": "Sample-2 (2 columns per row)",
     "sample-3": "Sample-3 (3 columns per row)",
@@ -51,8 +51,10 @@ METHOD_HELP = {
         "sum of their ε. The groups are chosen from the raw data; shown for comparison, not offered for release."
     ),
     "utility": (
-        "The mechanism with the smallest predicted error of the marginals you need, at the whole-record ε "
-        "(a convex problem solved exactly; per-column ε follow from the solution, not from the weights)."
+        "The mechanism with the smallest predicted error of the unbiased estimates of the marginals you need, at "
+        "the whole-record ε (a convex problem solved exactly; per-column ε follow from the solution, not from the "
+        "weights). The ★ ranks every design by the error of the estimates shown (smoothed), which can prefer "
+        "another design."
     ),
     "smp": (
         "Sampling design (Wang et al. 2019): each row reports ONE column, chosen at random with the columns' "

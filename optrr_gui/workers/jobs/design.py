@@ -1,6 +1,7 @@
 """Job of the mechanism panel: run one design (or its budget bisection) and summarise it, with the predicted
 error of the needed marginals (``request["needed"]``). Besides the engine's design methods, in budget mode:
-``utility`` (least predicted error of the needed marginals at the whole-record target) and the sampling designs
+``utility`` (least predicted error of the unbiased estimates of the needed marginals at the whole-record
+target) and the sampling designs
 ``smp``, ``sample-2``, ``sample-3`` and ``rsfd`` (optrr_engine.sampling)."""
 
 from __future__ import annotations

@@ -91,6 +91,8 @@ def scrolling(widget):
     return area
 
 
+#: Shares (per cent) of the design tab's width: the columns (left) and the mechanism (right).
+DESIGN_SPLIT = (45, 55)
 #: Files at least this big are scanned for their columns in a worker process (smaller ones: a thread is
 #: quicker than waking a process, and too short to stall the window).
 PROCESS_MIN_BYTES = 8 << 20
@@ -208,8 +210,9 @@ class MainWindow(QMainWindow):
 
         left = splitter(Qt.Orientation.Vertical, (self.attributes, 3), (self.column_panel, 2))
         design = splitter(Qt.Orientation.Horizontal, (scrolling(left), 1), (scrolling(self.mechanism), 1))
-        # in proportion to what each side needs: on a wide enough screen neither side scrolls
-        design.setSizes([left.minimumSizeHint().width(), self.mechanism.minimumSizeHint().width()])
+        # The mechanism side a little wider (its design table has six columns and long design names); the
+        # column table's warnings and ε slider give way on the left, so at 1280 neither side scrolls sideways.
+        design.setSizes([100 * share for share in DESIGN_SPLIT])  # (proportions: scaled to the width)
         self.design_splitter = design
         self.start_banner = StartBanner()
         self.start_banner.confirm.clicked.connect(self.confirm_columns)

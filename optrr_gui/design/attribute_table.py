@@ -32,7 +32,9 @@ from ..state.config_bridge import category_counts
 from ..state.session import COUNT_FIELDS, ROLES, TYPES, SessionState
 
 COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT, COL_EPS, COL_WARN = range(6)
-HEADERS = ("Column", "Role", "Type", "Categories", "ε (lower = more private)", "Warnings")
+HEADERS = ("Column", "Role", "Type", "Categories", "ε (lower =\nmore private)", "Warnings")
+#: The ε column's header in total-budget mode.
+WEIGHT_HEADER = "Weight (share\nof the budget)"
 #: The attribute table's view filters: label -> role shown (None: all).
 FILTERS = {"All columns": None, "Perturbed": "perturb", "Kept (NOT private)": "keep", "Dropped": "drop"}
 #: Above this many columns the epsilon editors open on demand instead of staying open on every row.
@@ -40,8 +42,28 @@ PERSISTENT_EDITOR_LIMIT = 300
 #: Editors are opened in batches of at most this many seconds per turn of the event loop (a bulk role change
 #: on a wide file opens dozens of them; the window stays responsive meanwhile).
 EDITOR_BATCH_SECONDS = 0.008
-#: Room for a combo box's arrow and margins beside its text (pixels).
-COMBO_EXTRA = 44
+
+#: The ε column's slider is at least this wide (pixels); the spin box beside it keeps its own width.
+SLIDER_MIN_PX = 60
+
+
+def epsilon_column_width(view) -> int:
+    """The ε column: a compact editor's spin box and the shortest useful slider, or its (two-line) header if
+    that is wider (was a fixed 230 px)."""
+    probe = EpsilonEditor(None, compact=True)
+    width = probe.spin.sizeHint().width() + probe.layout().spacing() + SLIDER_MIN_PX + 8
+    probe.deleteLater()
+    return max(width, view.horizontalHeader().sectionSizeHint(COL_EPS))
+
+
+def combo_width(choices, view) -> int:
+    """The width a cell needs for the combo box editor of ``choices`` (its own size hint: text, arrow, frame)."""
+    probe = QComboBox(view)
+    probe.addItems(list(choices))
+    width = probe.sizeHint().width() + 2
+    probe.deleteLater()
+    return width
+
 
 ROLE_HELP = {
     "perturb": "perturb: randomized before release (private)",
@@ -109,7 +131,7 @@ class AttributeModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             if section == COL_EPS and self.state.budget_mode:
-                return "Weight (share of the budget)"
+                return WEIGHT_HEADER
             return HEADERS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
             return {
@@ -257,15 +279,20 @@ class AttributePanel(QWidget):
             | QAbstractItemView.EditTrigger.SelectedClicked
         )
         self.view.verticalHeader().hide()
-        self.view.verticalHeader().setDefaultSectionSize(max(30, self.view.fontMetrics().height() + 14))
+        row_height = max(30, self.view.fontMetrics().height() + 14)
+        self.view.verticalHeader().setDefaultSectionSize(row_height)
+        # at least three rows under the (two-line) header: on a small screen the side scrolls instead
+        self.view.setMinimumHeight(3 * row_height + 2 * self.view.fontMetrics().height() + 24)
         self.view.setAlternatingRowColors(True)
         header = self.view.horizontalHeader()
         # Sized to their contents once per file (``_fit_columns``), not by ResizeToContents: that re-measured
         # every row at each layout change (showing the safe-start banner measured 77 rows x 4 columns).
         for col in (COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT, COL_EPS):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(COL_EPS, 230)
-        header.setStretchLastSection(True)
+        header.resizeSection(COL_EPS, epsilon_column_width(self.view))
+        header.setMinimumSectionSize(40)
+        header.resizeSection(COL_WARN, header.minimumSectionSize())
+        header.setStretchLastSection(True)  # the warnings take what is left (elided; the full text in the tooltip)
         self.view.setItemDelegateForColumn(COL_ROLE, ChoiceDelegate(ROLES, ROLE_HELP, self.view))
         self.view.setItemDelegateForColumn(COL_TYPE, ChoiceDelegate(TYPES, TYPE_HELP, self.view))
         self.eps_delegate = EpsilonDelegate(self.view)
@@ -292,20 +319,25 @@ class AttributePanel(QWidget):
         self.target.setKeyboardTracking(False)
         self.target.setToolTip("The privacy guarantee for a complete record. Lower = more private.")
         self.count_label = QLabel()
-        bar = QHBoxLayout()
         self.filter = QComboBox()
         self.filter.addItems(list(FILTERS))
         self.filter.setToolTip("Show only the columns with this role (a view filter; nothing changes)")
         self.filter.currentTextChanged.connect(lambda _t: self.apply_filter())
+        # Two rows (what is shown, then the privacy mode): in one row they asked ~780 px, more than half a
+        # 1280-wide window, and the design side was squeezed.
+        bar = QHBoxLayout()
         bar.addWidget(QLabel("<b>Columns</b>"))
         bar.addWidget(self.count_label, 1)
         bar.addWidget(self.filter)
-        bar.addWidget(self.per_column)
-        bar.addWidget(self.total)
-        bar.addWidget(self.target)
+        mode = QHBoxLayout()
+        mode.addWidget(self.per_column)
+        mode.addWidget(self.total)
+        mode.addWidget(self.target)
+        mode.addStretch(1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(bar)
+        lay.addLayout(mode)
         lay.addWidget(self.view, 1)
         self._editor_queue: list[int] = []
         self._rows_hidden = False
@@ -353,10 +385,9 @@ class AttributePanel(QWidget):
     def _fit_columns(self) -> None:
         """Name, role, type and count columns fitted to this file's rows (role and type wide enough for every
         choice, so a later edit never clips them)."""
-        metrics = self.view.fontMetrics()
         for col, choices in ((COL_NAME, ()), (COL_ROLE, ROLES), (COL_TYPE, TYPES), (COL_COUNT, ())):
             self.view.resizeColumnToContents(col)
-            widest = max((metrics.horizontalAdvance(c) for c in choices), default=0) + COMBO_EXTRA
+            widest = combo_width(choices, self.view) if choices else 0
             if self.view.columnWidth(col) < widest:
                 self.view.setColumnWidth(col, widest)
 

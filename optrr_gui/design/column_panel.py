@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..common.commands import SetColumnFields, SetColumnValue
+from ..common.widgets import WrappedLabel
 from ..design.attribute_table import ROLE_HELP, TYPE_HELP
 from ..design.category_list import CategoryList
 from ..design.epsilon_editor import EpsilonEditor
@@ -96,8 +97,7 @@ class ColumnPanel(QWidget):
         )
         self.epsilon = EpsilonEditor(self, kind="epsilon")
         self.weight = EpsilonEditor(self, kind="weight")
-        self.risk = QLabel()
-        self.risk.setWordWrap(True)
+        self.risk = WrappedLabel()  # wraps, and asks the height its lines need (never cut off)
         self.risk.setToolTip("Recomputed from the design the release will use; see Help ▸ How strong is this epsilon?")
         #: Callable (row) -> text of the risk beside the ε, set by the window (it knows the designs).
         self.risk_source = None
@@ -105,8 +105,7 @@ class ColumnPanel(QWidget):
         self._risk_timer.setSingleShot(True)
         self._risk_timer.setInterval(0)
         self._risk_timer.timeout.connect(self.update_risk)
-        self.warnings = QLabel()
-        self.warnings.setWordWrap(True)
+        self.warnings = WrappedLabel()
         self.warnings.setStyleSheet("color: #b05000;")
 
         form = QFormLayout()

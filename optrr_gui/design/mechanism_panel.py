@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -44,6 +44,15 @@ RECOMMENDED_BG = QColor(214, 240, 214)
 
 DESIGN_COLUMNS = ("Design", "Whole-record ε", "Predicted AVD", "ε changed", "vs. Kronecker", "Time")
 EPS_COL, AVD_COL, CHANGED_COL, KRON_COL, TIME_COL = 1, 2, 3, 4, 5
+#: The headers as shown: the long ones on two lines, so that the whole table fits beside the column table.
+HEADER_LINES = {
+    "Whole-record ε": "Whole-\nrecord ε",
+    "Predicted AVD": "Predicted\nAVD",
+    "vs. Kronecker": "vs.\nKronecker",
+}
+#: The columns that give way, in this order, when the table is narrower than its contents (elided; the row's
+#: tooltip says their text in full): the reasons a design is not available first; the design names never do.
+SHRINKABLE = (CHANGED_COL, AVD_COL, TIME_COL)
 #: The design table shows at least this many rows (more scroll) and at most all of them.
 MIN_VISIBLE_ROWS = 5
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
@@ -64,6 +73,24 @@ def set_text(label, text: str) -> None:
     """``label.setText(text)`` unless it already shows ``text`` (a wrapped label measures its height anew)."""
     if label.text() != text:
         label.setText(text)
+
+
+def fit_columns(table: QTableWidget, shrinkable=()) -> None:
+    """Each column as wide as its header and cells ask; when the viewport is narrower than the sum, the
+    ``shrinkable`` columns give up the difference one after the other, each down to its header's width (below
+    that the table scrolls). The last column takes whatever is left (stretched)."""
+    header = table.horizontalHeader()
+    n = table.columnCount()
+    floor = [header.sectionSizeHint(c) for c in range(n)]
+    widths = [max(table.sizeHintForColumn(c), floor[c]) for c in range(n)]
+    over = sum(widths) - table.viewport().width()
+    for c in shrinkable:
+        give = min(max(over, 0), widths[c] - floor[c])
+        widths[c] -= give
+        over -= give
+    for c in range(n):  # (the last one too: stretching only ever widens it)
+        if table.columnWidth(c) != widths[c]:
+            table.setColumnWidth(c, widths[c])
 
 
 @contextmanager
@@ -155,16 +182,22 @@ class MechanismPanel(QWidget):
         self._warning_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
 
         self.designs = QTableWidget(0, len(DESIGN_COLUMNS))
-        self.designs.setHorizontalHeaderLabels(DESIGN_COLUMNS)
+        self.designs.setHorizontalHeaderLabels([HEADER_LINES.get(c, c) for c in DESIGN_COLUMNS])
+        for col, name in enumerate(DESIGN_COLUMNS):
+            self.designs.horizontalHeaderItem(col).setToolTip(name)
         self.designs.verticalHeader().hide()
         self.designs.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.designs.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.designs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.designs.setWordWrap(False)
         header = self.designs.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        # Sized by fit_columns (contents first, then the shrinkable columns give way), again when the viewport's
+        # width changes; the user may still drag a border.
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         header.setMinimumSectionSize(40)
+        self._fitted_width = -1  # the design table's viewport width its columns were fitted to
+        self.designs.viewport().installEventFilter(self)
         self.designs.setToolTip(
             "Each row is one way to build the randomization. Whole-record ε is the privacy guarantee for a "
             "complete record: lower = more private. ★ marks the recommended design; ● the one the release uses. "
@@ -414,6 +447,8 @@ class MechanismPanel(QWidget):
                 for r in changed:
                     self._set_row(r, looks[r])
         self._row_looks = looks
+        if changed or self._fitted_width != self.designs.viewport().width():
+            self._fit_designs()
         bar = self.designs.horizontalScrollBar()
         rows_height = (
             self._row_height * max(len(self._rows), 1)
@@ -421,11 +456,20 @@ class MechanismPanel(QWidget):
             + 4
             + (bar.sizeHint().height() if bar.isVisible() else 0)
         )
-        full = self.designs.fontMetrics().horizontalAdvance("★ ● Kronecker (independent RR)") + 12
-        self.designs.setColumnWidth(0, int(min(full, max(120, 0.36 * self.designs.viewport().width()))))
         header = self.designs.horizontalHeader().height() + 4
         self.designs.setMinimumHeight(self._row_height * min(MIN_VISIBLE_ROWS, max(len(self._rows), 1)) + header)
         self.designs.setMaximumHeight(rows_height)
+
+    def _fit_designs(self) -> None:
+        self._fitted_width = self.designs.viewport().width()
+        fit_columns(self.designs, SHRINKABLE)
+
+    def eventFilter(self, watched, event) -> bool:
+        """The design table's viewport changed width (the panel, or its vertical scroll bar): fit the columns."""
+        if event.type() == QEvent.Type.Resize and watched is self.designs.viewport():
+            if self._fitted_width != self.designs.viewport().width():
+                self._fit_designs()
+        return super().eventFilter(watched, event)
 
     def _row_look(self, c, method: str, recommended, chosen, kron_eps) -> tuple:
         """What a row of the design table shows: (texts, tooltip, highlighted, greyed, warning icon)."""

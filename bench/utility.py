@@ -409,7 +409,9 @@ def main():
     ap.add_argument("--eps", default="1,2,4,8")
     ap.add_argument("--pairs", type=int, default=10, help="random 2-way and 3-way marginals per data set")
     ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--extra-data", help="folder with stroke.csv and snpassoc_snps.csv")
+    ap.add_argument(
+        "--extra-data", help="folder with stroke.csv and snpassoc_snps.csv (both, or those --datasets names)"
+    )
     ap.add_argument("--quick", action="store_true", help="smoke run: car and nursery, eps 1 and 4, 2 repetitions")
     ap.add_argument("--csv", default="utility.csv")
     ap.add_argument("--seed", type=int, default=2024)
@@ -431,9 +433,9 @@ def main():
     reps, pairs = args.reps, args.pairs
     if args.quick:
         names, eps_list, reps, pairs = ["car", "nursery"], [1.0, 4.0], 2, 5
-    paths = [os.path.join(DATA, f"{n}.csv") for n in names]
-    if args.extra_data:
-        paths += [os.path.join(args.extra_data, f"{n}.csv") for n in EXTRA]
+    if args.extra_data and not set(names) & set(EXTRA):
+        names += EXTRA  # all of them unless --datasets names which
+    paths = [os.path.join((args.extra_data or DATA) if n in EXTRA else DATA, f"{n}.csv") for n in names]
     rows: list = []
     t0 = time.perf_counter()
     for path in paths:

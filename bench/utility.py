@@ -214,6 +214,14 @@ def peers_avd(codes, sizes, target, seed, sets, truths) -> dict:
     return out
 
 
+def repetition_se(values, reps: int) -> float:
+    """Standard error of a cell's mean AVD over its repetitions (each repetition appends the same marginals)."""
+    if reps < 2:
+        return float("nan")
+    per_rep = np.asarray(values, dtype=float).reshape(reps, -1).mean(axis=1)
+    return float(per_rep.std(ddof=1) / math.sqrt(reps))
+
+
 def write_csv(path, rows) -> None:
     if rows:
         with open(path, "w", newline="", encoding="utf-8") as fh:
@@ -309,6 +317,7 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fix
                 "scored": len(by_way[way]),
                 "reps": reps,
                 "avd": float(np.mean(values)),
+                "avd_se": repetition_se(values, reps),
                 "estimator": est,
                 **{
                     f"avd_{o}": float(np.mean(results[(method, way, o)])) if (method, way, o) in results else ""

@@ -48,3 +48,16 @@ def test_candidates_for_ranking_meet_the_target():
     assert [c.name for c in cands] == ["smp", "sample-2", "sample-3", "rsfd"]
     for c in cands:
         assert c.whole_record_epsilon() <= 2.0 * (1 + 1e-9)
+
+
+def test_too_many_subsets_for_sample_m_leave_the_other_sampling_designs_in():
+    """33 attributes: C(33, 3) = 5,456 subsets exceed sample-m's limit; SMP, sample-2 and RS+FD are still offered
+    (the whole sampling family used to fail with sample-3's refusal)."""
+    from math import comb
+
+    from optrr_engine.sampling.design import MAX_SUBSETS
+
+    sizes = [2] * 33
+    assert comb(33, 3) > MAX_SUBSETS >= comb(33, 2)
+    names = [c.name for c in sampling_candidates(sizes, 2.0)]
+    assert "smp" in names and "sample-2" in names and "rsfd" in names and "sample-3" not in names

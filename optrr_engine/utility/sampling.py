@@ -8,12 +8,13 @@ those marginals are named non-identifiable).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..estimation.sampled import marginal_operator
-from ..sampling.design import SamplingDesign
+from ..sampling.design import MAX_SUBSETS, SamplingDesign
 from .marginals import resolve_marginals
 from .predicted import MarginalError, PredictedError, error_of_marginal
 from .prior import UniformPrior
@@ -103,7 +104,9 @@ def sampling_candidates(
     info = {} if w is None else {"sampling_weights": [float(x) for x in smp.probs]}
     out = [SamplingCandidate(smp, info=info)]
     out += [
-        SamplingCandidate(make_sampling_design("sample-m", sizes, target, m=m)) for m in range(2, min(max_m, k - 1) + 1)
+        SamplingCandidate(make_sampling_design("sample-m", sizes, target, m=m))
+        for m in range(2, min(max_m, k - 1) + 1)
+        if math.comb(k, m) <= MAX_SUBSETS  # beyond it sample-m refuses; SMP and RS+FD still compete
     ]
     out.append(SamplingCandidate(make_sampling_design("rsfd", sizes, target, weights=weights)))
     return out

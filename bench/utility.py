@@ -214,12 +214,11 @@ def peers_avd(codes, sizes, target, seed, sets, truths) -> dict:
     return out
 
 
-def repetition_se(values, reps: int) -> float:
-    """Standard error of a cell's mean AVD over its repetitions (each repetition appends the same marginals)."""
-    if reps < 2:
+def repetition_se(per_rep) -> float:
+    """Standard error of a cell's mean AVD from the mean AVD of each repetition."""
+    if len(per_rep) < 2:
         return float("nan")
-    per_rep = np.asarray(values, dtype=float).reshape(reps, -1).mean(axis=1)
-    return float(per_rep.std(ddof=1) / math.sqrt(reps))
+    return float(np.std(per_rep, ddof=1) / math.sqrt(len(per_rep)))
 
 
 def write_csv(path, rows) -> None:
@@ -280,6 +279,7 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fix
         seconds: dict = {}
         cands = candidates_for(sizes, target, n, data.name, seconds, fixed)
         results: dict = {}  # (method, way, estimator) -> list of AVD
+        per_rep: dict = {}  # (method, way, estimator) -> mean AVD of each repetition (for the standard error)
         for (method, _way), cand in cands.items():
             eps_made = cand.whole_record_epsilon()
             assert eps_made <= target * (1 + 1e-6), (method, eps_made, target)
@@ -296,10 +296,12 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fix
                 for (w, est), values in avds.items():
                     for method in served[w]:
                         results.setdefault((method, w, est), []).extend(values)
+                        per_rep.setdefault((method, w, est), []).append(float(np.mean(values)))
         t_peer = time.perf_counter()
         for _ in range(reps):
             for (name, way), values in peers_avd(codes, sizes, target, int(rng.integers(2**31)), sets, truths).items():
                 results.setdefault((name, way, "own"), []).extend(values)
+                per_rep.setdefault((name, way, "own"), []).append(float(np.mean(values)))
         t_end = time.perf_counter()
         for (method, way, est), values in sorted(results.items()):
             if est in OTHER_ESTIMATORS:
@@ -317,7 +319,7 @@ def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fix
                 "scored": len(by_way[way]),
                 "reps": reps,
                 "avd": float(np.mean(values)),
-                "avd_se": repetition_se(values, reps),
+                "avd_se": repetition_se(per_rep[(method, way, est)]),
                 "estimator": est,
                 **{
                     f"avd_{o}": float(np.mean(results[(method, way, o)])) if (method, way, o) in results else ""

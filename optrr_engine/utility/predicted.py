@@ -30,13 +30,11 @@ from ..errors import InputError
 from ..estimation.covariance import variance
 from ..estimation.operator import StructuredOperator
 from ..estimation.spectrum import eigenvalues_from_patterns, mechanism_eigenvalues
-from .default_error import default_avd, default_avd_of_marginal
+from .default_error import ABS_PER_SD, default_avd, default_avd_of_marginal
 from .identifiability import MAX_CELL_SD, MIN_REL_EIGENVALUE, zero_eigenvalue
 from .marginals import resolve_marginals
 from .prior import UniformPrior
 
-#: E|Z| / sd for a normal error Z.
-ABS_PER_SD = float(np.sqrt(2.0 / np.pi))
 #: Above this k the eigenvalues are computed marginal by marginal (no 2^k vector).
 FULL_SPECTRUM_K = 20
 
@@ -122,7 +120,7 @@ class PredictedError:
         return float(np.mean([m.expected_avd for m in self.marginals]))
 
     def to_json(self, names=None) -> dict:
-        default = self.default_score()
+        default, unbiased = self.default_score(), self.unbiased_score()
         return {
             "rows": self.rows,
             "estimator": "expected_avd_default: the default shown estimate (smoothed maximum likelihood), predicted "
@@ -131,7 +129,7 @@ class PredictedError:
             "and the normal approximation",
             "by_order": {str(k): v for k, v in self.by_order().items()},
             "mean_expected_avd_default": default if np.isfinite(default) else None,
-            "mean_expected_avd": self.unbiased_score() if np.isfinite(self.unbiased_score()) else None,
+            "mean_expected_avd": unbiased if np.isfinite(unbiased) else None,
             "non_identifiable": [[names[i] if names else i + 1 for i in a] for a in self.non_identifiable],
             "marginals": [m.to_json(names) for m in self.marginals],
         }

@@ -21,7 +21,8 @@ stall    the bundled sample: edit -> designs; the longest UI stall while a k = 1
 
 The stall meter is a 5 ms QTimer on the UI thread; a stall is the longest gap between its ticks (wall clock),
 printed with the UI thread's own CPU time within that gap (what an idle machine would see).
-``--profile`` prints a cProfile of the UI thread for each step (slower; for finding the work).
+``--profile`` prints a cProfile of the UI thread for each step (slower; for finding the work);
+``--explain-gaps MS`` prints, for every gap longer than MS, what the UI thread ran within it.
 
     python3 bench/gui_stall.py                          # everything (several minutes)
     python3 bench/gui_stall.py --only bulk,eps,recode   # the edit targets only
@@ -97,7 +98,13 @@ def startup(runs: int = 3) -> None:
 
 
 class StallMeter:
-    """Gaps between ticks of a 5 ms QTimer on the UI thread."""
+    """Gaps between ticks of a 5 ms QTimer on the UI thread.
+
+    With ``explain_ms`` (``--explain-gaps MS``) the UI thread is profiled from tick to tick and every gap
+    longer than that is printed with what ran on the UI thread within it (and the other threads' names that
+    were alive): a gap much longer than its UI CPU was spent waiting (for the GIL or for a core)."""
+
+    explain_ms: float | None = None
 
     def __init__(self, interval_ms: int = 5):
         from PySide6.QtCore import QTimer
@@ -115,10 +122,32 @@ class StallMeter:
 
     def tick(self) -> None:
         now, cpu = time.perf_counter(), time.thread_time()
+        if self.explain_ms is not None:
+            self._explain(now, cpu)
         if self.last is not None:
             self.gaps.append(now - self.last)
             self.cpu_gaps.append(cpu - self.last_cpu)
         self.last, self.last_cpu = now, cpu
+
+    def _explain(self, now: float, cpu: float) -> None:
+        import cProfile
+        import io
+        import pstats
+        import threading
+
+        profile = getattr(self, "_profile", None)
+        if profile is not None:
+            profile.disable()
+            if self.last is not None and now - self.last > self.explain_ms / 1000:
+                out = io.StringIO()
+                pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(14)
+                others = sorted(t.name for t in threading.enumerate() if t is not threading.current_thread())
+                print(f"    gap {1000 * (now - self.last):.0f} ms, UI CPU {1000 * (cpu - self.last_cpu):.0f} ms; "
+                      f"other threads: {', '.join(others)}")
+                print("\n".join("      " + line[:150] for line in out.getvalue().splitlines()
+                                if line.strip()[:1].isdigit()))
+        self._profile = cProfile.Profile()
+        self._profile.enable()
 
     def start(self, app=None) -> None:
         """Start ticking; with ``app``, return after the first tick (so a synchronous call right after is
@@ -132,6 +161,9 @@ class StallMeter:
 
     def stop(self) -> dict:
         self.timer.stop()
+        if getattr(self, "_profile", None) is not None:
+            self._profile.disable()
+            self._profile = None
         g = sorted(self.gaps) or [0.0]
         cpu = max(self.cpu_gaps, default=0.0)
         return {"max": g[-1], "p99": g[int(0.99 * (len(g) - 1))], "ticks": len(g), "cpu_max": cpu}
@@ -706,6 +738,8 @@ def main() -> None:
     parser.add_argument("--wide-only", action="store_true", help="only the 77-column targets (usable, bulk, eps)")
     parser.add_argument("--data-manager-only", action="store_true", help="only issue 14's (usable, bulk, recode)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the UI thread for each step")
+    parser.add_argument("--explain-gaps", type=float, default=None, metavar="MS",
+                        help="print what the UI thread ran within every gap longer than MS")
     args = parser.parse_args()
     if args.only:
         chosen = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -719,6 +753,7 @@ def main() -> None:
     else:
         chosen = [s for s in SECTIONS if not (s == "startup" and args.skip_startup)]
     Profiled.enabled = args.profile
+    StallMeter.explain_ms = args.explain_gaps
     import PySide6
     from PySide6.QtWidgets import QApplication
 

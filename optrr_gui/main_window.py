@@ -105,7 +105,7 @@ def _import_data_libraries() -> None:
     import pyarrow.compute  # noqa: F401
     import scipy.stats  # noqa: F401 - the estimators' intervals (~0.9 s), kept out of the start of the window
 
-    from .workers.jobs import clusters  # noqa: F401 - the first design request's (engine analysis: ~50 ms)
+    from .workers.jobs import clusters  # noqa: F401 - the first design request's job module
 
 
 class MessageBar(QWidget):
@@ -274,17 +274,29 @@ class MainWindow(QMainWindow):
         self._update_title()
         QTimer.singleShot(300, self._warm_workers)
 
-    def _warm_workers(self) -> None:
-        """Start a worker process for heavy designs and releases while the window is idle, and import the
-        data libraries (pyarrow, pandas: ~0.6 s) and the RR-Clusters job in the background, so that opening the
-        first file does not wait for them (an import in a thread keeps the window painting: measured 33-84 ms
-        longest gap)."""
+    def _warm_workers(self, quiet_checks: int = 0) -> None:
+        """Start a worker process for heavy designs and releases while the window is idle, then import the
+        data libraries (pyarrow, pandas, scipy.stats: ~1.5 s) in the background so that later work (the first
+        comparison or analysis) does not wait for them.
+
+        The imports start only once the window has had no background work for WARM_QUIET_CHECKS checks
+        WARM_RETRY_MS apart: a thread importing modules holds the GIL for long stretches (extension modules
+        initialise without releasing it), and beside a file being opened it stretched the window's longest
+        stall from ~80 ms to 250-400 ms. What opening a file needs (pyarrow, pandas) its own worker imports."""
         import threading
 
         from optrr_engine.process_pool import shared_pool
 
         shared_pool().warm()
+        quiet = not self.loading and not self.runner.busy_channels()
+        quiet_checks = quiet_checks + 1 if quiet else 0
+        if quiet_checks < self.WARM_QUIET_CHECKS:
+            QTimer.singleShot(self.WARM_RETRY_MS, self, lambda: self._warm_workers(quiet_checks))
+            return
         threading.Thread(target=_import_data_libraries, name="optrr-warm-imports", daemon=True).start()
+
+    WARM_RETRY_MS = 500
+    WARM_QUIET_CHECKS = 4
 
     # -- actions, menus, toolbar ---------------------------------------------------------------
     def _action(self, text, slot, shortcut=None, tip="", icon=None) -> QAction:

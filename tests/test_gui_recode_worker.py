@@ -1,6 +1,9 @@
-"""Recoding a column with many categories (issue 14): the work runs on a worker thread while the window's event
+"""Recoding a column with many categories (issue 14): the work runs in a worker process while the window's event
 loop keeps turning, the result is exactly the engine's synchronous recoding applied as ONE state change and one
-undo step, and cancelling (or an edit of the column meanwhile) leaves the session unchanged."""
+undo step, and cancelling (or an edit of the column meanwhile) leaves the session unchanged.
+
+The gated tests hold the job mid-recoding with a threading.Event, which cannot be sent to a process: their job
+runs in the runner's worker thread (its fallback for what cannot be pickled), where the gate can reach it."""
 
 from __future__ import annotations
 
@@ -141,3 +144,29 @@ def test_merging_many_categories_from_the_worker_equals_the_engine(qtbot, window
     assert finished.args == [labels]
     assert (state.columns[0].recode, state.columns[0].categories) == expected
     assert window.stack.undoText().startswith("merge '")
+
+
+def test_a_recoding_runs_in_a_worker_process_and_its_counts_reach_the_window(qtbot, window, monkeypatch):
+    """The window does not count the recoded column again: the rows per released category come back with the
+    result (counted in the worker process; a count in this process would show up in the spy)."""
+    import optrr_engine.release.recode as recode_module
+
+    state, panel = window.state, window.column_panel
+    summary = window.summaries["code"]
+    before = list(state.columns[0].categories)
+    expected_recode, expected_categories, _ = group_rare(None, before, summary.recoded(None), 5, "Other")
+    expected_counts = recode_module.recode_counts(summary.values, summary.counts, expected_recode)
+    counted_here = []
+    original = recode_module.recode_counts
+    monkeypatch.setattr(
+        recode_module, "recode_counts", lambda *a: counted_here.append(a[2]) or original(*a)
+    )
+    with qtbot.waitSignal(panel.recodeFinished, timeout=WAIT_MS):
+        panel.start_recode("group_rare", {"min_rows": 5, "label": "Other"})
+    wait_ready(qtbot, window)
+    assert state.columns[0].recode == expected_recode and state.columns[0].categories == expected_categories
+    assert summary.recoded(expected_recode) == expected_counts
+    shown = panel.categories
+    other = expected_categories.index("Other")
+    assert shown.text(other).startswith(f"Other   ({expected_counts['Other']:,} rows")
+    assert counted_here == []  # neither the job nor the list or the warnings counted in this process

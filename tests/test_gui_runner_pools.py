@@ -41,3 +41,14 @@ def test_thread_work_runs_while_every_thread_waits_on_a_process(qtbot, runner):
     qtbot.waitUntil(lambda: bool(got), timeout=60_000)
     assert got[0] != threading.get_ident()  # on a worker thread
     assert runner.is_busy("exact-1") and runner.is_busy("exact-2")  # still running meanwhile
+
+
+def test_a_runner_makes_worker_threads_hand_over_the_gil_quickly(runner):
+    """The UI thread takes the GIL for every call from Qt into Python; with CPython's default 5 ms switch
+    interval each of them could wait 5 ms behind a worker thread's Python code."""
+    import sys
+
+    from optrr_gui.workers.runner import GIL_SWITCH_SECONDS
+
+    assert GIL_SWITCH_SECONDS <= 0.001
+    assert sys.getswitchinterval() <= GIL_SWITCH_SECONDS * 1.0001

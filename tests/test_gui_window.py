@@ -442,26 +442,28 @@ def test_import_dialog_lists_the_sheets_of_a_workbook(qtbot, window, tmp_path):
 
 
 def test_a_wide_file_has_every_column_fitted_to_its_first_rows(qtbot, tmp_path):
-    """The data view fits its columns a batch per event-loop turn: in the end every column is fitted (short
-    values narrower than the default width, long ones capped at 260 px), however many columns there are."""
+    """The data view fits every column to its first rows (short values narrower than the default width, long
+    ones capped at 260 px; a header wider than its values keeps its text whole), however many columns."""
     import pandas as pd
 
     from optrr_gui.data.table_view import DataView
 
-    columns = [f"c{j}" for j in range(3 * DataView.SIZE_BATCH + 5)]
+    columns = [f"c{j}" for j in range(29)] + ["a header wider than its values"]
     view = DataView()
     qtbot.addWidget(view)
     view.show()
     default = view.table.horizontalHeader().defaultSectionSize()
     store = DataStore(columns)
-    store.append(pd.DataFrame({c: (["x" * 80] if j % 2 else ["y"]) * 30 for j, c in enumerate(columns)}))
+    store.append(pd.DataFrame({c: (["x" * 80] if j % 2 and j < 29 else ["y"]) * 30 for j, c in enumerate(columns)}))
     store.complete = True
     view.model.set_store(store)
     view.model._poll()
     widths = lambda: [view.table.columnWidth(j) for j in range(len(columns))]  # noqa: E731
     qtbot.waitUntil(lambda: all(w != default for w in widths()), timeout=WAIT_MS)
-    assert all(w == 260 for w in widths()[1::2])  # long values: capped
-    assert all(w < default for w in widths()[0::2])  # "y": narrower than the default
+    assert all(w == 260 for w in widths()[1:-1:2])  # long values: capped
+    assert all(w < default for w in widths()[0:-1:2])  # "y": narrower than the default
+    header = view.table.horizontalHeader()
+    assert widths()[-1] >= header.fontMetrics().horizontalAdvance(columns[-1])  # the header's text fits
 
 
 def test_the_window_starts_without_importing_scipy_stats():
@@ -484,3 +486,24 @@ def test_the_window_starts_without_importing_scipy_stats():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_the_background_imports_wait_until_the_file_being_opened_is_done(qtbot, tmp_path, monkeypatch):
+    """Importing the data libraries in a thread beside a file being opened stretched the window's stalls to
+    250-400 ms: the imports start only once the window has had no background work for a while."""
+    import optrr_gui.main_window as main_window
+
+    monkeypatch.setattr(main_window.MainWindow, "WARM_RETRY_MS", 20)
+    started = []
+    window = None
+
+    def imports() -> None:
+        started.append((window.loading, tuple(window.runner.busy_channels()), window.store.complete))
+
+    monkeypatch.setattr(main_window, "_import_data_libraries", imports)
+    window = main_window.MainWindow(Settings(tmp_path / "settings.ini"))
+    qtbot.addWidget(window, before_close_func=lambda w: w.stack.setClean())
+    window.show()
+    window.open_file(SAMPLE)
+    qtbot.waitUntil(lambda: bool(started), timeout=WAIT_MS)
+    assert started == [(False, (), True)]  # after the rows were read, with no background work

@@ -248,14 +248,21 @@ class ColumnSummary:
         the dict returned is shared: read it, never modify it."""
         from .recode import recode_counts, recode_key
 
-        key = recode_key(recode)
-        counts = self._recoded.get(key)
+        counts = self._recoded.get(recode_key(recode))
         if counts is None:
             counts = recode_counts(self.values, self.counts, recode)
-            if len(self._recoded) >= RECODED_KEPT:
-                self._recoded.pop(next(iter(self._recoded)), None)
-            self._recoded[key] = counts
+            self.remember_recoded(recode, counts)
         return counts
+
+    def remember_recoded(self, recode, counts: dict[str, int]) -> None:
+        """Keep ``counts`` as :meth:`recoded`'s result for ``recode`` (counted elsewhere, e.g. in a worker
+        process that had a copy of this summary)."""
+        from .recode import recode_key
+
+        key = recode_key(recode)
+        if key not in self._recoded and len(self._recoded) >= RECODED_KEPT:
+            self._recoded.pop(next(iter(self._recoded)), None)
+        self._recoded[key] = counts
 
 
 def summarize_coded(name: str, parts, decimal: str = ".") -> ColumnSummary:

@@ -28,7 +28,6 @@ from itertools import product
 from math import comb
 
 import numpy as np
-from scipy.stats import binom, hypergeom
 
 from ..errors import InputError
 
@@ -53,6 +52,8 @@ class ClassStructure:
 
     def grid_probabilities(self, grid: np.ndarray) -> np.ndarray:
         """u_c: the share of all outputs whose pattern has counts c (product of binomial pmfs)."""
+        from scipy.stats import binom  # here: scipy.stats takes ~0.9 s to import, and only class designs need it
+
         u = np.ones(grid.shape[0])
         for j, (a, n) in enumerate(zip(self.class_sizes, self.class_counts, strict=True)):
             u *= binom.pmf(grid[:, j], int(n), (a - 1.0) / a)
@@ -60,6 +61,8 @@ class ClassStructure:
 
     def eigen_rows(self, types: np.ndarray, grid: np.ndarray) -> np.ndarray:
         """h_tau(c) for every type (rows) and grid cell (columns)."""
+        from scipy.stats import hypergeom
+
         out = np.ones((types.shape[0], grid.shape[0]))
         for j, (a, n) in enumerate(zip(self.class_sizes, self.class_counts, strict=True)):
             factor = {}

@@ -171,7 +171,7 @@ class DesignController(QObject):
             self.runner.cancel(channel_of("clusters"))
             self._done("clusters", key, n_rows, DesignSummary(method="clusters", ok=False, error=reason))
             return
-        from ..workers.jobs.clusters import clusters_design  # lazily: pulls in the analysis package
+        from ..workers.jobs.clusters import clusters_design  # lazily (its own heavy imports run in the worker)
 
         # The job reads only the columns' coding from the configuration (its epsilons come with the request):
         # build it once per version of the columns, not on every epsilon edit.

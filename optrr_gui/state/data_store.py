@@ -99,6 +99,19 @@ class DataStore:
             chunks = list(self._chunks)
         return [(chunk.codes[column], chunk.uniques[column]) for chunk in chunks]
 
+    def head_values(self, column: int, rows: int) -> set[str]:
+        """The distinct formatted values of one column among its first ``rows`` rows (for fitting widths)."""
+        with self._lock:
+            chunks = list(self._chunks)
+        values: set[str] = set()
+        for chunk in chunks:
+            if rows <= 0:
+                break
+            codes = np.unique(chunk.codes[column][:rows])
+            values.update("" if code < 0 else format_cell(chunk.uniques[column][code]) for code in codes.tolist())
+            rows -= chunk.rows
+        return values
+
     def cell(self, row: int, column: int) -> str:
         i = bisect.bisect_right(self._starts, row) - 1
         if i < 0:

@@ -14,6 +14,7 @@ the engine never stalls the UI thread (:mod:`optrr_engine.process_pool`).
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 import time
 import traceback
@@ -25,6 +26,20 @@ from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 from optrr_engine.errors import Cancelled
 from optrr_engine.process_pool import NotPicklable, ProcessUnavailable, shared_pool
 from optrr_engine.tasks import throttled
+
+#: How long a thread may hold the GIL while another waits for it (CPython's default is 5 ms); see share_the_gil.
+GIL_SWITCH_SECONDS = 0.0005
+
+
+def share_the_gil() -> None:
+    """Make worker threads hand the GIL to the UI thread after at most GIL_SWITCH_SECONDS.
+
+    The UI thread takes the GIL again for every call from Qt into Python (an event handler, a model's
+    ``data()``, a slot) and, while a worker thread runs Python code, waits up to the switch interval each time:
+    a repaint of a few hundred cells behind a recoding of a 70,000-category column took 140-320 ms of wall
+    time for 30-60 ms of its own CPU (bench/gui_stall.py --only recode). A shorter interval costs the workers
+    a few microseconds per switch, and only while two threads want the GIL."""
+    sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
 
 
 @dataclass
@@ -122,6 +137,7 @@ class TaskRunner(QObject):
         # Worker threads must never run the cyclic GC (it could destroy Qt objects there); its full passes wait
         # while this runner has work.
         gc_guard.watch(self)
+        share_the_gil()
         self._bridge = _Bridge()
         self._bridge.event.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
         self._pool = QThreadPool()

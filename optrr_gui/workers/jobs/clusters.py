@@ -3,6 +3,9 @@
 The data pass (read and encode every row) depends only on the file and the perturbed columns' coding, not on
 the epsilons: its result is kept per (file, its size and modification time, reader options, column coding) in
 the process that ran it, so an epsilon edit re-plans the clusters without reading the file again.
+
+The module is imported on the UI thread when the first design request is sent; the analysis package and the
+readers are imported by the functions, in the worker process that runs them.
 """
 
 from __future__ import annotations
@@ -14,10 +17,8 @@ import time
 
 import numpy as np
 
-from optrr_engine.analysis import plan_rr_clusters
 from optrr_engine.designs.result import Design
 from optrr_engine.errors import Cancelled, OptRRError
-from optrr_engine.io.readers import ReaderOptions, open_source
 from optrr_engine.release.codec import Codec
 from optrr_engine.tasks import TaskControl
 
@@ -56,6 +57,8 @@ def encoded_codes(path: str, config, progress=None, cancel=None):
 
 def encode_file(path: str, config, progress=None, cancel=None):
     """Codes (rows, k) of the perturbed columns of a whole file, as the release would encode them."""
+    from optrr_engine.io.readers import ReaderOptions, open_source  # in the worker: pyarrow
+
     ctl = TaskControl(progress, cancel)
     source = open_source(path, ReaderOptions.from_dict(config.input))
     codec = Codec(config, decimal=source.options.decimal or ".")
@@ -72,6 +75,8 @@ def encode_file(path: str, config, progress=None, cancel=None):
 def clusters_design(path: str, config, epsilons, n_rows, tv: float, td: float, progress=None, cancel=None):
     """RR-Clusters (Domingo-Ferrer & Soria-Comas, Algorithm 1) on this file, for comparison in the mechanism
     panel: clusters of dependent columns (Cramer's V on the raw data) get joint GRR with eps_C = sum eps_i."""
+    from optrr_engine.analysis import plan_rr_clusters  # in the worker (~50 ms of imports)
+
     t0 = time.perf_counter()
     try:
         codes = encoded_codes(path, config, progress, cancel)

@@ -1,8 +1,9 @@
 """Job of the column panel: one recoding of a column (group rare categories into Other, or merge / rename
 categories; :mod:`optrr_engine.release.recode`), with everything the window would otherwise compute from it
 on the UI thread: the rows per released category after the recoding (kept in the column's summary) and the
-number of categories the codec will encode. A 70,000-category column takes a few hundred milliseconds, so the
-panel runs it on a worker thread; the session is changed only when the result arrives (cancel = no change).
+number of categories the codec will encode. A 70,000-category column takes a few hundred milliseconds of Python,
+so the panel runs it in a worker process (in a thread, its bytecode took the GIL from the window's every repaint:
+stalls of 150-240 ms); the session is changed only when the result arrives (cancel = no change).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ class RecodeResult:
     merged: list
     #: the codec's number of categories for the recoded column (None when the codec refuses it)
     size: int | None
+    #: rows per released label after the recoding (None without a summary): the panel keeps them in its
+    #: summary (``ColumnSummary.remember_recoded``), since the worker counted on a copy
+    counts: dict | None = None
 
 
 def recode_column(column: ColumnState, summary, kind: str, params: dict, progress=None, cancel=None) -> RecodeResult:
@@ -48,8 +52,7 @@ def recode_column(column: ColumnState, summary, kind: str, params: dict, progres
     recode = recode or None
     ctl.check()
     ctl.report(0.6, "counting the released categories")
-    if summary is not None:
-        summary.recoded(recode)  # kept in the summary: the panel's list and the warnings read it from there
+    counts = summary.recoded(recode) if summary is not None else None
     ctl.check()
     ctl.report(0.8, "checking the recoded column")
     recoded = ColumnState(**{**column.copied_fields(), "recode": recode, "categories": categories})
@@ -58,4 +61,4 @@ def recode_column(column: ColumnState, summary, kind: str, params: dict, progres
     except OptRRError:
         size = None
     ctl.report(1.0, "recoded")
-    return RecodeResult(recode, categories, merged, size)
+    return RecodeResult(recode, categories, merged, size, counts)

@@ -6,7 +6,7 @@ import math
 
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QStyle, QWidget
 
 
 class WrappedLabel(QLabel):
@@ -73,6 +73,18 @@ class Spinner(QWidget):
         p.setPen(pen)
         m = pen.width()
         p.drawArc(QRectF(m, m, self._size - 2 * m, self._size - 2 * m), -self._angle * 16, 270 * 16)
+
+
+def text_column_width(view, column: int, texts) -> int:
+    """The width a table ``view``'s ``column`` needs for ``texts`` and for its header: the widest text by the
+    view's font metrics plus the cell's margins, or the header's own size hint if wider.
+
+    Used instead of ``resizeColumnToContents``: Qt's ``sizeHintForColumn`` lays every visible cell out through
+    the delegate, ~4 ms a column here (0.3 s for a 77-column file); this takes microseconds a text."""
+    metrics = view.fontMetrics()
+    pad = 2 * view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 8
+    widest = max((metrics.horizontalAdvance(str(t)) for t in texts), default=0) + pad
+    return max(widest, view.horizontalHeader().sectionSizeHint(column))
 
 
 def fmt_eps(value) -> str:

@@ -9,8 +9,9 @@ row 10 and at row 1,000,000; rows have a fixed height so the view never measures
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
-from PySide6.QtWidgets import QHeaderView, QLabel, QStyle, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
+from ..common.widgets import text_column_width
 from ..state.data_store import DataStore
 
 #: Rows exposed per fetch; large so that dragging the scroll bar stays meaningful.
@@ -126,20 +127,13 @@ class DataView(QWidget):
             self._fit_columns()
 
     def _fit_columns(self) -> None:
-        """Width of a column = the wider of its header's size hint and the widest of its first FIT_ROWS values
-        (measured with the view's font metrics), capped at MAX_WIDTH.
-
-        Measured here rather than by ``resizeColumnToContents``: Qt's ``sizeHintForColumn`` lays out every
-        visible cell through the delegate, ~4 ms a column (a 77-column file held the UI thread ~0.3 s even in
-        batches of 8); the font metrics of 40 short strings per column take a few milliseconds for all."""
+        """Width of a column = what its header and the distinct values of its first FIT_ROWS rows need
+        (:func:`text_column_width`), capped at MAX_WIDTH."""
         store = self.model.store
         if store is None:
             return
         rows = min(self.FIT_ROWS, self.model.rowCount())
-        metrics = self.table.fontMetrics()
         header = self.table.horizontalHeader()
-        pad = 2 * self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 8
         for c in range(len(store.columns)):
-            values = store.head_values(c, rows)
-            cells = max((metrics.horizontalAdvance(v) for v in values), default=0) + pad
-            header.resizeSection(c, min(max(cells, header.sectionSizeHint(c)), self.MAX_WIDTH))
+            width = text_column_width(self.table, c, store.head_values(c, rows))
+            header.resizeSection(c, min(width, self.MAX_WIDTH))

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from optrr_engine.tolerance import eps_equal
 
 from ..common.commands import SetColumnValue, SetSessionValue, set_many
+from ..common.widgets import text_column_width
 from ..design.epsilon_editor import EpsilonEditor
 from ..state.config_bridge import category_counts
 from ..state.session import COUNT_FIELDS, ROLES, TYPES, SessionState
@@ -385,11 +386,11 @@ class AttributePanel(QWidget):
     def _fit_columns(self) -> None:
         """Name, role, type and count columns fitted to this file's rows (role and type wide enough for every
         choice, so a later edit never clips them)."""
+        model = self.view.model()
         for col, choices in ((COL_NAME, ()), (COL_ROLE, ROLES), (COL_TYPE, TYPES), (COL_COUNT, ())):
-            self.view.resizeColumnToContents(col)
+            texts = {model.data(model.index(row, col)) or "" for row in range(model.rowCount())}
             widest = combo_width(choices, self.view) if choices else 0
-            if self.view.columnWidth(col) < widest:
-                self.view.setColumnWidth(col, widest)
+            self.view.setColumnWidth(col, max(text_column_width(self.view, col, texts), widest))
 
     def apply_filter(self) -> None:
         """Hide the rows whose role the filter does not show (perturbed / kept / dropped / all)."""

@@ -107,8 +107,8 @@ class DataStore:
         for chunk in chunks:
             if rows <= 0:
                 break
-            codes = np.unique(chunk.codes[column][:rows])
-            values.update("" if code < 0 else format_cell(chunk.uniques[column][code]) for code in codes.tolist())
+            codes = set(chunk.codes[column][:rows].tolist())
+            values.update("" if code < 0 else format_cell(chunk.uniques[column][code]) for code in codes)
             rows -= chunk.rows
         return values
 

@@ -86,6 +86,42 @@ def test_ties_within_the_relative_tolerance_go_to_auto_and_budget_mode_ranks_by_
     assert display_order(("auto", "optimal", "kronecker"), found, True) == ["optimal", "kronecker", "auto"]
 
 
+def test_budget_mode_orders_designs_by_the_engines_rank_even_when_a_needed_table_is_not_identifiable():
+    """The window's order is the engine's ``rank_key``: fewer non-identifiable needed marginals first, then the
+    default estimate's predicted error. Two designs that both miss a needed table (shown predicted AVD: inf)
+    are still ordered by their predicted errors, as ``recommend()`` orders them, not by their scales."""
+    import math
+
+    def ranked_summary(method, rank, scale):
+        s = summary(method, 3.0, scale=scale)
+        s.predicted_rank = rank
+        s.predicted_avd = math.inf if rank[0] else rank[1]
+        return s
+
+    found = {
+        "kronecker": ranked_summary("kronecker", (1, 0.30), scale=2.0),
+        "optimal": ranked_summary("optimal", (1, 0.20), scale=1.0),
+        "smp": ranked_summary("smp", (2, 0.05), scale=3.0),
+        "utility": ranked_summary("utility", (0, 0.40), scale=0.5),
+    }
+    assert display_order(("utility", "optimal", "kronecker", "smp"), found, True) == [
+        "utility", "optimal", "kronecker", "smp"
+    ]
+    assert recommend(found, True) == "utility"
+
+
+def test_a_design_summary_carries_the_engines_rank_key():
+    from optrr_engine.designs import run_design
+    from optrr_gui.state.design_summary import candidate_of, needed_spec, summarise
+
+    design = run_design("kronecker", [2, 3, 2], [1.0, 1.0, 1.0])
+    request = {"needed": {"orders": [1, 2], "sets": []}}
+    s = summarise(design, 500, 0.0, request=request)
+    spec, _ = needed_spec(request, 3)
+    expected = candidate_of(design.mechanism).predicted_error(500, spec).rank_key()
+    assert s.predicted_rank == expected and s.predicted_avd == expected[1]
+
+
 def test_the_design_table_lists_the_recommended_design_first(qtbot, window):
     c = window.controller
     qtbot.waitUntil(lambda: c.is_idle() and c.recommended() is not None, timeout=WAIT_MS)

@@ -130,6 +130,9 @@ class DesignSummary:
     note: str = ""
     clusters: list | None = None
     predicted_avd: float | None = None  # mean predicted AVD of the needed marginals (default estimate)
+    #: the engine's ranking key (PredictedError.rank_key: non-identifiable needed marginals, then the default
+    #: estimate's mean predicted AVD), so that the window orders designs exactly as ``recommend()`` does
+    predicted_rank: tuple | None = None
     predicted_orders: str = ""  # which marginals: "1/2-way", "1/2-way + 3 named"
     predicted_by_order: dict = field(default_factory=dict)  # order -> mean expected AVD (None: not identifiable)
     non_identifiable: list = field(default_factory=list)  # needed marginals (1-based column indices) not learnable
@@ -225,6 +228,7 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
     bad = [m for m in pe.marginals if not m.identifiable]
     return {
         "avd": score if math.isfinite(score) else math.inf,
+        "rank": pe.rank_key(),
         "orders": label,
         "by_order": {
             o: None if v["non_identifiable"] else v["mean_expected_avd_default"] for o, v in pe.by_order().items()
@@ -238,6 +242,7 @@ def with_prediction(summary: DesignSummary, mechanism, n_rows, request) -> Desig
     p = predicted(mechanism, n_rows, request)
     if p:
         summary.predicted_avd = p["avd"]
+        summary.predicted_rank = p["rank"]
         summary.predicted_orders = p["orders"]
         summary.predicted_by_order = p["by_order"]
         summary.non_identifiable = p["non_identifiable"]
@@ -290,12 +295,15 @@ def summarise_sampling(method: str, sampling, n_rows, seconds: float, request=No
 def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
     """-1 when design a is better than b, 1 when worse, 0 when equal within the relative tolerance
     (optrr_engine.tolerance). Per-attribute mode: lower whole-record epsilon. Budget mode (all meet the target):
-    smaller predicted error of the 1-/2-way marginals (when known for both), then larger attribute epsilons
-    (scale c), then lower whole-record epsilon. Ties go to auto."""
+    the engine's ranking of the predicted errors (when known for both: fewer non-identifiable needed marginals,
+    then the smaller predicted error of the default estimate, as ``recommend()``), then larger attribute
+    epsilons (scale c), then lower whole-record epsilon. Ties go to auto."""
     from optrr_engine.tolerance import eps_equal
 
-    if budget_mode and a.predicted_avd is not None and b.predicted_avd is not None:
-        x, y = a.predicted_avd, b.predicted_avd
+    if budget_mode and a.predicted_rank is not None and b.predicted_rank is not None:
+        (na, x), (nb, y) = a.predicted_rank, b.predicted_rank
+        if na != nb:
+            return -1 if na < nb else 1
         if x != y and not (math.isfinite(x) and math.isfinite(y) and eps_equal(x, y)):
             return -1 if x < y else 1
     keys = [(-(a.scale or 0.0), -(b.scale or 0.0))] if budget_mode else []

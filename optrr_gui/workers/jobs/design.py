@@ -88,7 +88,13 @@ def repredict(summary: DesignSummary, n_rows, request: dict, progress=None, canc
 
     mech = summary.design.mechanism
     out = replace(
-        summary, predicted_avd=None, predicted_orders="", predicted_by_order={}, non_identifiable=[], erased=[]
+        summary,
+        predicted_avd=None,
+        predicted_rank=None,
+        predicted_orders="",
+        predicted_by_order={},
+        non_identifiable=[],
+        erased=[],
     )
     out.standard_errors = expected_errors(mech, n_rows)
     return with_prediction(out, mech, n_rows, request)

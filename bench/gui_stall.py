@@ -140,7 +140,8 @@ class StallMeter:
             profile.disable()
             if self.last is not None and now - self.last > self.explain_ms / 1000:
                 out = io.StringIO()
-                pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(int(os.environ.get("OPTRR_BENCH_GAP_LINES", "14")))
+                lines = int(os.environ.get("OPTRR_BENCH_GAP_LINES", "14"))
+                pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(lines)
                 others = sorted(t.name for t in threading.enumerate() if t is not threading.current_thread())
                 print(f"    gap {1000 * (now - self.last):.0f} ms, UI CPU {1000 * (cpu - self.last_cpu):.0f} ms; "
                       f"other threads: {', '.join(others)}")

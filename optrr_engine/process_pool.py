@@ -32,9 +32,15 @@ MAX_WORKERS = 2
 EMIT = "__optrr_emit__"
 #: Scheduling priority of the worker processes relative to the window (Unix ``nice``).
 WORKER_NICENESS = 10
+#: What a new worker of each pool imports before its first task (while the user looks at the window).
+WARM_IMPORTS = {
+    "default": ("numpy", "optrr_engine.designs"),
+    "data": ("numpy", "pyarrow.csv", "pandas", "optrr_engine.io.readers", "optrr_engine.release.schema"),
+}
 
 
-def _child_main(conn, cancel_id) -> None:  # runs in the worker process
+def _child_main(conn, cancel_id, warm_imports=WARM_IMPORTS["default"]) -> None:  # runs in the worker process
+    import importlib
     import os
 
     if hasattr(os, "nice"):
@@ -42,9 +48,8 @@ def _child_main(conn, cancel_id) -> None:  # runs in the worker process
             os.nice(WORKER_NICENESS)  # the window's process gets the CPU first on a busy machine
         except OSError:
             pass
-    import numpy  # noqa: F401 - warm the heavy imports once, before the first task
-
-    from . import designs  # noqa: F401
+    for module in warm_imports:  # the pool's heavy imports, once, before the first task
+        importlib.import_module(module)
 
     while True:
         try:
@@ -84,10 +89,12 @@ def _child_main(conn, cancel_id) -> None:  # runs in the worker process
 
 
 class _Worker:
-    def __init__(self, ctx):
+    def __init__(self, ctx, warm_imports=WARM_IMPORTS["default"]):
         self.conn, child_conn = ctx.Pipe()
         self.cancel_id = ctx.Value("q", 0, lock=False)
-        self.process = ctx.Process(target=_child_main, args=(child_conn, self.cancel_id), daemon=True)
+        self.process = ctx.Process(
+            target=_child_main, args=(child_conn, self.cancel_id, tuple(warm_imports)), daemon=True
+        )
         self.process.start()
         child_conn.close()
 
@@ -128,11 +135,12 @@ class WorkerCrashed(RuntimeError):
 class ProcessPool:
     """A few warm worker processes; :meth:`run` is called from worker threads and blocks until done."""
 
-    def __init__(self, max_workers: int = MAX_WORKERS):
+    def __init__(self, max_workers: int = MAX_WORKERS, warm_imports=WARM_IMPORTS["default"]):
         import multiprocessing
 
         self.ctx = multiprocessing.get_context("spawn")
         self.max_workers = max_workers
+        self.warm_imports = tuple(warm_imports)
         self._idle: list[_Worker] = []
         self._count = 0
         self._cond = threading.Condition()
@@ -144,7 +152,7 @@ class ProcessPool:
         with self._cond:
             if self._count == 0 and not self._closed:
                 try:
-                    self._idle.append(_Worker(self.ctx))
+                    self._idle.append(_Worker(self.ctx, self.warm_imports))
                 except (RuntimeError, OSError):
                     return  # e.g. a script without a __main__ guard: tasks will run in threads
                 self._count += 1
@@ -164,7 +172,7 @@ class ProcessPool:
                     break
                 self._cond.wait()
         try:
-            return _Worker(self.ctx)
+            return _Worker(self.ctx, self.warm_imports)
         except BaseException as exc:
             with self._cond:
                 self._count -= 1
@@ -246,18 +254,22 @@ class ProcessPool:
             w.stop()
 
 
-_POOL: ProcessPool | None = None
+#: Worker processes of each named pool: "default" for heavy engine work (exact LPs, releases, estimation, the
+#: Compare tab's jobs), "data" for reading a file and recoding its columns (a worker of its own, so that a file
+#: opens while slow exact designs keep the default pool busy).
+POOL_SIZES = {"default": MAX_WORKERS, "data": 1}
+_POOLS: dict[str, ProcessPool] = {}
 _POOL_LOCK = threading.Lock()
 
 
-def shared_pool() -> ProcessPool:
-    """The application's pool (created on first use, shut down at exit)."""
-    global _POOL
+def shared_pool(name: str = "default") -> ProcessPool:
+    """The application's pool called ``name`` (see POOL_SIZES; created on first use, shut down at exit)."""
     with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ProcessPool()
-            atexit.register(_POOL.shutdown)
-        return _POOL
+        pool = _POOLS.get(name)
+        if pool is None:
+            pool = _POOLS[name] = ProcessPool(POOL_SIZES[name], WARM_IMPORTS[name])
+            atexit.register(pool.shutdown)
+        return pool
 
 
 def where_am_i(progress=None, cancel=None) -> dict:

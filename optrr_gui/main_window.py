@@ -6,7 +6,6 @@ to the views; long work goes to the :class:`TaskRunner`.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine.io.readers import ReaderOptions
+from optrr_engine.process_pool import shared_pool
 
 from .common.commands import SetSessionValue, set_many
 from .common.settings import Settings
@@ -93,11 +93,10 @@ def scrolling(widget):
 
 #: Shares (per cent) of the design tab's width: the columns (left) and the mechanism (right).
 DESIGN_SPLIT = (45, 55)
-#: Files at least this big are scanned for their columns in a worker process (smaller ones: a thread is
-#: quicker than waking a process, and too short to stall the window).
+#: Files at least this big are read (columns, then rows) in the "data" worker process; smaller ones in a
+#: thread: the reading is short, and a worker process would first have to import pyarrow and pandas (measured:
+#: launch -> every design of the sample 1.9 s in a thread, 2.3-2.7 s through a cold worker process).
 PROCESS_MIN_BYTES = 8 << 20
-#: Python's thread switch interval in the GUI process (default 5 ms).
-GIL_SWITCH_SECONDS = 0.001
 
 
 def _import_data_libraries() -> None:
@@ -177,9 +176,6 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
-        # Worker threads hand the GIL back to the UI thread after at most 1 ms instead of 5 ms: painting calls
-        # into Python once per cell, and each call may wait for a switch while a reader thread runs.
-        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
         self.setWindowTitle("OptRR")
         self.setAcceptDrops(True)
         self.settings = settings or Settings()
@@ -285,14 +281,13 @@ class MainWindow(QMainWindow):
         stall from ~80 ms to 250-400 ms. What opening a file needs (pyarrow, pandas) its own worker imports."""
         import threading
 
-        from optrr_engine.process_pool import shared_pool
-
         shared_pool().warm()
         quiet = not self.loading and not self.runner.busy_channels()
         quiet_checks = quiet_checks + 1 if quiet else 0
         if quiet_checks < self.WARM_QUIET_CHECKS:
             QTimer.singleShot(self.WARM_RETRY_MS, self, lambda: self._warm_workers(quiet_checks))
             return
+        shared_pool("data").warm()  # big files and recodings: its imports also wait for a quiet window
         threading.Thread(target=_import_data_libraries, name="optrr-warm-imports", daemon=True).start()
 
     WARM_RETRY_MS = 500
@@ -542,7 +537,7 @@ class MainWindow(QMainWindow):
             on_error=lambda exc: self._load_failed(path, exc),
             on_progress=lambda f, msg: self.statusBar().showMessage(f"Reading columns: {msg}"),
             on_cancelled=self._load_cancelled,
-            process=os.path.getsize(path) >= PROCESS_MIN_BYTES,
+            process="data" if os.path.getsize(path) >= PROCESS_MIN_BYTES else False,
         )
 
     def _columns_inferred(self, path: str, options: dict, result: dict) -> None:
@@ -578,7 +573,7 @@ class MainWindow(QMainWindow):
             ReaderOptions.from_dict(self.state.reader_options),
             columns,
             partial=store.append_encoded,
-            process=os.path.getsize(path) >= PROCESS_MIN_BYTES,
+            process="data" if os.path.getsize(path) >= PROCESS_MIN_BYTES else False,
             on_done=self._rows_loaded,
             on_error=lambda exc: self._load_failed(path, exc),
             on_progress=lambda f, msg: self.data_view.status.setText(msg),

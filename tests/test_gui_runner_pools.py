@@ -43,6 +43,30 @@ def test_thread_work_runs_while_every_thread_waits_on_a_process(qtbot, runner):
     assert runner.is_busy("exact-1") and runner.is_busy("exact-2")  # still running meanwhile
 
 
+def report_pid(progress=None, cancel=None):
+    return os.getpid()
+
+
+def test_data_work_runs_in_its_own_process_while_exact_designs_hold_the_default_pool(qtbot, runner):
+    """Reading a file and recoding (process="data") have a worker process and a waiting thread of their own:
+    they neither queue behind slow exact designs nor share the GIL with the window."""
+    pids = {}
+    for name in ("exact-1", "exact-2", "exact-3"):  # every default worker and process thread busy
+        runner.submit(
+            name, run_until_cancelled, process=True, on_progress=lambda _f, m, n=name: pids.setdefault(n, int(m))
+        )
+    qtbot.waitUntil(lambda: len(pids) >= 2, timeout=120_000)
+    got = []
+    runner.submit("data", report_pid, process="data", on_done=got.append)
+    qtbot.waitUntil(lambda: bool(got), timeout=120_000)
+    assert got[0] != os.getpid() and got[0] not in pids.values()  # another process: the data pool's
+    assert runner.is_busy("exact-1") and runner.is_busy("exact-2")  # still running meanwhile
+    again = []
+    runner.submit("data", report_pid, process="data", on_done=again.append)
+    qtbot.waitUntil(lambda: bool(again), timeout=120_000)
+    assert again == got  # the same warm worker
+
+
 def test_a_runner_makes_worker_threads_hand_over_the_gil_quickly(runner):
     """The UI thread takes the GIL for every call from Qt into Python; with CPython's default 5 ms switch
     interval each of them could wait 5 ms behind a worker thread's Python code."""

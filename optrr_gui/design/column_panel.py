@@ -353,7 +353,7 @@ class ColumnPanel(QWidget):
             on_error=self._recode_failed,
             on_progress=lambda _f, msg: self.recode_status.setText(f"Recoding: {msg}…"),
             on_cancelled=self._recode_stopped,
-            process=True,
+            process="data",
         )
 
     def recode_running(self) -> bool:

@@ -35,10 +35,9 @@ def share_the_gil() -> None:
     """Make worker threads hand the GIL to the UI thread after at most GIL_SWITCH_SECONDS.
 
     The UI thread takes the GIL again for every call from Qt into Python (an event handler, a model's
-    ``data()``, a slot) and, while a worker thread runs Python code, waits up to the switch interval each time:
-    a repaint of a few hundred cells behind a recoding of a 70,000-category column took 140-320 ms of wall
-    time for 30-60 ms of its own CPU (bench/gui_stall.py --only recode). A shorter interval costs the workers
-    a few microseconds per switch, and only while two threads want the GIL."""
+    ``data()``, a slot) and, while a worker thread runs Python code, waits up to the switch interval each time
+    (CPython's default: 5 ms). A shorter interval costs the workers a few microseconds per switch, and only
+    while two threads want the GIL. Long Python work belongs in a worker process all the same."""
     sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
 
 
@@ -85,7 +84,7 @@ class _Runnable(QRunnable):
         h = self.handle
         if self.process:
             try:
-                return shared_pool().run(
+                return shared_pool(self.process if isinstance(self.process, str) else "default").run(
                     self.fn, self.args, self.kwargs, progress, h.is_cancelled, self.partial, self.after_kill
                 )
             except (NotPicklable, ProcessUnavailable):
@@ -149,6 +148,10 @@ class TaskRunner(QObject):
         # threads' own work (reading rows, column summaries, recoding) never queues behind slow exact designs.
         self._process_pool = QThreadPool()
         self._process_pool.setMaxThreadCount(max_threads)
+        # ... and those of the "data" process pool (reading a file, recoding) one of their own, so that a file
+        # opens while exact designs hold the threads above.
+        self._data_pool = QThreadPool()
+        self._data_pool.setMaxThreadCount(1)
         self._generation: dict[str, int] = {}
         self._current: dict[str, TaskHandle] = {}
         self._ids = itertools.count(1)
@@ -164,7 +167,7 @@ class TaskRunner(QObject):
         on_progress: Callable | None = None,
         on_cancelled: Callable | None = None,
         quick: bool = False,
-        process: bool = False,
+        process: bool | str = False,
         partial: Callable | None = None,
         after_kill: Callable | None = None,
         **kwargs,
@@ -172,10 +175,12 @@ class TaskRunner(QObject):
         """Start ``fn`` for ``channel``; a previous task of the channel is cancelled and becomes stale.
 
         ``quick``: a separate one-thread pool, so cheap work never waits behind slow work. ``process``: heavy
-        work whose thread hands ``fn`` to a worker process (see :mod:`optrr_engine.process_pool`). ``partial``:
-        ``fn`` gets a keyword ``emit`` whose payloads are passed to ``partial`` ON THE WORKER THREAD, in order (for
-        streaming data into a thread-safe store). ``after_kill``: called on the worker thread when a process task
-        ignored its cancel and its process was terminated (e.g. to remove the temporary files it left)."""
+        work whose thread hands ``fn`` to a worker process (see :mod:`optrr_engine.process_pool`): True for the
+        default pool, or a pool's name ("data": reading files and recoding, a process and thread of its own).
+        ``partial``: ``fn`` gets a keyword ``emit`` whose payloads are passed to ``partial`` ON THE WORKER
+        THREAD, in order (for streaming data into a thread-safe store). ``after_kill``: called on the worker
+        thread when a process task ignored its cancel and its process was terminated (e.g. to remove the
+        temporary files it left)."""
         previous = self._current.get(channel)
         if previous is not None and not previous.finished:
             previous.cancel()
@@ -185,9 +190,14 @@ class TaskRunner(QObject):
         handle.on_progress, handle.on_cancelled = on_progress, on_cancelled
         self._current[channel] = handle
         runnable = _Runnable(
-            handle, fn, args, kwargs, self._bridge, process and not quick, partial=partial, after_kill=after_kill
+            handle, fn, args, kwargs, self._bridge, False if quick else process, partial=partial, after_kill=after_kill
         )
-        pool = self._quick_pool if quick else self._process_pool if process else self._pool
+        if quick:
+            pool = self._quick_pool
+        elif process == "data":
+            pool = self._data_pool
+        else:
+            pool = self._process_pool if process else self._pool
         pool.start(runnable)
         self.busyChanged.emit(channel, True)
         return handle
@@ -230,7 +240,7 @@ class TaskRunner(QObject):
 
     def wait_for_done(self, msecs: int = -1) -> bool:
         """Block until the worker threads are idle (shutdown and tests only)."""
-        return all([p.waitForDone(msecs) for p in (self._pool, self._quick_pool, self._process_pool)])
+        return all([p.waitForDone(msecs) for p in (self._pool, self._quick_pool, self._process_pool, self._data_pool)])
 
     def _is_current(self, handle: TaskHandle) -> bool:
         return self._generation.get(handle.channel) == handle.generation and not handle.finished

@@ -63,9 +63,10 @@ def fit_to_screen(window) -> None:
     area = screen.availableGeometry()
     frame = window.frameGeometry()
     extra_w, extra_h = frame.width() - window.width(), frame.height() - window.height()
-    window.setMinimumSize(min(MIN_WIDTH, area.width() - extra_w), min(MIN_HEIGHT, area.height() - extra_h))
-    width = max(min(window.width(), area.width() - extra_w), min(MIN_WIDTH, area.width()))
-    height = max(min(window.height(), area.height() - extra_h), min(MIN_HEIGHT, area.height()))
+    room_w, room_h = area.width() - extra_w, area.height() - extra_h  # the window's own size, frame excluded
+    window.setMinimumSize(min(MIN_WIDTH, room_w), min(MIN_HEIGHT, room_h))
+    width = max(min(window.width(), room_w), min(MIN_WIDTH, room_w))
+    height = max(min(window.height(), room_h), min(MIN_HEIGHT, room_h))
     if (width, height) != (window.width(), window.height()):
         window.resize(width, height)
     x = min(max(window.x(), area.left()), max(area.left(), area.right() - width - extra_w))
@@ -267,6 +268,7 @@ class MainWindow(QMainWindow):
         self.resize(1366, 768)
         self.settings.restore_window(self)
         fit_to_screen(self)
+        self._fitted_when_shown = False
         self._update_title()
         QTimer.singleShot(300, self._warm_workers)
 
@@ -883,6 +885,14 @@ class MainWindow(QMainWindow):
                     return True
             time.sleep(0.01)
         return False
+
+    def showEvent(self, event) -> None:
+        """Fit to the screen again once shown: only then are the window manager's frame and title bar known
+        (fitted before, the frame made the window larger than the screen by its decorations)."""
+        super().showEvent(event)
+        if not self._fitted_when_shown:
+            self._fitted_when_shown = True
+            QTimer.singleShot(0, self, lambda: fit_to_screen(self))
 
     def closeEvent(self, event) -> None:
         if not self.confirm_discard("quitting"):

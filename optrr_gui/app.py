@@ -74,6 +74,7 @@ def build_window(args):
         settings = Settings()
     window = MainWindow(settings)
     if args.screenshot:
+        window.fit_when_shown = False  # the PNG has exactly the size asked for, whatever the screen
         window.resize(*parse_size(args.size))
     window.show()
     window.open_file(path)

@@ -268,7 +268,8 @@ class MainWindow(QMainWindow):
         self.resize(1366, 768)
         self.settings.restore_window(self)
         fit_to_screen(self)
-        self._fitted_when_shown = False
+        #: fit to the screen again once shown (False: keep an exact size, e.g. ``--screenshot --size``)
+        self.fit_when_shown = True
         self._update_title()
         QTimer.singleShot(300, self._warm_workers)
 
@@ -890,8 +891,8 @@ class MainWindow(QMainWindow):
         """Fit to the screen again once shown: only then are the window manager's frame and title bar known
         (fitted before, the frame made the window larger than the screen by its decorations)."""
         super().showEvent(event)
-        if not self._fitted_when_shown:
-            self._fitted_when_shown = True
+        if self.fit_when_shown:
+            self.fit_when_shown = False
             QTimer.singleShot(0, self, lambda: fit_to_screen(self))
 
     def closeEvent(self, event) -> None:

@@ -58,6 +58,7 @@ class Shots:
 
         settings = Settings(Path(tempfile.mkdtemp(dir=self.work)) / "settings.ini")
         window = MainWindow(settings)
+        window.fit_when_shown = False  # the exact size asked for (the offscreen screen is 800 x 800)
         window.resize(*size)
         window.show()
         window.open_file(str(path or DEFAULT_SAMPLE))

@@ -100,6 +100,12 @@ DESIGN_SPLIT = (45, 55)
 PROCESS_MIN_BYTES = 8 << 20
 
 
+def reader_pool(path) -> str | bool:
+    """Where a file is read (its columns, then its rows): the "data" worker process from PROCESS_MIN_BYTES on,
+    else a thread (False)."""
+    return "data" if os.path.getsize(path) >= PROCESS_MIN_BYTES else False
+
+
 def _import_data_libraries() -> None:
     import pandas  # noqa: F401 - what reading a file and its column summaries import
     import pyarrow.compute  # noqa: F401
@@ -273,24 +279,28 @@ class MainWindow(QMainWindow):
         self._update_title()
         QTimer.singleShot(300, self._warm_workers)
 
-    def _warm_workers(self, quiet_checks: int = 0) -> None:
-        """Start a worker process for heavy designs and releases while the window is idle, then import the
-        data libraries (pyarrow, pandas, scipy.stats: ~1.5 s) in the background so that later work (the first
-        comparison or analysis) does not wait for them.
+    def _warm_workers(self) -> None:
+        """Start a worker process for heavy designs and releases while the window is idle; the rest of the
+        warming waits for a quiet window (:meth:`_warm_when_quiet`)."""
+        shared_pool().warm()
+        self._warm_when_quiet(0)
 
-        The imports start only once the window has had no background work for WARM_QUIET_CHECKS checks
-        WARM_RETRY_MS apart: a thread importing modules holds the GIL for long stretches (extension modules
-        initialise without releasing it), and beside a file being opened it stretched the window's longest
-        stall from ~80 ms to 250-400 ms. What opening a file needs (pyarrow, pandas) its own worker imports."""
+    def _warm_when_quiet(self, quiet_checks: int) -> None:
+        """Once the window has had no background work for WARM_QUIET_CHECKS checks WARM_RETRY_MS apart: start
+        the "data" worker (big files, recodings) and import the data libraries (pyarrow, pandas, scipy.stats:
+        ~1.5 s) in a thread, so that later work (the first comparison or analysis) does not wait for them.
+
+        A thread importing modules holds the GIL for long stretches (extension modules initialise without
+        releasing it): beside a file being opened it stretched the window's longest stall from ~80 ms to
+        250-400 ms. What opening a file needs (pyarrow, pandas) its own worker imports."""
         import threading
 
-        shared_pool().warm()
         quiet = not self.loading and not self.runner.busy_channels()
         quiet_checks = quiet_checks + 1 if quiet else 0
         if quiet_checks < self.WARM_QUIET_CHECKS:
-            QTimer.singleShot(self.WARM_RETRY_MS, self, lambda: self._warm_workers(quiet_checks))
+            QTimer.singleShot(self.WARM_RETRY_MS, self, lambda: self._warm_when_quiet(quiet_checks))
             return
-        shared_pool("data").warm()  # big files and recodings: its imports also wait for a quiet window
+        shared_pool("data").warm()
         threading.Thread(target=_import_data_libraries, name="optrr-warm-imports", daemon=True).start()
 
     WARM_RETRY_MS = 500
@@ -540,7 +550,7 @@ class MainWindow(QMainWindow):
             on_error=lambda exc: self._load_failed(path, exc),
             on_progress=lambda f, msg: self.statusBar().showMessage(f"Reading columns: {msg}"),
             on_cancelled=self._load_cancelled,
-            process="data" if os.path.getsize(path) >= PROCESS_MIN_BYTES else False,
+            process=reader_pool(path),
         )
 
     def _columns_inferred(self, path: str, options: dict, result: dict) -> None:
@@ -576,7 +586,7 @@ class MainWindow(QMainWindow):
             ReaderOptions.from_dict(self.state.reader_options),
             columns,
             partial=store.append_encoded,
-            process="data" if os.path.getsize(path) >= PROCESS_MIN_BYTES else False,
+            process=reader_pool(path),
             on_done=self._rows_loaded,
             on_error=lambda exc: self._load_failed(path, exc),
             on_progress=lambda f, msg: self.data_view.status.setText(msg),

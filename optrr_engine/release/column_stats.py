@@ -248,10 +248,11 @@ class ColumnSummary:
         the dict returned is shared: read it, never modify it."""
         from .recode import recode_counts, recode_key
 
-        counts = self._recoded.get(recode_key(recode))
+        key = recode_key(recode)  # (a tuple of every recoded text: built once per call)
+        counts = self._recoded.get(key)
         if counts is None:
             counts = recode_counts(self.values, self.counts, recode)
-            self.remember_recoded(recode, counts)
+            self._keep(key, counts)
         return counts
 
     def remember_recoded(self, recode, counts: dict[str, int]) -> None:
@@ -259,7 +260,10 @@ class ColumnSummary:
         process that had a copy of this summary)."""
         from .recode import recode_key
 
-        key = recode_key(recode)
+        self._keep(recode_key(recode), counts)
+
+    def _keep(self, key, counts: dict[str, int]) -> None:
+        """The cache of :meth:`recoded`: at most RECODED_KEPT recodings, the oldest dropped first."""
         if key not in self._recoded and len(self._recoded) >= RECODED_KEPT:
             self._recoded.pop(next(iter(self._recoded)), None)
         self._recoded[key] = counts

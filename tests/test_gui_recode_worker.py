@@ -170,3 +170,18 @@ def test_a_recoding_runs_in_a_worker_process_and_its_counts_reach_the_window(qtb
     other = expected_categories.index("Other")
     assert shown.text(other).startswith(f"Other   ({expected_counts['Other']:,} rows")
     assert counted_here == []  # neither the job nor the list or the warnings counted in this process
+
+
+def test_a_refused_recoding_in_the_worker_says_why_and_changes_nothing(qtbot, window):
+    """Bad input (a new name that is already another category) is refused by the engine in the worker
+    process: its message reaches the panel and the session, undo stack included, stays as it was."""
+    state, panel = window.state, window.column_panel
+    before = (list(state.columns[0].categories), state.columns[0].recode)
+    steps = window.stack.count()
+    labels = before[0][5:2005]
+    taken = before[0][0]
+    panel.start_recode("merge", {"labels": labels, "new_label": taken})
+    qtbot.waitUntil(lambda: panel.bins_error.isVisibleTo(panel) and not panel.recode_running(), timeout=WAIT_MS)
+    assert f"{taken!r} is already a category" in panel.bins_error.text()
+    assert (state.columns[0].categories, state.columns[0].recode) == before
+    assert window.stack.count() == steps

@@ -239,7 +239,7 @@ def predicted_avd(cand, n, sets) -> tuple[float, float]:
     return float(np.mean(vals)), pe.default_score()
 
 
-def candidates_for(sizes, target, n, name, seconds_out, fixed=FIXED) -> dict:
+def candidates_for(sizes, target, n, name, seconds_out, fixed=FIXED, ways=WAYS) -> dict:
     """{(method, way): candidate}: the fixed designs for every way, the utility-optimal and the recommended
     design per way (the recommender asked for all w-way marginals at n rows)."""
     out: dict = {}
@@ -252,9 +252,9 @@ def candidates_for(sizes, target, n, name, seconds_out, fixed=FIXED) -> dict:
             cand = None
         seconds_out[method] = time.perf_counter() - t0
         if cand is not None:
-            for way in WAYS:
+            for way in ways:
                 out[(method, way)] = cand
-    for way in WAYS:
+    for way in ways:
         if way > len(sizes):
             continue
         t0 = time.perf_counter()
@@ -267,17 +267,20 @@ def candidates_for(sizes, target, n, name, seconds_out, fixed=FIXED) -> dict:
     return out
 
 
-def run_dataset(path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fixed=FIXED, others=OTHER_ESTIMATORS):
+def run_dataset(
+    path, eps_list, reps, pairs, rng, rows_out, quick, csv_path, fixed=FIXED, others=OTHER_ESTIMATORS, ways=WAYS
+):
     data = load_dataset(path)
     codes, sizes = data.codes, data.sizes
     k, n = len(sizes), data.rows
     sets = [[j] for j in range(k)] + draw_subsets(k, 2, pairs, sizes, rng) + draw_subsets(k, 3, pairs, sizes, rng)
+    sets = [s for s in sets if len(s) in ways]
     truths = [truth_of(codes, sizes, s) for s in sets]
     by_way = {w: [s for s in sets if len(s) == w] for w in WAYS}
     for target in eps_list:
         t0 = time.perf_counter()
         seconds: dict = {}
-        cands = candidates_for(sizes, target, n, data.name, seconds, fixed)
+        cands = candidates_for(sizes, target, n, data.name, seconds, fixed, ways)
         results: dict = {}  # (method, way, estimator) -> list of AVD
         per_rep: dict = {}  # (method, way, estimator) -> mean AVD of each repetition (for the standard error)
         for (method, _way), cand in cands.items():
@@ -450,6 +453,7 @@ def main():
     )
     ap.add_argument("--table", help="only print the tables of an existing CSV")
     ap.add_argument("--no-ml", action="store_true", help="leave maximum likelihood (the slowest) out of the comparison")
+    ap.add_argument("--ways", default="1,2,3", help="which marginal orders to score (e.g. 1 for the 1-way cells)")
     args = ap.parse_args()
     if args.table:
         with open(args.table, encoding="utf-8") as fh:
@@ -471,7 +475,8 @@ def main():
     for path in paths:
         others = [e for e in OTHER_ESTIMATORS if not (args.no_ml and e == "ibu")]
         fixed = [m for m in args.fixed.split(",") if m]
-        run_dataset(path, eps_list, reps, pairs, rng, rows, args.quick, args.csv, fixed, others)
+        ways = tuple(int(w) for w in args.ways.split(",") if w)
+        run_dataset(path, eps_list, reps, pairs, rng, rows, args.quick, args.csv, fixed, others, ways)
     write_csv(args.csv, rows)
     print(f"\nmean AVD over marginals and {reps} repetitions (wrote {args.csv}; {time.perf_counter() - t0:.0f} s)")
     print_table(rows)

@@ -28,6 +28,7 @@ import numpy as np
 import optrr_engine.estimation.estimate as estimate_module
 from optrr_engine.compare.datasets import load_dataset
 from optrr_engine.compare.designs_on_data import estimate_marginal, release_of
+from optrr_engine.errors import InputError
 from optrr_engine.sampling import make_sampling_design
 from optrr_engine.utility.recommend import recommend
 from optrr_engine.utility.sampling import SamplingCandidate
@@ -40,12 +41,20 @@ def avd(a, b) -> float:
 
 
 def pooled_concentration(unbiased, sizes) -> float:
-    """A from the unbiased 1-way estimates of one release (module docstring)."""
-    pairs = zip(unbiased, sizes, strict=True)
+    """A from the unbiased 1-way estimates of one release (module docstring; None: an attribute nobody reported)."""
+    pairs = [(u, a) for u, a in zip(unbiased, sizes, strict=True) if u is not None]
     spread = sum(float(((u.unbiased - 1.0 / a) ** 2).sum() - (u.std_error**2).sum()) for u, a in pairs)
     if spread <= 0:
         return float("inf")
-    return max(sum(1.0 - 1.0 / a for a in sizes) / spread - 1.0, 0.0)
+    return max(sum(1.0 - 1.0 / a for _, a in pairs) / spread - 1.0, 0.0)
+
+
+def reported(estimate, *args):
+    """The estimate, or None when no record of this release reported the attribute (SMP on few rows)."""
+    try:
+        return estimate(*args)
+    except InputError:
+        return None
 
 
 def with_weight(cand, released, sizes, j, weight):
@@ -69,14 +78,16 @@ def run(path, eps, reps, rng, design):
     weights = []
     for _ in range(reps):
         released = release_of(cand).sample(codes, rng)
-        unbiased = [estimate_marginal(cand, released, sizes, [j], "unbiased") for j in range(k)]
+        unbiased = [reported(estimate_marginal, cand, released, sizes, [j], "unbiased") for j in range(k)]
         a = pooled_concentration(unbiased, sizes)
         weights.append(a)
         w = a if np.isfinite(a) else 1e9
         for method in out:
             per = []
             for j in range(k):
-                if method == "eb":
+                if unbiased[j] is None:
+                    est = np.full(sizes[j], 1.0 / sizes[j])  # nobody reported it: the uniform estimate (all three)
+                elif method == "eb":
                     est = with_weight(cand, released, sizes, j, w)
                 else:
                     est = estimate_marginal(cand, released, sizes, [j], method).estimate

@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 import optrr_engine.estimation.estimate as estimate_module
+from optrr_engine.analysis.avd import avd
 from optrr_engine.compare.datasets import load_dataset
 from optrr_engine.compare.designs_on_data import estimate_marginal, release_of
 from optrr_engine.errors import InputError
@@ -34,10 +35,6 @@ from optrr_engine.utility.recommend import recommend
 from optrr_engine.utility.sampling import SamplingCandidate
 
 DEFAULT_WEIGHT = estimate_module.prior_records
-
-
-def avd(a, b) -> float:
-    return 0.5 * float(np.abs(np.ravel(a) - np.ravel(b)).sum())
 
 
 def pooled_concentration(unbiased, sizes) -> float:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
 from optrr_engine.errors import Cancelled
-from optrr_engine.process_pool import NotPicklable, ProcessUnavailable, shared_pool
+from optrr_engine.process_pool import POOL_SIZES, NotPicklable, ProcessUnavailable, shared_pool
 from optrr_engine.tasks import throttled
 
 #: How long a thread may hold the GIL while another waits for it (CPython's default is 5 ms); see share_the_gil.
@@ -72,7 +72,7 @@ class _Bridge(QObject):
 
 class _Runnable(QRunnable):
     def __init__(
-        self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge, process=False, partial=None, after_kill=None
+        self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge, process=None, partial=None, after_kill=None
     ):
         super().__init__()
         self.setAutoDelete(True)
@@ -84,7 +84,7 @@ class _Runnable(QRunnable):
         h = self.handle
         if self.process:
             try:
-                return shared_pool(self.process if isinstance(self.process, str) else "default").run(
+                return shared_pool(self.process).run(
                     self.fn, self.args, self.kwargs, progress, h.is_cancelled, self.partial, self.after_kill
                 )
             except (NotPicklable, ProcessUnavailable):
@@ -144,14 +144,14 @@ class TaskRunner(QObject):
         # Cheap work gets its own thread so that it never waits behind a slow LP.
         self._quick_pool = QThreadPool()
         self._quick_pool.setMaxThreadCount(1)
-        # Threads that hand work to a worker process only wait on its pipe: their own pool, so that the
-        # threads' own work (reading rows, column summaries, recoding) never queues behind slow exact designs.
-        self._process_pool = QThreadPool()
-        self._process_pool.setMaxThreadCount(max_threads)
-        # ... and those of the "data" process pool (reading a file, recoding) one of their own, so that a file
-        # opens while exact designs hold the threads above.
-        self._data_pool = QThreadPool()
-        self._data_pool.setMaxThreadCount(1)
+        # Threads that hand work to a worker process only wait on its pipe: a thread pool for each process pool
+        # (optrr_engine.process_pool.POOL_SIZES), so that the threads' own work (column summaries, small files)
+        # never queues behind slow exact designs, and a file opens or a column is recoded ("data") while exact
+        # designs hold the default pool's threads.
+        self._process_threads: dict[str, QThreadPool] = {}
+        for name, size in POOL_SIZES.items():
+            threads = self._process_threads[name] = QThreadPool()
+            threads.setMaxThreadCount(max_threads if name == "default" else size)
         self._generation: dict[str, int] = {}
         self._current: dict[str, TaskHandle] = {}
         self._ids = itertools.count(1)
@@ -189,16 +189,13 @@ class TaskRunner(QObject):
         handle = TaskHandle(channel, generation, next(self._ids), on_done=on_done, on_error=on_error)
         handle.on_progress, handle.on_cancelled = on_progress, on_cancelled
         self._current[channel] = handle
-        runnable = _Runnable(
-            handle, fn, args, kwargs, self._bridge, False if quick else process, partial=partial, after_kill=after_kill
-        )
+        pool_name = None if quick or not process else "default" if process is True else process
+        runnable = _Runnable(handle, fn, args, kwargs, self._bridge, pool_name, partial=partial, after_kill=after_kill)
         if quick:
-            pool = self._quick_pool
-        elif process == "data":
-            pool = self._data_pool
+            threads = self._quick_pool
         else:
-            pool = self._process_pool if process else self._pool
-        pool.start(runnable)
+            threads = self._process_threads[pool_name] if pool_name else self._pool
+        threads.start(runnable)
         self.busyChanged.emit(channel, True)
         return handle
 
@@ -240,7 +237,8 @@ class TaskRunner(QObject):
 
     def wait_for_done(self, msecs: int = -1) -> bool:
         """Block until the worker threads are idle (shutdown and tests only)."""
-        return all([p.waitForDone(msecs) for p in (self._pool, self._quick_pool, self._process_pool, self._data_pool)])
+        pools = (self._pool, self._quick_pool, *self._process_threads.values())
+        return all([p.waitForDone(msecs) for p in pools])
 
     def _is_current(self, handle: TaskHandle) -> bool:
         return self._generation.get(handle.channel) == handle.generation and not handle.finished

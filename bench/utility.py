@@ -461,6 +461,10 @@ def main():
         print_table(rows)
         print_recommended(rows)
         return
+    tokens = [w.strip() for w in args.ways.split(",") if w.strip()]
+    if not tokens or not set(tokens) <= {str(w) for w in WAYS}:
+        ap.error(f"--ways takes marginal orders among {', '.join(map(str, WAYS))} (e.g. 1 or 1,2); got {args.ways!r}")
+    ways = tuple(sorted({int(w) for w in tokens}))
     rng = np.random.default_rng(args.seed)
     eps_list = [float(e) for e in args.eps.split(",")]
     names = [n for n in args.datasets.split(",") if n]
@@ -475,7 +479,6 @@ def main():
     for path in paths:
         others = [e for e in OTHER_ESTIMATORS if not (args.no_ml and e == "ibu")]
         fixed = [m for m in args.fixed.split(",") if m]
-        ways = tuple(int(w) for w in args.ways.split(",") if w)
         run_dataset(path, eps_list, reps, pairs, rng, rows, args.quick, args.csv, fixed, others, ways)
     write_csv(args.csv, rows)
     print(f"\nmean AVD over marginals and {reps} repetitions (wrote {args.csv}; {time.perf_counter() - t0:.0f} s)")

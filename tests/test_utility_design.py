@@ -15,9 +15,10 @@ from optrr_engine.utility.optimal_design import utility_design
 
 
 def _cvxpy_optimum(sizes, target, sets):
-    """Independent formulation: variables X_S over all 2^k patterns, c <= X_S <= c e^E, sum t_S X_S = 1,
-    objective sum_A (1/N_A) sum_{T subset A} d_T lambda_T^-2 / #sets with lambda = dense eigen-transform."""
-    cp = pytest.importorskip("cvxpy")
+    """Independent formulation (cvxpy, a test dependency): variables X_S over all 2^k patterns,
+    c <= X_S <= c e^E, sum t_S X_S = 1, objective sum_A (1/N_A) sum_{T subset A} d_T lambda_T^-2 / #sets with
+    lambda = dense eigen-transform."""
+    import cvxpy as cp
     k = len(sizes)
     masks = np.arange(1 << k)
     bits = (masks[:, None] >> np.arange(k)) & 1

@@ -24,13 +24,26 @@ class LPSolution:
     iterations: int
 
 
+def _silent_solver(highspy):
+    """A HiGHS instance that prints nothing. highspy >= 1.14's ``Highs()`` enables its Python callbacks in the
+    constructor, which writes the "Running HiGHS ..." banner to the process's standard output before
+    ``output_flag`` can be set (it broke ``optrr design --json``); the compiled class under it has the same
+    solver methods and no callbacks, so it is used where present (docs/decisions.md)."""
+    try:
+        from highspy._core import _Highs as solver_class
+    except ImportError:  # older highspy: Highs() prints nothing until a model is passed
+        solver_class = highspy.Highs
+    h = solver_class()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def maximise(c, a_dense, b, lower, upper, time_limit: float | None = None) -> LPSolution:
     import highspy
 
     a_dense = np.asarray(a_dense, dtype=float)
     m, n = a_dense.shape
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _silent_solver(highspy)
     h.setOptionValue("solver", "simplex")
     h.setOptionValue("simplex_strategy", 1)  # dual simplex
     if time_limit is not None:

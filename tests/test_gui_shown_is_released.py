@@ -87,7 +87,7 @@ def test_ties_within_the_relative_tolerance_go_to_auto_and_budget_mode_ranks_by_
 
 
 def test_budget_mode_orders_designs_by_the_engines_rank_even_when_a_needed_table_is_not_identifiable():
-    """The window's order is the engine's ``rank_key``: fewer non-identifiable needed marginals first, then the
+    """The window's order is the engine's ``rank_key``: fewer erased needed marginals first, then the
     default estimate's predicted error. Two designs that both miss a needed table (shown predicted AVD: inf)
     are still ordered by their predicted errors, as ``recommend()`` orders them, not by their scales."""
     import math

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import threading
 
 import numpy as np
@@ -141,8 +142,8 @@ def test_budget_mode_rows_and_recommendation_follow_the_engine_ranking(qtbot, wi
         assert panel.designs.item(row, 0).toolTip().startswith(panel.designs.item(row, 0).text().lstrip("★● ")[:3])
         s = current[method]
         if s.ok and s.predicted_avd is not None:
-            expected = "not identifiable" if s.erased else "too few rows" if s.non_identifiable else None
-            assert item.text() == (expected or f"{s.predicted_avd:.3g}")
+            expected = "not identifiable" if s.erased else None
+            assert item.text() == (expected or f"{s.predicted_avd:.3g}" + (" ⚠" if s.non_identifiable else ""))
             assert "Predicted AVD" in item.toolTip()
     smp_row = panel._rows.index("smp")
     assert not panel.designs.item(smp_row, col).icon().isNull()  # the warning icon
@@ -338,3 +339,33 @@ def test_accepting_changed_epsilons_is_one_undo_step_and_steers_the_recommendati
     window.stack.undo()
     window.mechanism.flush()
     assert not window.state.accept_changed_epsilons and not box.isChecked()
+
+
+def test_tables_too_noisy_at_these_rows_warn_but_do_not_hide_the_predicted_error(qtbot, tmp_path):
+    """Car at whole-record epsilon 1, all pairs needed: the recommended design (the engine's pick) has pairs whose
+    unbiased estimate is too noisy at the file's 1,728 rows but none erased. Its row shows the predicted AVD with
+    a warning sign, is not greyed or flagged as a refusal, and the status line says what that means."""
+    import os
+
+    window = open_window(qtbot, tmp_path, os.path.join(os.path.dirname(__file__), "data", "car.csv"))
+    try:
+        window.state.set_session_value("needed_marginals", {"orders": [2], "sets": []})
+        budget(qtbot, window, 1.0)
+        c, panel = window.controller, window.mechanism
+        qtbot.waitUntil(lambda: c.is_idle() and not c.is_stale("auto"), timeout=WAIT_MS)
+        panel.flush()
+        best = c.recommended()
+        rec = engine_recommend(c.sizes, 1.0, c.request["weights"], window.state.n_rows, {"orders": [2]})
+        assert best == rec.best.candidate.name
+        s = c.current()[best]
+        assert s.non_identifiable and not s.erased and math.isfinite(s.predicted_avd)
+        row = panel._rows.index(best)
+        col = DESIGN_COLUMNS.index("Predicted AVD")
+        assert panel.designs.item(row, col).text() == f"{s.predicted_avd:.3g} ⚠"
+        assert panel.designs.item(0, 0).text().startswith("★")
+        assert "Too noisy at 1728 rows" in panel.designs.item(row, col).toolTip()
+        text = panel.status_text(best, None)
+        assert "so noisy that their confidence intervals span everything" in text and "never" not in text
+        window.grab().save(str(tmp_path / "noisy.png"))
+    finally:
+        close_window(window)

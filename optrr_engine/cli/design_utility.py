@@ -113,12 +113,23 @@ def predicted_json(mechanism, args) -> dict:
 def warn_non_identifiable(pe_json: dict) -> None:
     from ..utility.identifiability import way_out
 
-    bad = pe_json.get("non_identifiable") or []
-    if bad:
-        shown = "; ".join(",".join(str(a) for a in m) for m in bad[:10]) + (" ..." if len(bad) > 10 else "")
+    def shown(sets) -> str:
+        return "; ".join(",".join(str(a) for a in m) for m in sets[:10]) + (" ..." if len(sets) > 10 else "")
+
+    erased = pe_json.get("erased") or []
+    if erased:
         print(
-            f"optrr: warning: {len(bad)} needed marginal(s) cannot be estimated from this release "
-            f"(attributes {shown}); the way out: {way_out()}",
+            f"optrr: warning: {len(erased)} needed marginal(s) cannot be estimated from this release at any number "
+            f"of rows (attributes {shown(erased)}); a release that needs them is refused; the way out: {way_out()}",
+            file=sys.stderr,
+        )
+    weak = [m for m in pe_json.get("non_identifiable") or [] if m not in erased]
+    if weak:
+        print(
+            f"optrr: warning: at {pe_json.get('rows')} rows the unbiased estimate of {len(weak)} needed marginal(s) "
+            f"has a cell standard deviation of 1 or more (attributes {shown(weak)}): their confidence intervals "
+            "span everything, and the default estimate leans on its prior there (its predicted error says how "
+            f"much); for more: {way_out()}",
             file=sys.stderr,
         )
 
@@ -173,13 +184,16 @@ def print_predicted(out: dict) -> None:
     for order, v in pe["by_order"].items():
         default = v["mean_expected_avd_default"]
         avd = (
-            "not identifiable"
+            "unbiased estimate: not identifiable at these rows"
             if v["mean_expected_avd"] is None
             else f"mean expected AVD {v['mean_expected_avd']:.4g} (unbiased estimate)"
         )
         if default is not None:
             avd = f"mean expected AVD {default:.4g} (default estimate); " + avd
-        print(f"  {order}-way ({v['marginals']} marginals): {avd}; non-identifiable: {v['non_identifiable']}")
+        print(
+            f"  {order}-way ({v['marginals']} marginals): {avd}; erased: {v['erased']}; "
+            f"uninformative at these rows: {v['non_identifiable'] - v['erased']}"
+        )
 
 
 def print_recommendation(out: dict) -> None:
@@ -189,7 +203,7 @@ def print_recommendation(out: dict) -> None:
     print(f"recommended: {rec['chosen']}   (by predicted error of {rec['marginals']} marginals at {rec['rows']} rows)")
     print(
         f"{'design':>12} {'whole-record eps':>17} {'exp. AVD (default)':>19} {'(unbiased)':>11} "
-        f"{'non-identifiable':>17}"
+        f"{'erased':>7} {'uninformative':>14}"
     )
     for c in rec["candidates"]:
         if "result" in c:
@@ -199,5 +213,5 @@ def print_recommendation(out: dict) -> None:
         default = "-" if c["mean_expected_avd_default"] is None else f"{c['mean_expected_avd_default']:.4g}"
         print(
             f"{c['design']:>12} {c['whole_record_epsilon']:>17.6f} {default:>19} {avd:>11} "
-            f"{len(c['non_identifiable']):>17}"
+            f"{len(c['erased']):>7} {len(c['non_identifiable']) - len(c['erased']):>14}"
         )

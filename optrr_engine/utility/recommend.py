@@ -1,6 +1,6 @@
 """Recommend by predicted error: at a whole-record epsilon target, rank every design kind by the mean predicted
-AVD of the default estimate of the needed marginals (designs with fewer non-identifiable needed marginals
-first) and return the runners-up too.
+AVD of the default estimate of the needed marginals (designs with fewer erased needed marginals first: those
+no number of rows recovers, :data:`~.identifiability.STRUCTURAL_REASONS`) and return the runners-up too.
 
 Candidates: Kronecker and ``auto`` in budget mode (the target split by the weights), the utility-optimal
 design, and the sampling designs when their module is present (any object implementing
@@ -51,6 +51,7 @@ class Ranked:
                 "mean_expected_avd": pe["mean_expected_avd"],
                 "by_order": pe["by_order"],
                 "non_identifiable": pe["non_identifiable"],
+                "erased": pe["erased"],
             }
         )
         info = getattr(self.candidate, "info", {}) or {}
@@ -74,8 +75,8 @@ class Recommendation:
             "rows": rows,
             "marginals": marginals_text,
             "chosen": self.best.candidate.name,
-            "ranking": "fewest non-identifiable needed marginals, then the mean predicted AVD of the default "
-            "estimate of the needed marginals, lowest first",
+            "ranking": "fewest erased needed marginals (no number of rows recovers them), then the mean predicted "
+            "AVD of the default estimate of the needed marginals, lowest first",
             "candidates": [r.to_json(names) for r in self.ranked],
         }
 

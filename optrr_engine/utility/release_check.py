@@ -29,8 +29,7 @@ def _erased(mechanism, sets) -> list[tuple]:
         res = SamplingCandidate(mechanism).predicted_error(STRUCTURAL_ROWS, {"sets": sets})
     else:
         res = predicted_error(mechanism, STRUCTURAL_ROWS, {"sets": sets})
-    structural = ("zero eigenvalue", "never reported")
-    return [m.attributes for m in res.marginals if not m.identifiable and m.reason.startswith(structural)]
+    return res.erased
 
 
 def _label(attrs, names) -> str:

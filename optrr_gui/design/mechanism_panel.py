@@ -112,13 +112,14 @@ def bulk_update(table: QTableWidget):
 
 def avd_text(s: DesignSummary) -> str:
     """The predicted-error cell: the mean expected AVD, "not identifiable" when the design erases a needed table,
-    "too few rows" when a needed table is only too noisy at this number of rows."""
+    the AVD with "⚠" when a needed table's unbiased estimate is too noisy at this number of rows (the shown
+    estimate leans on its prior there; the predicted AVD counts that)."""
     if s.predicted_avd is None:
         return "—"
     if s.erased:
         return "not identifiable"
     if s.non_identifiable:
-        return "too few rows"
+        return f"{s.predicted_avd:.3g} ⚠"
     return f"{s.predicted_avd:.3g}"
 
 
@@ -411,11 +412,17 @@ class MechanismPanel(QWidget):
                 "{" + ", ".join(names[i - 1] if i - 1 < len(names) else str(i) for i in a) + "}" for a in bad[:6]
             )
             more = f" and {len(bad) - 6} more" if len(bad) > 6 else ""
-            what = "can never be estimated" if erased else "cannot be estimated at this number of rows"
-            lines.append(
-                f"<span style='color:#b00000'>⚠ {label}: the needed table(s) {shown}{more} {what} from this design. "
-                f"The way out: {WAY_OUT}.</span>"
-            )
+            if erased:
+                lines.append(
+                    f"<span style='color:#b00000'>⚠ {label}: the needed table(s) {shown}{more} can never be estimated "
+                    f"from this design. The way out: {WAY_OUT}.</span>"
+                )
+            else:
+                lines.append(
+                    f"<span style='color:#8a5a00'>⚠ {label}: at this number of rows the needed table(s) {shown}{more} "
+                    "are so noisy that their confidence intervals span everything; the shown estimate leans on its "
+                    f"prior there, as the predicted AVD counts. For more: {WAY_OUT}.</span>"
+                )
         budget_mode = bool(c.request.get("budget_mode"))
         held = [
             m
@@ -498,7 +505,7 @@ class MechanismPanel(QWidget):
             self.row_tooltip(method, s, c),
             method == recommended and not stale,
             stale or (s is not None and not s.ok),
-            s is not None and s.ok and bool(s.non_identifiable),
+            s is not None and s.ok and bool(s.erased),
         )
 
     def _set_row(self, r: int, look: tuple) -> None:
@@ -564,8 +571,8 @@ class MechanismPanel(QWidget):
                     else " (more private, less accurate)."
                 )
             )
+        rows = c.state.n_rows or "10,000"
         if s.predicted_avd is not None:
-            rows = c.state.n_rows or "10,000"
             by = ", ".join(
                 f"{o}-way {'not identifiable' if v is None else f'{v:.3g}'}" for o, v in s.predicted_by_order.items()
             )
@@ -576,11 +583,18 @@ class MechanismPanel(QWidget):
                 "lower = more accurate."
                 + (f" By order: {by}." if by else "")
             )
-        if s.non_identifiable:
-            shown = "; ".join(
-                ", ".join(names[i - 1] if i - 1 < len(names) else str(i) for i in a) for a in s.non_identifiable[:8]
+
+        def shown(sets) -> str:
+            return "; ".join(", ".join(names[i - 1] if i - 1 < len(names) else str(i) for i in a) for a in sets[:8])
+
+        if s.erased:
+            lines.append(f"⚠ Cannot be estimated from this design: {shown(s.erased)}. The way out: {WAY_OUT}.")
+        weak = [a for a in s.non_identifiable if a not in (s.erased or [])]
+        if weak:
+            lines.append(
+                f"⚠ Too noisy at {rows} rows for confidence intervals ({len(weak)}): {shown(weak)}. The shown "
+                "estimate leans on its prior there; the predicted AVD counts that."
             )
-            lines.append(f"⚠ Cannot be estimated from this design: {shown}. The way out: {WAY_OUT}.")
         return "\n".join(lines)
 
     def _refresh_details(self) -> None:

@@ -130,12 +130,13 @@ class DesignSummary:
     note: str = ""
     clusters: list | None = None
     predicted_avd: float | None = None  # mean predicted AVD of the needed marginals (default estimate)
-    #: the engine's ranking key (PredictedError.rank_key: non-identifiable needed marginals, then the default
+    #: the engine's ranking key (PredictedError.rank_key: erased needed marginals, then the default
     #: estimate's mean predicted AVD), so that the window orders designs exactly as ``recommend()`` does
     predicted_rank: tuple | None = None
     predicted_orders: str = ""  # which marginals: "1/2-way", "1/2-way + 3 named"
-    predicted_by_order: dict = field(default_factory=dict)  # order -> mean expected AVD (None: not identifiable)
-    non_identifiable: list = field(default_factory=list)  # needed marginals (1-based column indices) not learnable
+    predicted_by_order: dict = field(default_factory=dict)  # order -> mean expected AVD (None: a table erased)
+    #: needed marginals (1-based column indices) whose unbiased estimate is unusable: erased, or too noisy at n rows
+    non_identifiable: list = field(default_factory=list)
     erased: list = field(default_factory=list)  # ... of which no number of rows recovers (the release refuses)
     suppression: str = ""  # sampling designs: "each row carries m of k columns ..."
 
@@ -175,8 +176,6 @@ def expected_errors(mechanism, n_rows: int | None) -> list[float]:
 PREDICT_MAX_K = 200
 #: Rows the error is predicted for when no data is loaded.
 PREDICT_DEFAULT_ROWS = 10_000
-#: Reasons of optrr_engine.utility that no number of rows overcomes (the others: uninformative at n rows).
-STRUCTURAL_REASONS = ("zero eigenvalue", "never reported")
 
 
 def candidate_of(design):
@@ -209,9 +208,9 @@ def needed_spec(request: dict, k: int) -> tuple[dict, str]:
 def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dict:
     """The predicted error (optrr_engine.utility) of the needed marginals of ``request`` (default: all 1- and
     2-way when few enough) for a mechanism or sampling design: {"avd": mean predicted AVD of the default estimate
-    (inf when a needed marginal is non-identifiable), "orders": label, "by_order": {order: mean AVD or None},
-    "non_identifiable":
-    1-based column sets, "erased": those no number of rows recovers}; {} when too large."""
+    (inf when a needed marginal is erased), "orders": label, "by_order": {order: mean AVD, None when erased},
+    "non_identifiable": 1-based column sets erased or uninformative at these rows, "erased": those no number of
+    rows recovers}; {} when too large."""
     from optrr_engine.errors import OptRRError
 
     k = mechanism.k
@@ -231,10 +230,10 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
         "rank": pe.rank_key(),
         "orders": label,
         "by_order": {
-            o: None if v["non_identifiable"] else v["mean_expected_avd_default"] for o, v in pe.by_order().items()
+            o: None if v["erased"] else v["mean_expected_avd_default"] for o, v in pe.by_order().items()
         },
         "non_identifiable": [[i + 1 for i in m.attributes] for m in bad],
-        "erased": [[i + 1 for i in m.attributes] for m in bad if m.reason.startswith(STRUCTURAL_REASONS)],
+        "erased": [[i + 1 for i in m.attributes] for m in bad if m.erased],
     }
 
 
@@ -295,7 +294,7 @@ def summarise_sampling(method: str, sampling, n_rows, seconds: float, request=No
 def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
     """-1 when design a is better than b, 1 when worse, 0 when equal within the relative tolerance
     (optrr_engine.tolerance). Per-attribute mode: lower whole-record epsilon. Budget mode (all meet the target):
-    the engine's ranking of the predicted errors (when known for both: fewer non-identifiable needed marginals,
+    the engine's ranking of the predicted errors (when known for both: fewer erased needed marginals,
     then the smaller predicted error of the default estimate, as ``recommend()``), then larger attribute
     epsilons (scale c), then lower whole-record epsilon. Ties go to auto."""
     from optrr_engine.tolerance import eps_equal

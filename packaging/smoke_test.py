@@ -296,6 +296,22 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
             raise Failed(f"overall epsilon {total} outside [max eps_i, sum eps_i] = [{max(eps)}, 3.5]")
         return f"overall epsilon {total:.4f} (sum of requests 3.5)"
 
+    def recommend():
+        """A whole-record target: every design kind built and ranked (the utility design needs Clarabel, the
+        exact designs HiGHS), and nothing but JSON on stdout."""
+        argv = ["design", "--sizes", "3,4,2", "--target-total", "2", "--marginals", "1,2", "--rows", "5000", "--json"]
+        proc = r.run([optrr, *argv])
+        expect_ok(proc, "optrr design --target-total")
+        d = parse_json(proc.stdout, "optrr design --target-total --json")
+        cands = d.get("recommendation", {}).get("candidates", [])
+        failed = [f"{c.get('design')}: {c['result']}" for c in cands if "result" in c]
+        if failed or {"utility", "auto", "kronecker", "smp"} - {c.get("design") for c in cands}:
+            raise Failed(f"candidates missing or not built: {failed or [c.get('design') for c in cands]}")
+        worst = max(c["whole_record_epsilon"] for c in cands)
+        if worst > 2 * (1 + 1e-9):
+            raise Failed(f"a candidate's whole-record epsilon {worst} exceeds the target 2")
+        return f"{len(cands)} candidates ranked, recommended {d.get('recommended')}"
+
     def schema():
         proc = r.run([optrr, "schema", sample, "-o", work / "release.json", "--quiet"])
         expect_ok(proc, "optrr schema")
@@ -408,6 +424,7 @@ def run_checks(archive: Path, work: Path, isolate: bool) -> int:
     r.check("optrr import self-test", self_test(optrr, "optrr"))
     r.check("optrr-gui import self-test", self_test(gui, "optrr-gui"))
     r.check("optrr design --method auto --json", design)
+    r.check("optrr design --target-total --json (every design kind ranked)", recommend)
     r.check("optrr schema (bundled sample)", schema)
     r.check("optrr perturb (bundled sample)", perturb)
     r.check("optrr estimate --marginal --json", estimate)

@@ -179,7 +179,8 @@ def peers_avd(codes, sizes, target, seed, sets, truths) -> dict:
             if name != "peer_smp":
                 raise
             est = smp_without_reports(reports, lst_k, eps)
-        out[(name, 1)] = [avd(np.asarray(est[s[0]], dtype=float), truths[i]) for i, s in one_way]
+        if one_way:  # none when --ways leaves the 1-way tables out
+            out[(name, 1)] = [avd(np.asarray(est[s[0]], dtype=float), truths[i]) for i, s in one_way]
         if name == "peer_spl":  # joint tables from the same reports: invert the tensor product of the GRRs
             reports = np.asarray(reports, dtype=np.int64)
             e = eps / k
@@ -386,7 +387,7 @@ def print_recommended(rows) -> None:
         f"{'u pred':>8s} {'best peer':>10s} {'AVD':>8s} {'rec/peer':>8s} {'ML/peer':>8s}"
     )
     ratios: dict = {"recommended": [], "utility": []}
-    wins = losses = ml_wins = 0
+    wins = losses = ml_wins = ml_cells = 0
     for key in keys:
         vals = index[key]
         rec = vals.get("recommended")
@@ -412,6 +413,7 @@ def print_recommended(rows) -> None:
             wins += ratio <= 1.0
             losses += ratio > 1.0
             ml_wins += ml <= peer
+            ml_cells += bool(np.isfinite(ml))
         print(
             f"{key[0]:16s} {key[1]:4g} {key[2]:3d} {rec['chosen']:>12s} {pred:9.4f} {sim:8.4f} {ml:8.4f} {unb:8.4f} "
             f"{_num(rec['avd_clip']):8.4f} {_num(rec.get('avd_normsub')):8.4f} {pred / unb:8.2f} "
@@ -433,7 +435,8 @@ def print_recommended(rows) -> None:
             if vals.size:
                 q1, med, q3 = np.percentile(vals, [25, 50, 75])
                 print(f"{name}: {what}: median {med:.3f} (quartiles {q1:.3f}-{q3:.3f}) over {vals.size} cells")
-    print(f"recommended vs best peer: {wins} cells <= 1, {losses} cells > 1 (with ML instead: {ml_wins} cells <= 1)")
+    ml_text = f" (with ML instead: {ml_wins} of {ml_cells} cells <= 1)" if ml_cells else " (ML not run: --no-ml)"
+    print(f"recommended vs best peer: {wins} cells <= 1, {losses} cells > 1{ml_text}")
 
 
 def main():

@@ -99,6 +99,7 @@ def summarise(rows: list[dict]) -> None:
     print(f"\n{'dataset':16s} {'eps':>4s} way {'pick':>10s} {'AVD':>8s} {'best':>10s} {'AVD':>8s} regret pred/sim")
     regrets: dict = {}
     accuracy: dict = {}
+    earlier: dict = {}  # the rule before 2026-11-26: every non-identifiable needed table first (erased or noisy)
     for (name, eps, way), rs in sorted(cells.items()):
         done = [r for r in rs if r["simulated"] not in ("", None)]
         if not done:
@@ -111,6 +112,9 @@ def summarise(rows: list[dict]) -> None:
         regret = float(pick["simulated"]) / float(best["simulated"])
         ratio = float(pick["predicted_given_data"]) / float(pick["simulated"])
         regrets.setdefault(way, []).append(regret)
+        old = min(rs, key=lambda r: (int(r["erased"]) + int(r["uninformative"]), float(r["predicted_default"])))
+        if old["simulated"] not in ("", None):
+            earlier.setdefault(way, []).append(float(old["simulated"]) / float(best["simulated"]))
         accuracy.setdefault(way, []).append(ratio)
         print(
             f"{name:16s} {eps:4g} {way:3d} {pick['design']:>10s} {float(pick['simulated']):8.4f} "
@@ -123,6 +127,12 @@ def summarise(rows: list[dict]) -> None:
             f"{way}-way: {a.size} cells, regret mean {a.mean():.3f} median {np.median(a):.3f} max {a.max():.3f}, "
             f"{int(np.sum(a <= 1.0))} at the best; the pick's prediction / simulation: median {np.median(acc):.3f}"
         )
+        if way in earlier:
+            b = np.asarray(earlier[way])
+            print(
+                f"       the earlier rule (noisy tables ranked like erased ones): regret mean {b.mean():.3f} "
+                f"median {np.median(b):.3f} max {b.max():.3f}, {int(np.sum(b <= 1.0))} at the best"
+            )
 
 
 def write_csv(path: str, rows: list[dict]) -> None:

@@ -96,3 +96,20 @@ def test_bad_input_and_cancel():
         compare_designs(codes, [2, 2, 2], 1.0)
     with pytest.raises(Cancelled):
         compare_designs(codes, sizes, 1.0, cancel=lambda: True)
+
+
+def test_a_table_only_too_noisy_at_these_rows_keeps_its_predicted_error():
+    """Car's sizes at whole-record epsilon 1 and 1,728 rows: ``auto`` is recommended for the pairs although the
+    unbiased estimate of some pairs has a cell sd >= 1. Its predicted 2-way error (the default estimate's) is
+    shown, not "not identifiable", which stays for the tables a design erases (SMP's pairs)."""
+    sizes = [4, 4, 4, 3, 3, 3, 4]
+    rows, ranking = compare_designs(
+        correlated_codes(1728, sizes), sizes, 1.0, marginals={"orders": [2]}, sets=4, repetitions=1, seed=3
+    )
+    assert ranking["chosen"] == "auto"
+    top = next(c for c in ranking["candidates"] if c["design"] == "auto")
+    assert top["non_identifiable"] and not top["erased"]
+    auto = rows[(rows["design"] == "auto") & (rows["way"] == 2)].iloc[0]
+    assert np.isfinite(auto["predicted_avd"]) and auto["not_identifiable"] == ""
+    smp = rows[(rows["design"] == "smp") & (rows["way"] == 2)].iloc[0]
+    assert smp["predicted_avd"] == np.inf and smp["not_identifiable"].startswith("never reported")

@@ -83,9 +83,10 @@ def compare_designs(
 ):
     """Returns (rows, ranking): ``rows`` a DataFrame with one row per (design, way): ``design``, ``rank``
     (1 = recommended), ``whole_record_epsilon`` (recomputed from the design), ``way``, ``measured_avd`` and
-    ``sd_avd`` (over marginals and repetitions), ``predicted_avd`` (the same marginals; unbiased estimator,
-    uniform prior, against the data's own tables; inf when one of them is not identifiable, with the reason in
-    ``not_identifiable``), ``marginals``, ``unanswered`` (marginals the design cannot estimate) and ``note``
+    ``sd_avd`` (over marginals and repetitions), ``predicted_avd`` (the same marginals; the default estimator,
+    uniform prior, against the data's own tables; inf when the design erases one of them, with the reason in
+    ``not_identifiable``; a table only too noisy at n rows for the unbiased estimate keeps its prediction),
+    ``marginals``, ``unanswered`` (marginals the design cannot estimate) and ``note``
     (e.g. "each row carries 2 of 9 columns"); ``ranking`` the recommender's JSON.
 
     ``codes``: (n, k) category codes of the perturbed columns; ``marginals``: the needed marginals the ranking
@@ -139,8 +140,8 @@ def compare_designs(
         note = (getattr(cand, "info", {}) or {}).get("suppression", "")
         for w, subsets in chosen.items():
             pred = [predicted[tuple(s)] for s in subsets if tuple(s) in predicted]
-            ok = [p.expected_avd_default for p in pred if p.identifiable]
-            reasons = [p.reason for p in pred if not p.identifiable and p.reason]
+            ok = [p.expected_avd_default for p in pred if not p.erased]
+            reasons = [p.reason for p in pred if p.erased and p.reason]
             vals = np.asarray(errors[w], dtype=float)
             rows.append(
                 {

@@ -367,5 +367,12 @@ def test_tables_too_noisy_at_these_rows_warn_but_do_not_hide_the_predicted_error
         text = panel.status_text(best, None)
         assert "so noisy that their confidence intervals span everything" in text and "never" not in text
         window.grab().save(str(tmp_path / "noisy.png"))
+        # the release dialog says it too, and does not refuse or offer the override
+        dialog = ReleaseDialog(window, window)
+        qtbot.addWidget(dialog)
+        needed = dialog.needed_label.text()
+        assert f"At 1728 rows, {len(s.non_identifiable)} needed table(s) are too noisy" in needed
+        assert "erases" not in needed and not dialog.allow_unidentifiable.isVisibleTo(dialog)
+        dialog.grab().save(str(tmp_path / "noisy_release.png"))
     finally:
         close_window(window)

@@ -397,6 +397,15 @@ class ReleaseDialog(QDialog):
                 f"The release is refused unless you override it. The way out: {WAY_OUT}.</span>"
             )
             self.allow_unidentifiable.show()
+        noisy = [a for a in (summary.non_identifiable if summary is not None and summary.ok else []) if a not in erased]
+        if noisy:
+            shown = ", ".join("{" + ", ".join(names[i - 1] for i in a if i - 1 < len(names)) + "}" for a in noisy[:8])
+            more = f" and {len(noisy) - 8} more" if len(noisy) > 8 else ""
+            text += (
+                f"<br><span style='color:#8a5a00'>At {self.state.n_rows or 'these'} rows, {len(noisy)} needed "
+                f"table(s) are too noisy for confidence intervals: {shown}{more}. Their estimates lean on the "
+                "prior (the predicted error counts this); the release is not refused.</span>"
+            )
         self.needed_label.setText(text)
 
     def problems(self) -> list[str]:

@@ -16,7 +16,7 @@ import numpy as np
 
 #: Eigenvalues below this fraction of the largest (which is 1) make a marginal non-identifiable at any n.
 MIN_REL_EIGENVALUE = 1e-9
-#: A cell whose predicted standard deviation reaches this cannot be learned at the given n.
+#: A cell whose predicted standard deviation (unbiased estimate) reaches this cannot be learned by it at the given n.
 MAX_CELL_SD = 1.0
 #: The reasons (MarginalError.reason) that no number of rows overcomes: the marginal is **erased** (a zero
 #: eigenvalue, or a sampling design that never reports its attributes together). The release refuses a needed

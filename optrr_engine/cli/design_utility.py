@@ -184,7 +184,7 @@ def print_predicted(out: dict) -> None:
     for order, v in pe["by_order"].items():
         default = v["mean_expected_avd_default"]
         avd = (
-            "unbiased estimate: not identifiable at these rows"
+            ("unbiased estimate: not identifiable" if v["erased"] else "unbiased estimate: too noisy at these rows")
             if v["mean_expected_avd"] is None
             else f"mean expected AVD {v['mean_expected_avd']:.4g} (unbiased estimate)"
         )

@@ -36,7 +36,8 @@ def test_tables_too_noisy_at_these_rows_are_a_warning_not_erased():
     cands = [c for c in obj["recommendation"]["candidates"] if "result" not in c]
     keys = [(len(c["erased"]), c["mean_expected_avd_default"] or np.inf) for c in cands]
     assert keys == sorted(keys)
-    code, out, err = run("design", "--sizes", "4,4,4,3,3,3,4", "--target-total", "1", "--rows", "1728", "--marginals", "2")
+    args = ["--sizes", "4,4,4,3,3,3,4", "--target-total", "1", "--rows", "1728", "--marginals", "2"]
+    code, out, err = run("design", *args)
     assert code == 0, err
     assert "unbiased estimate: too noisy at these rows; erased: 0;" in out
     code, out, err = run("design", "--method", "optimal", "--sizes", "2,2,2", "--target-total", "1.5")

@@ -8,6 +8,7 @@ attributes at whole-record eps <= 1.5 under the design with the lowest whole-rec
 at least ``MAX_CELL_SD`` = 1: that estimate's error (and its confidence intervals) then spans the whole
 probability range at this n. The default (smoothed) estimate of such a marginal is still defined: it leans on
 its prior where the data say little, and its predicted error (:mod:`.default_error`) measures how much.
+Only the first kind (``MarginalError.erased``) refuses a release and ranks a design last; the second is a warning.
 """
 
 from __future__ import annotations
@@ -18,12 +19,6 @@ import numpy as np
 MIN_REL_EIGENVALUE = 1e-9
 #: A cell whose predicted standard deviation (unbiased estimate) reaches this cannot be learned by it at the given n.
 MAX_CELL_SD = 1.0
-#: The reasons (MarginalError.reason) that no number of rows overcomes: the marginal is **erased** (a zero
-#: eigenvalue, or a sampling design that never reports its attributes together). The release refuses a needed
-#: erased marginal, and the recommender ranks designs with fewer of them first. "Uninformative at n rows" is
-#: only a warning: the default estimate of such a marginal leans on its prior, and its predicted error says how
-#: much (the ranking compares designs by it).
-STRUCTURAL_REASONS = ("zero eigenvalue", "never reported")
 
 
 def zero_eigenvalue(eigenvalues: np.ndarray) -> bool:

@@ -31,7 +31,7 @@ from ..estimation.covariance import variance
 from ..estimation.operator import StructuredOperator
 from ..estimation.spectrum import eigenvalues_from_patterns, mechanism_eigenvalues
 from .default_error import ABS_PER_SD, default_avd, default_avd_of_marginal
-from .identifiability import MAX_CELL_SD, MIN_REL_EIGENVALUE, STRUCTURAL_REASONS, zero_eigenvalue
+from .identifiability import MAX_CELL_SD, MIN_REL_EIGENVALUE, zero_eigenvalue
 from .marginals import resolve_marginals
 from .prior import UniformPrior
 
@@ -52,12 +52,10 @@ class MarginalError:
     rows: float = 0.0  # the (effective) number of rows the error is predicted for
     #: predicted AVD of the default (smoothed maximum-likelihood) estimate (:mod:`.default_error`)
     expected_avd_default: float = float("inf")
-
-    @property
-    def erased(self) -> bool:
-        """No number of rows recovers this marginal (:data:`~.identifiability.STRUCTURAL_REASONS`); a marginal
-        that is only uninformative at these rows is not identifiable but not erased."""
-        return not self.identifiable and self.reason.startswith(STRUCTURAL_REASONS)
+    #: no number of rows recovers it (a zero eigenvalue, or never reported): the release refuses it when needed
+    #: and the ranking puts designs with fewer such marginals first. A marginal only uninformative at these rows
+    #: is not identifiable but not erased (:mod:`.identifiability`).
+    erased: bool = False
 
     def to_json(self, names=None) -> dict:
         finite = self.identifiable
@@ -179,7 +177,7 @@ def _marginal_error(
     attrs = tuple(attrs)
     avd_default = float(avd_default)
     if n <= 0:
-        return MarginalError(attrs, cells, np.inf, np.inf, np.inf, min_abs, False, "never reported", 0.0)
+        return MarginalError(attrs, cells, np.inf, np.inf, np.inf, min_abs, False, "never reported", 0.0, erased=True)
     if erased:
         return MarginalError(
             attrs,
@@ -192,6 +190,7 @@ def _marginal_error(
             "zero eigenvalue: erased by the mechanism",
             n,
             avd_default,
+            erased=True,
         )
     max_sd = float(max_sd)
     ok = max_sd < MAX_CELL_SD

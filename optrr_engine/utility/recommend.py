@@ -1,6 +1,6 @@
 """Recommend by predicted error: at a whole-record epsilon target, rank every design kind by the mean predicted
 AVD of the default estimate of the needed marginals (designs with fewer erased needed marginals first: those
-no number of rows recovers, :data:`~.identifiability.STRUCTURAL_REASONS`) and return the runners-up too.
+no number of rows recovers, ``MarginalError.erased``) and return the runners-up too.
 
 Candidates: Kronecker and ``auto`` in budget mode (the target split by the weights), the utility-optimal
 design, and the sampling designs when their module is present (any object implementing

@@ -37,7 +37,7 @@ from ..state.design_summary import (
     display_order,
     may_recommend,
 )
-from ..state.needed_marginals import WAY_OUT
+from ..state.needed_marginals import WAY_OUT, label_index_sets
 from .marginals_editor import MarginalsEditor
 
 RECOMMENDED_BG = QColor(214, 240, 214)
@@ -406,20 +406,16 @@ class MechanismPanel(QWidget):
         s = c.current().get(method) if method else None
         if s is not None and s.ok and s.non_identifiable:
             label = METHOD_LABELS.get(method, method)
-            erased = s.erased or []
-            bad = erased or s.non_identifiable
-            shown = ", ".join(
-                "{" + ", ".join(names[i - 1] if i - 1 < len(names) else str(i) for i in a) + "}" for a in bad[:6]
-            )
-            more = f" and {len(bad) - 6} more" if len(bad) > 6 else ""
-            if erased:
+            if s.erased:
+                shown = label_index_sets(s.erased, names, 6)
                 lines.append(
-                    f"<span style='color:#b00000'>⚠ {label}: the needed table(s) {shown}{more} can never be estimated "
+                    f"<span style='color:#b00000'>⚠ {label}: the needed table(s) {shown} can never be estimated "
                     f"from this design. The way out: {WAY_OUT}.</span>"
                 )
             else:
+                shown = label_index_sets(s.too_noisy, names, 6)
                 lines.append(
-                    f"<span style='color:#8a5a00'>⚠ {label}: at this number of rows the needed table(s) {shown}{more} "
+                    f"<span style='color:#8a5a00'>⚠ {label}: at this number of rows the needed table(s) {shown} "
                     "are so noisy that their confidence intervals span everything; the shown estimate leans on its "
                     f"prior there, as the predicted AVD counts. For more: {WAY_OUT}.</span>"
                 )
@@ -590,11 +586,10 @@ class MechanismPanel(QWidget):
 
         if s.erased:
             lines.append(f"⚠ Cannot be estimated from this design: {shown(s.erased)}. The way out: {WAY_OUT}.")
-        weak = [a for a in s.non_identifiable if a not in (s.erased or [])]
-        if weak:
+        if s.too_noisy:
             lines.append(
-                f"⚠ Too noisy at {rows} rows for confidence intervals ({len(weak)}): {shown(weak)}. The shown "
-                "estimate leans on its prior there; the predicted AVD counts that."
+                f"⚠ Too noisy at {rows} rows for confidence intervals ({len(s.too_noisy)}): {shown(s.too_noisy)}. "
+                "The shown estimate leans on its prior there; the predicted AVD counts that."
             )
         return "\n".join(lines)
 

@@ -38,7 +38,7 @@ from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, gener
 
 from ..common.widgets import fmt_eps, fmt_seconds
 from ..state.design_summary import BUDGET_ONLY_METHODS, METHOD_LABELS
-from ..state.needed_marginals import WAY_OUT
+from ..state.needed_marginals import WAY_OUT, label_index_sets
 from ..state.needed_marginals import describe as describe_needed
 from ..workers.jobs.release import remove_release_leftovers, run_release
 
@@ -389,22 +389,21 @@ class ReleaseDialog(QDialog):
     def _update_needed(self, summary) -> None:
         names = [c.name for c in self.state.perturbed_columns()]
         text = describe_needed(self.state.needed_marginals, len(names))
-        erased = summary.erased if summary is not None and summary.ok else []
+        known = summary is not None and summary.ok
+        erased = summary.erased if known else []
         if erased:
-            shown = ", ".join("{" + ", ".join(names[i - 1] for i in a if i - 1 < len(names)) + "}" for a in erased[:8])
             text += (
-                f"<br><span style='color:#cc0000'>This design erases {len(erased)} needed table(s): {shown}. "
-                f"The release is refused unless you override it. The way out: {WAY_OUT}.</span>"
+                f"<br><span style='color:#cc0000'>This design erases {len(erased)} needed table(s): "
+                f"{label_index_sets(erased, names, 8)}. The release is refused unless you override it. "
+                f"The way out: {WAY_OUT}.</span>"
             )
             self.allow_unidentifiable.show()
-        noisy = [a for a in (summary.non_identifiable if summary is not None and summary.ok else []) if a not in erased]
+        noisy = summary.too_noisy if known else []
         if noisy:
-            shown = ", ".join("{" + ", ".join(names[i - 1] for i in a if i - 1 < len(names)) + "}" for a in noisy[:8])
-            more = f" and {len(noisy) - 8} more" if len(noisy) > 8 else ""
             text += (
                 f"<br><span style='color:#8a5a00'>At {self.state.n_rows or 'these'} rows, {len(noisy)} needed "
-                f"table(s) are too noisy for confidence intervals: {shown}{more}. Their estimates lean on the "
-                "prior (the predicted error counts this); the release is not refused.</span>"
+                f"table(s) are too noisy for confidence intervals: {label_index_sets(noisy, names, 8)}. Their "
+                "estimates lean on the prior (the predicted error counts this); the release is not refused.</span>"
             )
         self.needed_label.setText(text)
 

@@ -141,6 +141,11 @@ class DesignSummary:
     suppression: str = ""  # sampling designs: "each row carries m of k columns ..."
 
     @property
+    def too_noisy(self) -> list:
+        """The needed marginals only too noisy at these rows for the unbiased estimate (not erased)."""
+        return [a for a in self.non_identifiable if a not in self.erased]
+
+    @property
     def changed_attributes(self) -> set[int]:
         return {int(c["attribute"]) for c in self.changes}
 

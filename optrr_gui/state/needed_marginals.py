@@ -66,6 +66,14 @@ def format_sets(sets) -> str:
     return "; ".join(", ".join(s) for s in sets)
 
 
+def label_index_sets(sets, names, most: int) -> str:
+    """"{a, b}, {c, d} and 3 more": the first ``most`` of 1-based column index sets, by the columns' names."""
+    shown = ", ".join(
+        "{" + ", ".join(names[i - 1] if i - 1 < len(names) else str(i) for i in a) + "}" for a in sets[:most]
+    )
+    return shown + (f" and {len(sets) - most} more" if len(sets) > most else "")
+
+
 def effective(value, k: int) -> dict:
     """The stored value with the default filled in for k perturbed columns."""
     v = normalised(value)

@@ -17,20 +17,14 @@ docs/utility.md ("The ranking puts only erased needed tables first") has the res
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import time
-from itertools import combinations
 
 import numpy as np
+import pandas as pd
 
-from optrr_engine.analysis.avd import avd
-from optrr_engine.compare.avd_marginals import MAX_CELLS
 from optrr_engine.compare.datasets import load_dataset
-from optrr_engine.compare.designs_on_data import estimate_marginal, release_of
-from optrr_engine.errors import InputError
-from optrr_engine.estimation.counts import count_codes
-from optrr_engine.utility.recommend import recommend
+from optrr_engine.compare.designs_on_data import compare_designs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "tests", "data")
@@ -38,91 +32,69 @@ DATASETS = ["car", "breast_cancer", "heart_cleveland", "house_votes_84", "nurser
 EXTRA = ["stroke", "snpassoc_snps"]  # from --extra-data (not in tests/data)
 
 
-def scored_sets(k: int, sizes, way: int, pairs: int, rng) -> list[tuple]:
-    """All w-way tables when there are at most ``pairs`` of them (of at most MAX_CELLS cells), else ``pairs``
-    distinct ones drawn at random (which tables are scored moves a cell's regret a lot: score many)."""
-    tables = [s for s in combinations(range(k), way) if int(np.prod([int(sizes[a]) for a in s])) <= MAX_CELLS]
-    if len(tables) <= pairs:
-        return tables
-    return [tables[i] for i in sorted(rng.choice(len(tables), size=pairs, replace=False))]
-
-
-def simulated_avd(cand, codes, sizes, sets, truths, reps: int, rng) -> tuple[float, float] | None:
-    """(mean, standard error over repetitions) of the default estimates' AVD; None when the design cannot
-    estimate one of the sets (a sampling design never reporting them together)."""
-    per_rep = []
-    for _ in range(reps):
-        released = release_of(cand).sample(codes, rng)
-        try:
-            estimates = [estimate_marginal(cand, released, sizes, s).estimate for s in sets]
-            vals = [avd(e, t) for e, t in zip(estimates, truths, strict=True)]
-        except InputError:
-            return None
-        per_rep.append(float(np.mean(vals)))
-    return float(np.mean(per_rep)), float(np.std(per_rep, ddof=1) / np.sqrt(reps)) if reps > 1 else float("nan")
-
-
-def run_cell(data, target: float, way: int, sets, truths, reps: int, rng) -> list[dict]:
-    codes, sizes, n = data.codes, data.sizes, data.rows
+def run_cell(data, target: float, way: int, pairs: int, reps: int, seed: int) -> pd.DataFrame:
+    """One (data set, epsilon, order) cell: the Compare tab's comparison (``compare_designs``: every candidate of
+    ``recommend()`` for all w-way tables released ``reps`` times, its default estimates of the same w-way tables
+    scored), with each candidate's ranking facts from the recommender's JSON."""
     t0 = time.perf_counter()
-    rec = recommend(sizes, target, rows=n, marginals={"orders": [way]})
-    seconds = time.perf_counter() - t0
-    rows = []
-    for rank, r in enumerate(rec.ranked):
-        if r.error is None:
-            continue
-        sim = simulated_avd(r.candidate, codes, sizes, sets, truths, reps, rng)
-        given = r.candidate.predicted_error(n, {"sets": sets}, given_data=True).default_score()
-        rows.append(
-            {
-                "dataset": data.name,
-                "epsilon": target,
-                "way": way,
-                "rank": rank,
-                "design": r.candidate.name,
-                "erased": len(r.error.erased),
-                "uninformative": len(r.error.non_identifiable) - len(r.error.erased),
-                "predicted_default": r.error.default_score(),
-                "predicted_given_data": given,
-                "simulated": sim[0] if sim else "",
-                "simulated_se": sim[1] if sim else "",
-                "recommend_seconds": seconds,
-            }
-        )
-    return rows
+    spec = {"orders": [way]}
+    rows, ranking = compare_designs(
+        data.codes, data.sizes, target, marginals=spec, ways=(way,), sets=pairs, repetitions=reps, seed=seed
+    )
+    facts = {c["design"]: c for c in ranking["candidates"] if "result" not in c}
+    out = pd.DataFrame(
+        {
+            "dataset": data.name,
+            "epsilon": target,
+            "way": way,
+            "rank": rows["rank"] - 1,  # 0 = the pick
+            "design": rows["design"],
+            "erased": [len(facts[d]["erased"]) for d in rows["design"]],
+            "uninformative": [len(facts[d]["non_identifiable"]) - len(facts[d]["erased"]) for d in rows["design"]],
+            "predicted_default": [facts[d]["mean_expected_avd_default"] or np.inf for d in rows["design"]],
+            "predicted_given_data": rows["predicted_avd"],
+            # a design that could not estimate every scored table in every release has no comparable AVD
+            "simulated": rows["measured_avd"].where(rows["unanswered"] == 0),
+            "seconds": time.perf_counter() - t0,
+        }
+    )
+    return out
 
 
-def summarise(rows: list[dict]) -> None:
-    cells: dict = {}
-    for r in rows:
-        cells.setdefault((r["dataset"], float(r["epsilon"]), int(r["way"])), []).append(r)
+def with_earlier_rule(table: pd.DataFrame) -> pd.DataFrame:
+    """The key of the rule before 2026-11-26: every non-identifiable needed table, erased or only too noisy."""
+    return table.assign(noisy_or_erased=table["erased"] + table["uninformative"])
+
+
+def summarise(table: pd.DataFrame) -> None:
+    """Per cell: the pick (rank 0), the best simulated candidate, the regret and the pick's prediction /
+    simulation; per order: mean / median / max regret, and the same for the rule before 2026-11-26."""
     print(f"\n{'dataset':16s} {'eps':>4s} way {'pick':>10s} {'AVD':>8s} {'best':>10s} {'AVD':>8s} regret pred/sim")
     regrets: dict = {}
+    earlier: dict = {}  # every non-identifiable needed table first (erased or only too noisy)
     accuracy: dict = {}
-    earlier: dict = {}  # the rule before 2026-11-26: every non-identifiable needed table first (erased or noisy)
-    for (name, eps, way), rs in sorted(cells.items()):
-        done = [r for r in rs if r["simulated"] not in ("", None)]
-        if not done:
+    for (name, eps, way), cell in table.groupby(["dataset", "epsilon", "way"], sort=True):
+        done = cell.dropna(subset=["simulated"])
+        if done.empty:
             continue
-        pick = min(rs, key=lambda r: int(r["rank"]))
-        best = min(done, key=lambda r: float(r["simulated"]))
-        if pick["simulated"] in ("", None):
+        pick = cell.loc[cell["rank"].idxmin()]
+        best = done.loc[done["simulated"].idxmin()]
+        if np.isnan(pick["simulated"]):
             print(f"{name:16s} {eps:4g} {way:3d} {pick['design']:>10s}: the pick cannot answer these tables")
             continue
-        regret = float(pick["simulated"]) / float(best["simulated"])
-        ratio = float(pick["predicted_given_data"]) / float(pick["simulated"])
+        regret = pick["simulated"] / best["simulated"]
+        ratio = pick["predicted_given_data"] / pick["simulated"]
         regrets.setdefault(way, []).append(regret)
-        old = min(rs, key=lambda r: (int(r["erased"]) + int(r["uninformative"]), float(r["predicted_default"])))
-        if old["simulated"] not in ("", None):
-            earlier.setdefault(way, []).append(float(old["simulated"]) / float(best["simulated"]))
         accuracy.setdefault(way, []).append(ratio)
+        old = cell.loc[cell.sort_values(["noisy_or_erased", "predicted_default"]).index[0]]
+        if not np.isnan(old["simulated"]):
+            earlier.setdefault(way, []).append(old["simulated"] / best["simulated"])
         print(
-            f"{name:16s} {eps:4g} {way:3d} {pick['design']:>10s} {float(pick['simulated']):8.4f} "
-            f"{best['design']:>10s} {float(best['simulated']):8.4f} {regret:6.3f} {ratio:7.3f}"
+            f"{name:16s} {eps:4g} {way:3d} {pick['design']:>10s} {pick['simulated']:8.4f} "
+            f"{best['design']:>10s} {best['simulated']:8.4f} {regret:6.3f} {ratio:7.3f}"
         )
     for way, v in sorted(regrets.items()):
-        a = np.asarray(v)
-        acc = np.asarray(accuracy[way])
+        a, acc = np.asarray(v), np.asarray(accuracy[way])
         print(
             f"{way}-way: {a.size} cells, regret mean {a.mean():.3f} median {np.median(a):.3f} max {a.max():.3f}, "
             f"{int(np.sum(a <= 1.0))} at the best; the pick's prediction / simulation: median {np.median(acc):.3f}"
@@ -135,14 +107,9 @@ def summarise(rows: list[dict]) -> None:
             )
 
 
-def write_csv(path: str, rows: list[dict]) -> None:
-    if not rows:
-        return
+def write_csv(table: pd.DataFrame, path: str) -> None:
     tmp = path + ".tmp"
-    with open(tmp, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    table.to_csv(tmp, index=False)
     os.replace(tmp, path)
 
 
@@ -159,8 +126,7 @@ def main() -> None:
     ap.add_argument("--table", help="only summarise an existing CSV")
     args = ap.parse_args()
     if args.table:
-        with open(args.table, encoding="utf-8") as fh:
-            summarise(list(csv.DictReader(fh)))
+        summarise(with_earlier_rule(pd.read_csv(args.table)))
         return
     try:
         ways = sorted({int(w) for w in args.ways.split(",") if w.strip()})
@@ -173,23 +139,19 @@ def main() -> None:
     if any(n in EXTRA for n in names) and not args.extra_data:
         ap.error(f"{', '.join(n for n in names if n in EXTRA)}: give --extra-data (the folder with its CSV)")
     rng = np.random.default_rng(args.seed)
-    rows: list[dict] = []
+    cells: list[pd.DataFrame] = []
     t0 = time.perf_counter()
     for name in names:
         data = load_dataset(os.path.join(args.extra_data if name in EXTRA else DATA, f"{name}.csv"))
-        k = len(data.sizes)
         for way in ways:
-            if way > k:
+            if way > len(data.sizes):
                 continue
-            sets = scored_sets(k, data.sizes, way, args.pairs, rng)
-            truths = [count_codes(data.codes[:, list(s)], [int(data.sizes[a]) for a in s]) / data.rows for s in sets]
             for target in eps_list:
-                t1 = time.perf_counter()
-                rows += run_cell(data, target, way, sets, truths, args.reps, rng)
-                write_csv(args.csv, rows)  # partial results survive an interrupted run
-                print(f"  {data.name} eps {target:g} {way}-way: {time.perf_counter() - t1:.1f} s", flush=True)
+                cells.append(run_cell(data, target, way, args.pairs, args.reps, int(rng.integers(2**31))))
+                write_csv(pd.concat(cells, ignore_index=True), args.csv)  # partial results survive an interruption
+                print(f"  {data.name} eps {target:g} {way}-way: {cells[-1]['seconds'].iloc[0]:.1f} s", flush=True)
     print(f"wrote {args.csv} ({time.perf_counter() - t0:.0f} s)")
-    summarise(rows)
+    summarise(with_earlier_rule(pd.concat(cells, ignore_index=True)))
 
 
 if __name__ == "__main__":

@@ -124,7 +124,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=12345)
     ap.add_argument("--csv", default="ranking.csv")
     ap.add_argument("--table", help="only summarise an existing CSV")
+    ap.add_argument("--force", action="store_true", help="overwrite an existing --csv")
     args = ap.parse_args()
+    if args.table and not os.path.isfile(args.table):
+        ap.error(f"--table: no such file: {args.table}")
     if args.table:
         summarise(with_earlier_rule(pd.read_csv(args.table)))
         return
@@ -135,6 +138,8 @@ def main() -> None:
         ap.error(f"--ways and --eps take comma-separated numbers; got {args.ways!r} and {args.eps!r}")
     if not ways or not set(ways) <= {1, 2, 3} or not eps_list or min(eps_list) <= 0 or args.reps < 2:
         ap.error("--ways among 1, 2, 3; --eps positive; --reps at least 2")
+    if os.path.exists(args.csv) and not args.force:
+        ap.error(f"{args.csv} exists: give another --csv, or --force to overwrite it")
     names = [n for n in args.datasets.split(",") if n]
     if any(n in EXTRA for n in names) and not args.extra_data:
         ap.error(f"{', '.join(n for n in names if n in EXTRA)}: give --extra-data (the folder with its CSV)")

@@ -577,7 +577,7 @@ class MechanismPanel(QWidget):
                 f"expected mean distance 1/2 Σ|estimate − truth| of the needed tables ({s.predicted_orders}) from "
                 f"{rows} rows, as shown by default (smoothed estimate), predicted under its uniform prior; "
                 "lower = more accurate. On nine real files the recommended design's measured error was 0.8 to "
-                "1.7 times this in 8 cases of 10 (0.6 to 2.3 at the extremes: joint tables of very skewed data)."
+                "1.8 times this in 8 cases of 10 (0.6 to 2.4 at the extremes: joint tables of very skewed data)."
                 + (f" By order: {by}." if by else "")
             )
 

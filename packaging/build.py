@@ -5,7 +5,7 @@
 
 Steps: PyInstaller builds packaging/dist/optrr/ from optrr.spec (one folder, programs ``optrr-gui`` and
 ``optrr``); the licences, version and a short read-me are copied next to the programs; then per platform:
-- Linux: packaging/dist/optrr-VERSION-linux-ARCH.tar.gz (folder optrr-VERSION/ with install.sh, a .desktop
+- Linux: packaging/dist/optrr-VERSION-linux-ARCH.tar.xz (folder optrr-VERSION/ with install.sh, a .desktop
   template and the icons for a per-user installation);
 - Windows: packaging/dist/OptRR-VERSION-setup.exe with Inno Setup (iscc on PATH or in its default folder);
 - macOS: packaging/dist/OptRR-VERSION.dmg from the OptRR.app bundle (packaging/macos/make_dmg.sh).
@@ -91,7 +91,10 @@ def machine() -> str:
 
 
 def linux_tarball(ver: str) -> Path:
-    """optrr-VERSION-linux-ARCH.tar.gz with top folder optrr-VERSION/ (symbolic links kept as links)."""
+    """optrr-VERSION-linux-ARCH.tar.xz with top folder optrr-VERSION/ (symbolic links kept as links).
+
+    xz (preset 6) rather than gzip: 108 MB instead of 150 MB for the same 378 MB folder, which every current
+    Linux ``tar`` unpacks (``tar xf``); it takes about 3 minutes on one core instead of 40 seconds."""
     share = BUNDLE / "share"
     (share / "icons").mkdir(parents=True, exist_ok=True)
     shutil.copy2(HERE / "linux" / "optrr.desktop.in", share / "optrr.desktop.in")
@@ -99,9 +102,9 @@ def linux_tarball(ver: str) -> Path:
     shutil.copy2(HERE / "icons" / "optrr.svg", share / "icons" / "optrr.svg")
     shutil.copy2(HERE / "linux" / "install.sh", BUNDLE / "install.sh")
     os.chmod(BUNDLE / "install.sh", 0o755)
-    archive = DIST / f"optrr-{ver}-linux-{machine()}.tar.gz"
+    archive = DIST / f"optrr-{ver}-linux-{machine()}.tar.xz"
     tmp = archive.with_name(archive.name + ".tmp")
-    with tarfile.open(tmp, "w:gz", compresslevel=6) as tar:
+    with tarfile.open(tmp, "w:xz", preset=6) as tar:
         tar.add(BUNDLE, arcname=f"optrr-{ver}")
     os.replace(tmp, archive)
     return archive
@@ -139,9 +142,9 @@ def print_sizes(report: dict, bench) -> None:
         return f"{'meets' if value <= target else 'MISSES'} the {target:.0f} MB target"
 
     print(f"unpacked: {report['size_mb']:.1f} MB ({verdict(report['size_mb'], bench.SIZE_TARGET_MB)})")
-    if str(report.get("artefact", "")).endswith(".tar.gz"):
+    if str(report.get("artefact", "")).endswith(".tar.xz"):
         mb = report["artefact_mb"]
-        print(f"Linux tarball (gzip): {mb:.1f} MB ({verdict(mb, bench.TARBALL_TARGET_MB)})")
+        print(f"Linux tarball (xz): {mb:.1f} MB ({verdict(mb, bench.TARBALL_TARGET_MB)})")
 
 
 def main(argv: list[str] | None = None) -> int:

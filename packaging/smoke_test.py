@@ -1,6 +1,6 @@
 """Smoke test of the BUILT Linux bundle, as a hospital machine would run it: no network, no Python.
 
-    python3 packaging/smoke_test.py [--archive packaging/dist/optrr-VERSION-linux-ARCH.tar.gz] [--keep]
+    python3 packaging/smoke_test.py [--archive packaging/dist/optrr-VERSION-linux-ARCH.tar.xz] [--keep]
 
 The archive is unpacked into a fresh temporary folder and every program runs with an empty environment
 (``env -i``: PATH is an empty folder, HOME a fresh folder, QT_QPA_PLATFORM=offscreen) and PYTHONPATH /
@@ -54,9 +54,9 @@ def source_version() -> str:
 
 
 def newest_archive() -> Path:
-    archives = sorted((HERE / "dist").glob("optrr-*-linux-*.tar.gz"), key=lambda p: p.stat().st_mtime)
+    archives = sorted((HERE / "dist").glob("optrr-*-linux-*.tar.xz"), key=lambda p: p.stat().st_mtime)
     if not archives:
-        raise SystemExit("no packaging/dist/optrr-*-linux-*.tar.gz: build it first with python3 packaging/build.py")
+        raise SystemExit("no packaging/dist/optrr-*-linux-*.tar.xz: build it first with python3 packaging/build.py")
     return archives[-1]
 
 

@@ -39,10 +39,30 @@ WARM_IMPORTS = {
 }
 
 
+def _exit_with_parent() -> None:
+    """End this worker process as soon as the process that started it is gone (the window killed or crashed):
+    an orphan would otherwise go on computing (a solver inside one long call never sends progress) or finish and
+    commit a release nobody is waiting for. Like a terminated task, it leaves at most hidden temporaries, which
+    ``remove_stale_temporaries`` deletes later."""
+    import multiprocessing
+    import os
+
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        parent.join()  # returns when the parent's end of the start-up pipe closes, i.e. when the parent has ended
+        os._exit(1)
+
+    threading.Thread(target=watch, name="optrr-parent-watch", daemon=True).start()
+
+
 def _child_main(conn, cancel_id, warm_imports=WARM_IMPORTS["default"]) -> None:  # runs in the worker process
     import importlib
     import os
 
+    _exit_with_parent()
     if hasattr(os, "nice"):
         try:
             os.nice(WORKER_NICENESS)  # the window's process gets the CPU first on a busy machine

@@ -103,3 +103,16 @@ def test_bad_input_one_line():
     ]:
         code, out, err = run("design", *args)
         assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, (args, err)
+
+
+def test_recommendation_names_the_needed_marginals_in_words_and_a_refused_utility_design():
+    code, out, err = run("design", "--sizes", "2,3,4", "--target-total", "2", "--marginals", "1", "--rows", "5000")
+    assert code == 0, err
+    assert "(by predicted error of the 1-way marginals at 5000 rows)" in out
+    # Two named tables among 23 columns: the utility design would need one grid cell per pattern, 2^23 > 2^22.
+    sizes = ",".join(["2"] * 23)
+    code, out, err = run("design", "--sizes", sizes, "--target-total", "2", "--marginals", "1,2;3,4", "--rows", "5000")
+    assert code == 0, err
+    assert "(by predicted error of the tables 1,2; 3,4 at 5000 rows)" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("utility"))
+    assert "not available: the utility design handles at most 4,194,304 grid cells; 23 columns need 8.4e+06" in line

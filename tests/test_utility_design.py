@@ -93,3 +93,52 @@ def test_large_k_by_classes_block():
     assert info["relative_gap"] < 1e-4
     res = predicted_error(mech, 10_000, {"orders": [1]})
     assert res.non_identifiable == []
+
+
+def _enumerated_order_weights(sizes, orders):
+    """w_T of "all marginals of these orders" by listing every needed set A and every T inside it (the
+    definition in optrr_engine.utility.objective), summed by the class composition of T."""
+    sizes = np.asarray(sizes)
+    classes = list(dict.fromkeys(sizes.tolist()))  # detect_structure numbers the classes by first appearance
+    k = len(sizes)
+    needed = [A for o in orders for A in combinations(range(k), o)]
+    acc: dict = {}
+    for A in needed:
+        n_a = float(np.prod(sizes[list(A)]))
+        for r in range(1, len(A) + 1):
+            for T in combinations(A, r):
+                tau = tuple(int(np.sum(sizes[list(T)] == c)) for c in classes)
+                acc[tau] = acc.get(tau, 0.0) + float(np.prod(sizes[list(T)] - 1.0)) / n_a / len(needed)
+    return acc
+
+
+@pytest.mark.parametrize(
+    ("sizes", "orders"),
+    [([2, 3, 2, 4, 3, 2], [1, 2]), ([2, 2, 3, 3, 3, 5, 2], [1, 2, 3]), ([4, 2, 4, 2, 3], [2, 3]), ([3] * 6, [3])],
+)
+def test_order_weights_equal_the_enumerated_sum_over_needed_sets(sizes, orders):
+    from optrr_engine.utility.objective import detect_structure, order_weights
+
+    cs = detect_structure(sizes, np.full(len(sizes), np.inf), True)
+    types, weights = order_weights(cs, orders)
+    expected = _enumerated_order_weights(sizes, orders)
+    got = {tuple(int(x) for x in t): w for t, w in zip(types, weights, strict=True) if w > 0}
+    assert set(got) == set(expected)
+    for tau, w in expected.items():
+        assert got[tau] == pytest.approx(w, rel=1e-12)
+
+
+def test_too_many_column_classes_are_refused_before_any_work(monkeypatch):
+    """77 survey columns of 2-12 categories (the GUI's wide-file benchmark) would need a grid of 4e9 cells:
+    refused at once with the reason, before the weights or the grid are built (it used to run for hours)."""
+    from optrr_engine.errors import TooLargeError
+    from optrr_engine.utility import objective, optimal_design
+
+    def never(*_args, **_kwargs):
+        raise AssertionError("the refusal must come before the weights are computed")
+
+    monkeypatch.setattr(optimal_design, "order_weights", never)
+    monkeypatch.setattr(objective.ClassStructure, "grid", property(never))
+    sizes = np.random.default_rng(77).integers(2, 13, 77)
+    with pytest.raises(TooLargeError, match=r"at most 4,194,304 grid cells; 77 columns in 11 groups"):
+        utility_design(sizes, 3.0, {"orders": [1]})

@@ -44,6 +44,14 @@ class ClassStructure:
         return bool(np.all(self.class_counts == 1))
 
     @property
+    def grid_cells(self) -> int:
+        """Number of count vectors c, prod_j (n_j + 1) (an exact integer, however large)."""
+        out = 1
+        for n in self.class_counts:
+            out *= int(n) + 1
+        return out
+
+    @property
     def grid(self) -> np.ndarray:
         """All count vectors c (rows), class 0 varying fastest (for one class per attribute: row = bitmask S)."""
         shape = tuple(int(n) + 1 for n in self.class_counts[::-1])
@@ -93,26 +101,29 @@ def detect_structure(sizes, caps, symmetric: bool) -> ClassStructure:
 
 def order_weights(cs: ClassStructure, orders) -> tuple[np.ndarray, np.ndarray]:
     """Types tau (1 <= |tau| <= max order) and w_tau for 'all marginals of these orders' (summed over the
-    C(n, tau) sets T of each type and the needed A containing T; divided by the number of marginals)."""
+    C(n, tau) sets T of each type and the needed A containing T; divided by the number of marginals).
+
+    The needed sets A of order o containing a given T add e_j further attributes of class j (sum e_j = o - |tau|)
+    in prod_j C(n_j - tau_j, e_j) ways, each with N_A = prod_j a_j^(tau_j + e_j): their sum of 1 / N_A is
+    prod_j a_j^-tau_j times the coefficient of z^(o - |tau|) in prod_j (1 + z / a_j)^(n_j - tau_j), a polynomial
+    truncated at the largest order (never an enumeration of the grid)."""
     a, n = cs.class_sizes.astype(float), cs.class_counts
     k = int(n.sum())
+    top = max(orders)
     n_marginals = sum(comb(k, o) for o in orders)
     types, weights = [], []
-    for combo in product(*[range(min(int(nj), max(orders)) + 1) for nj in n]):
+    for combo in product(*[range(min(int(nj), top) + 1) for nj in n]):
         tau = np.array(combo)
         t = int(tau.sum())
-        if t == 0 or t > max(orders):
+        if t == 0 or t > top:
             continue
-        per_set = 0.0
-        for o in orders:
-            if o < t:
-                continue
-            # compositions rho >= tau with |rho| = o
-            for extra in product(*[range(int(nj - tj) + 1) for nj, tj in zip(n, tau, strict=True)]):
-                if sum(extra) != o - t:
-                    continue
-                ways = np.prod([comb(int(nj - tj), int(e)) for nj, tj, e in zip(n, tau, extra, strict=True)])
-                per_set += ways / np.prod(a ** (tau + np.array(extra)))
+        poly = np.zeros(top - t + 1)
+        poly[0] = 1.0
+        for aj, nj, tj in zip(a, n, tau, strict=True):
+            free = int(nj - tj)
+            series = np.array([comb(free, e) / aj**e for e in range(min(free, top - t) + 1)])
+            poly = np.convolve(poly, series)[: top - t + 1]
+        per_set = sum(poly[o - t] for o in orders if o >= t and o - t < poly.size) / np.prod(a**tau)
         count = np.prod([comb(int(nj), int(tj)) for nj, tj in zip(n, tau, strict=True)])
         d = np.prod((a - 1.0) ** tau)
         types.append(tau)

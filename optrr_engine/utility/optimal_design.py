@@ -35,6 +35,10 @@ DENSE_ENTRIES = 10_000_000
 DIRECT_CELLS = 2048
 #: Decomposition steps after the conic solve (each tightens the certified bound; the optimum is near already).
 POLISH_ITERATIONS = 25
+#: Most grid cells (count vectors of the column classes) the utility design is built on: many columns of many
+#: different sizes give astronomically many (77 survey columns of 2-12 categories: 4e9); refused at once. One
+#: class per attribute (named tables) is 2^k cells: k = 21 took 15 s, k = 22 is the largest taken.
+MAX_GRID_CELLS = 1 << 22
 #: Largest k built as a full pattern table (beyond: a classes block).
 PATTERN_TABLE_K = 16
 #: The target is met with this relative margin so rounding can never push eps_total above it.
@@ -317,6 +321,13 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     spec = marginals if marginals is not None else {"orders": [1, 2]}
     symmetric = isinstance(spec, dict) and "orders" in spec
     cs = detect_structure(sizes, caps_arr, symmetric)
+    if cs.grid_cells > MAX_GRID_CELLS:
+        what = "columns" if cs.singletons else f"columns in {cs.class_sizes.size} groups of identical size and cap"
+        raise TooLargeError(
+            f"the utility design handles at most {MAX_GRID_CELLS:,} grid cells; {k} {what} need "
+            f"{float(cs.grid_cells):.2g} (fewer columns, fewer different category counts, or whole orders "
+            "instead of named tables)"
+        )
     if symmetric:
         orders = [int(o) for o in spec["orders"]]
         resolve_marginals(spec, k)  # validates the orders

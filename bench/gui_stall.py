@@ -361,7 +361,8 @@ def close_window(window) -> None:
 
 
 def open_wide(app, folder: str, path: str):
-    """The 77-column file open in a new window, its columns confirmed (safe start's step 1 done)."""
+    """The 77-column file open in a new window, its columns confirmed (safe start's step 1 done), in ε per column
+    (the safe start is a whole-record budget since 2026-11-26; the edits measured here are ε edits)."""
     from optrr_gui.common.settings import Settings
     from optrr_gui.main_window import MainWindow
 
@@ -370,6 +371,7 @@ def open_wide(app, folder: str, path: str):
     window.open_file(path)
     window.wait_until_ready(300)
     window.confirm_columns()
+    window.state.set_session_value("budget_mode", False)
     window.wait_until_ready(300)
     return window
 

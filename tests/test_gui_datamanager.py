@@ -17,7 +17,7 @@ from optrr_engine.release.perturb import perturb_file
 from optrr_gui.main_window import MIN_HEIGHT, MIN_WIDTH, TAB_DATA, fit_to_screen
 from optrr_gui.release.dialog import ReleaseDialog
 from optrr_gui.state.session import SAFE_START_TARGET
-from tests.test_gui_support import SAMPLE, WAIT_MS, close_window, open_window
+from tests.test_gui_support import SAMPLE, WAIT_MS, close_window, open_window, wait_ready
 
 
 def sample_counts(column: str) -> Counter:
@@ -47,9 +47,15 @@ def test_safe_start_needs_the_columns_chosen_before_release(qtbot, tmp_path):
         s = w.state
         k = len(s.perturbed_indices())
         assert not s.columns_chosen and s.target_total == SAFE_START_TARGET
-        assert {c.epsilon for c in s.perturbed_columns()} == {round(SAFE_START_TARGET / k, 4)}
+        # The budget the banner names is the one the designs are ranked at: the recommended design uses it
+        # (with ε per column the exact designs land far below it, with worse answers).
+        assert s.budget_mode and "a whole-record budget ε = 3 shared by weight" in w.start_banner.label.text()
         c = w.controller
-        assert c.current()["kronecker"].overall_epsilon <= SAFE_START_TARGET * (1 + 1e-9)
+        best = c.current()[c.recommended()]
+        assert best.overall_epsilon == pytest.approx(SAFE_START_TARGET, rel=1e-6)
+        assert best.overall_epsilon <= SAFE_START_TARGET * (1 + 1e-9)
+        # Each column's ε (used after a switch to ε per column) keeps even the textbook construction in budget.
+        assert {c.epsilon for c in s.perturbed_columns()} == {round(SAFE_START_TARGET / k, 4)}
         assert w.start_banner.isVisible() and "Step 1" in w.start_banner.label.text()
         assert not w.act_release.isEnabled()
         w.open_release()
@@ -60,8 +66,10 @@ def test_safe_start_needs_the_columns_chosen_before_release(qtbot, tmp_path):
         w.stack.undo()
         assert not s.columns_chosen and not w.act_release.isEnabled()
         w.stack.redo()
-        w.attributes.total.setChecked(True)
-        assert undo_text(w) == "Undo: switch to a whole-record budget"
+        w.attributes.per_column.setChecked(True)
+        assert undo_text(w) == "Undo: switch to ε per column"
+        wait_ready(qtbot, w)
+        assert c.current()["kronecker"].overall_epsilon <= SAFE_START_TARGET * (1 + 1e-9)
     finally:
         close_window(w)
 

@@ -89,16 +89,6 @@ def utility_result(args, sizes, target):
     return Design("utility", mech, mech.attribute_epsilons(), time.perf_counter() - t0, info)
 
 
-def needed_text(text: str) -> str:
-    """The --marginals text in words: "1,2" -> "the 1- and 2-way marginals", "a,b;c" -> "the tables a,b; c"."""
-    parts = [t.strip() for t in str(text).split(",")]
-    if ";" in str(text) or not all(t.isdigit() and 1 <= int(t) <= 3 for t in parts):  # parse_marginals' rule
-        return "the tables " + "; ".join(part.strip() for part in str(text).split(";"))
-    orders = [f"{o}-" for o in sorted({int(t) for t in parts})]
-    joined = orders[0] if len(orders) == 1 else ", ".join(orders[:-1]) + " and " + orders[-1]
-    return f"the {joined}way marginals"
-
-
 def predicted_json(mechanism, args) -> dict:
     """The predicted error of a mechanism design for the JSON output (per marginal only for small lists)."""
     from ..errors import TooLargeError
@@ -210,7 +200,9 @@ def print_recommendation(out: dict) -> None:
     rec = out.get("recommendation")
     if not rec:
         return
-    needed = needed_text(rec["marginals"])
+    from ..utility.marginals import describe, parse_marginals
+
+    needed = describe(parse_marginals(rec["marginals"]))
     print(f"recommended: {rec['chosen']}   (by predicted error of {needed} at {rec['rows']} rows)")
     print(
         f"{'design':>12} {'whole-record eps':>17} {'exp. AVD (default)':>19} {'(unbiased)':>11} "

@@ -71,7 +71,10 @@ def resolve_marginals(spec, k: int) -> list[tuple[int, ...]]:
 
 
 def describe(spec) -> str:
+    """A parsed spec in words: orders -> "the 1- and 2-way marginals"; sets -> "the tables 1,2; 3,4" (1-based)."""
     if isinstance(spec, dict) and "orders" in spec:
-        return "all " + ", ".join(f"{o}-way" for o in spec["orders"]) + " marginals"
+        orders = [f"{o}-" for o in spec["orders"]]
+        joined = orders[0] if len(orders) == 1 else ", ".join(orders[:-1]) + " and " + orders[-1]
+        return f"the {joined}way marginals"
     sets = spec["sets"] if isinstance(spec, dict) else spec
-    return f"{len(sets)} named marginal(s)"
+    return "the tables " + "; ".join(",".join(str(i + 1) for i in s) for s in sets)

@@ -23,6 +23,7 @@ Every attribute its own class (n_j = 1) is the general problem.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import product
 from math import comb
@@ -46,10 +47,7 @@ class ClassStructure:
     @property
     def grid_cells(self) -> int:
         """Number of count vectors c, prod_j (n_j + 1) (an exact integer, however large)."""
-        out = 1
-        for n in self.class_counts:
-            out *= int(n) + 1
-        return out
+        return math.prod(int(n) + 1 for n in self.class_counts)
 
     @property
     def grid(self) -> np.ndarray:
@@ -123,7 +121,7 @@ def order_weights(cs: ClassStructure, orders) -> tuple[np.ndarray, np.ndarray]:
             free = int(nj - tj)
             series = np.array([comb(free, e) / aj**e for e in range(min(free, top - t) + 1)])
             poly = np.convolve(poly, series)[: top - t + 1]
-        per_set = sum(poly[o - t] for o in orders if o >= t and o - t < poly.size) / np.prod(a**tau)
+        per_set = sum(poly[o - t] for o in orders if o >= t) / np.prod(a**tau)  # poly has degree top - t
         count = np.prod([comb(int(nj), int(tj)) for nj, tj in zip(n, tau, strict=True)])
         d = np.prod((a - 1.0) ** tau)
         types.append(tau)

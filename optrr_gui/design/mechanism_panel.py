@@ -580,15 +580,15 @@ class MechanismPanel(QWidget):
                 "1.8 times this in 8 cases of 10 (0.6 to 2.4 at the extremes: joint tables of very skewed data)."
                 + (f" By order: {by}." if by else "")
             )
-
-        def shown(sets) -> str:
-            return "; ".join(", ".join(names[i - 1] if i - 1 < len(names) else str(i) for i in a) for a in sets[:8])
-
         if s.erased:
-            lines.append(f"⚠ Cannot be estimated from this design: {shown(s.erased)}. The way out: {WAY_OUT}.")
+            lines.append(
+                f"⚠ Cannot be estimated from this design: {label_index_sets(s.erased, names, 8)}. "
+                f"The way out: {WAY_OUT}."
+            )
         if s.too_noisy:
             lines.append(
-                f"⚠ Too noisy at {rows} rows for confidence intervals ({len(s.too_noisy)}): {shown(s.too_noisy)}. "
+                f"⚠ Too noisy at {rows} rows for confidence intervals ({len(s.too_noisy)}): "
+                f"{label_index_sets(s.too_noisy, names, 8)}. "
                 "The shown estimate leans on its prior there; the predicted AVD counts that."
             )
         return "\n".join(lines)

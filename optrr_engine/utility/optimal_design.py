@@ -323,10 +323,10 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     cs = detect_structure(sizes, caps_arr, symmetric)
     if cs.grid_cells > MAX_GRID_CELLS:
         what = "columns" if cs.singletons else f"columns in {cs.class_sizes.size} groups of identical size and cap"
+        fewer = "whole orders instead of named tables" if not symmetric else "fewer different category counts"
         raise TooLargeError(
             f"the utility design handles at most {MAX_GRID_CELLS:,} grid cells; {k} {what} need "
-            f"{float(cs.grid_cells):.2g} (fewer columns, fewer different category counts, or whole orders "
-            "instead of named tables)"
+            f"{float(cs.grid_cells):.2g} (fewer columns, or {fewer})"
         )
     if symmetric:
         orders = [int(o) for o in spec["orders"]]

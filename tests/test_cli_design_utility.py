@@ -115,4 +115,7 @@ def test_recommendation_names_the_needed_marginals_in_words_and_a_refused_utilit
     assert code == 0, err
     assert "(by predicted error of the tables 1,2; 3,4 at 5000 rows)" in out
     line = next(x for x in out.splitlines() if x.strip().startswith("utility"))
-    assert "not available: the utility design handles at most 4,194,304 grid cells; 23 columns need 8.4e+06" in line
+    assert (
+        "not available: the utility design handles named tables among at most 22 columns (a grid of 4,194,304 "
+        "cells); 23 columns need 8.4e+06" in line
+    )

@@ -128,17 +128,70 @@ def test_order_weights_equal_the_enumerated_sum_over_needed_sets(sizes, orders):
         assert got[tau] == pytest.approx(w, rel=1e-12)
 
 
-def test_too_many_column_classes_are_refused_before_any_work(monkeypatch):
-    """77 survey columns of 2-12 categories (the GUI's wide-file benchmark) would need a grid of 4e9 cells:
-    refused at once with the reason, before the weights or the grid are built (it used to run for hours)."""
+def test_named_tables_among_too_many_columns_are_refused_before_any_work(monkeypatch):
+    """Named tables need one class per column: 23 columns are a grid of 2^23 cells, refused at once with the
+    reason and the way out, before the weights or the grid are built."""
     from optrr_engine.errors import TooLargeError
     from optrr_engine.utility import objective, optimal_design
 
     def never(*_args, **_kwargs):
         raise AssertionError("the refusal must come before the weights are computed")
 
-    monkeypatch.setattr(optimal_design, "order_weights", never)
+    monkeypatch.setattr(optimal_design, "set_weights", never)
     monkeypatch.setattr(objective.ClassStructure, "grid", property(never))
+    with pytest.raises(TooLargeError, match=r"named tables among at most 22 columns .* whole orders instead"):
+        utility_design([2] * 23, 3.0, {"sets": [(0, 1), (2, 3)]})
+
+
+def test_pooled_structure_with_one_class_per_pool_is_the_exact_reduction():
+    from optrr_engine.utility.objective import detect_structure, order_weights
+    from optrr_engine.utility.pooled import PooledStructure
+
+    cs = detect_structure([2, 3, 2, 4, 3, 2, 4], np.full(7, np.inf), True)
+    types, _ = order_weights(cs, [1, 2, 3])
+    pooled = PooledStructure(cs, np.arange(cs.class_sizes.size))
+    assert np.array_equal(pooled.grid, cs.grid)
+    assert np.allclose(pooled.grid_probabilities(pooled.grid), cs.grid_probabilities(cs.grid), rtol=1e-12, atol=0)
+    assert np.allclose(pooled.eigen_rows(types, pooled.grid), cs.eigen_rows(types, cs.grid), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(("orders", "target"), [([1], 1.0), ([1, 2], 2.0), ([1, 2], 6.0)])
+def test_pooled_design_is_a_valid_restriction_close_to_the_exact_optimum(monkeypatch, orders, target):
+    """Forced to pool (as 77 columns of 11 sizes must be), the design is a pooled block whose accounting equals
+    the dense matrix, whose objective is what the mechanism's own predicted error gives, and which is no better
+    than the exact optimum (a restriction) and close to it."""
+    from optrr_engine.utility import optimal_design, pooled
+
+    sizes = [2, 2, 3, 3, 4, 4, 2]
+    _, exact = utility_design(sizes, target, {"orders": orders})
+    monkeypatch.setattr(optimal_design, "POOLING_ENTRIES", 0)
+    monkeypatch.setattr(pooled, "POOLED_CELLS", 30)  # classes of 3, 2, 2 columns: pools (the 2s) and (the 3s and 4s)
+    mech, info = utility_design(sizes, target, {"orders": orders})
+    assert mech.parts[0][1].kind == "pooled" and info["pools"] == 2 and sum(info["pool_columns"]) == 7
+    total, eps = dense_epsilons(dense_matrix(mech), sizes)
+    assert total <= target * (1 + 1e-9)
+    assert total == pytest.approx(mech.overall_epsilon(), rel=1e-9)
+    assert np.allclose(eps, mech.attribute_epsilons(), rtol=1e-9)
+    pe = predicted_error(mech, 1000, {"orders": orders})
+    mean_sq = np.mean([m.expected_squared_error for m in pe.marginals])
+    assert mean_sq * 1000 == pytest.approx(info["objective"], rel=1e-6)
+    assert info["objective"] >= exact["objective"] * (1 - 1e-6)
+    assert info["objective"] <= exact["objective"] * 1.25
+    assert info["relative_gap"] < 1e-4
+
+
+def test_many_columns_of_many_sizes_are_pooled():
+    """77 survey columns of 2-12 categories (the GUI's wide-file benchmark) would need a grid of 4e9 cells (it used
+    to run for hours, then was refused): solved over pools of neighbouring sizes, exactly at the target."""
     sizes = np.random.default_rng(77).integers(2, 13, 77)
-    with pytest.raises(TooLargeError, match=r"at most 4,194,304 grid cells; 77 columns in 11 groups"):
-        utility_design(sizes, 3.0, {"orders": [1]})
+    mech, info = utility_design(sizes, 3.0, {"orders": [1]})
+    assert mech.parts[0][1].kind == "pooled" and info["full_grid_cells"] > 1e9
+    assert 2 <= info["pools"] <= 11 and sum(info["pool_columns"]) == 77
+    assert 3.0 * (1 - 1e-6) <= mech.overall_epsilon() <= 3.0
+    assert info["relative_gap"] < 1e-6 and "pools of neighbouring sizes" in info["solver_status"]
+    ours = predicted_error(mech, 10_000, {"orders": [1]})
+    assert np.mean([m.expected_squared_error for m in ours.marginals]) * 10_000 == pytest.approx(
+        info["objective"], rel=1e-6
+    )
+    kron = distribute_budget("kronecker", sizes, [1.0] * 77, 3.0).design.mechanism
+    assert ours.unbiased_score() < 0.2 * predicted_error(kron, 10_000, {"orders": [1]}).unbiased_score()

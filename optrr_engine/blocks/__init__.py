@@ -4,9 +4,10 @@ from .base import Block
 from .classes import ClassBlock
 from .independent import IndependentBlock
 from .pattern_table import PatternBlock
+from .pooled import PooledBlock
 from .singles import SinglesBlock
 
-BLOCK_TYPES = {cls.kind: cls for cls in (PatternBlock, IndependentBlock, SinglesBlock, ClassBlock)}
+BLOCK_TYPES = {cls.kind: cls for cls in (PatternBlock, IndependentBlock, SinglesBlock, ClassBlock, PooledBlock)}
 
 
 def block_from_dict(d: dict) -> Block:
@@ -23,6 +24,7 @@ __all__ = [
     "ClassBlock",
     "IndependentBlock",
     "PatternBlock",
+    "PooledBlock",
     "SinglesBlock",
     "block_from_dict",
 ]

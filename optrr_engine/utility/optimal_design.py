@@ -31,13 +31,15 @@ from .objective import ClassStructure, contrast_scores, detect_structure, order_
 
 #: Largest (types x grid cells) eigenvalue matrix held densely (beyond: per-axis transforms).
 DENSE_ENTRIES = 10_000_000
+#: Whole orders whose (grid cells x eigenvalue types) exceed this are solved over pooled classes (:mod:`.pooled`).
+POOLING_ENTRIES = DENSE_ENTRIES
 #: Grids up to this many cells are solved as one conic problem; larger ones by simplicial decomposition.
 DIRECT_CELLS = 2048
 #: Decomposition steps after the conic solve (each tightens the certified bound; the optimum is near already).
 POLISH_ITERATIONS = 25
-#: Most grid cells (count vectors of the column classes) the utility design is built on: many columns of many
-#: different sizes give astronomically many (77 survey columns of 2-12 categories: 4e9); refused at once. One
-#: class per attribute (named tables) is 2^k cells: k = 21 took 15 s, k = 22 is the largest taken.
+#: Most grid cells of one class per attribute (named tables: 2^k cells, solved by per-axis transforms): k = 21
+#: took 15 s, k = 22 is the largest taken; more is refused at once. Whole orders whose classes' grid would not
+#: fit DENSE_ENTRIES (77 survey columns of 11 sizes: 4e9 cells) are solved over pooled classes (:mod:`.pooled`).
 MAX_GRID_CELLS = 1 << 22
 #: Largest k built as a full pattern table (beyond: a classes block).
 PATTERN_TABLE_K = 16
@@ -102,14 +104,6 @@ def best_vertex(oracle: EigenOracle, g: np.ndarray, beta: float):
     y = np.zeros(oracle.u.size)
     y[chosen] = beta * kappa
     return y, kappa
-
-
-def kronecker_point(cs: ClassStructure, grid, u, eps_class: np.ndarray):
-    """The Kronecker mechanism with eps_j per class as a point (y, kappa): log x_c = sum_j (n_j - c_j) eps_j."""
-    log_x = (cs.class_counts[None, :] - grid) @ eps_class
-    x = np.exp(log_x)
-    kappa = 1.0 / float(u @ x)
-    return kappa * (x - 1.0), kappa
 
 
 def solve_power_cone_lp(q, a_mat, b, nonnegative: int, power_cones: int):
@@ -218,9 +212,7 @@ def solve(
             for r in cap_rows
         ]
     )
-    k = int(cs.class_counts.sum())
-    start_eps = np.minimum(caps, target / k)
-    points = [kronecker_point(cs, oracle.grid, oracle.u, start_eps)]
+    points = [cs.start_point(oracle.grid, oracle.u, target)]
     lams = [oracle.lam(*points[0])]
     ref = lams[0].copy()
     how = "simplicial decomposition from the Kronecker start"
@@ -321,12 +313,11 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     spec = marginals if marginals is not None else {"orders": [1, 2]}
     symmetric = isinstance(spec, dict) and "orders" in spec
     cs = detect_structure(sizes, caps_arr, symmetric)
-    if cs.grid_cells > MAX_GRID_CELLS:
-        what = "columns" if cs.singletons else f"columns in {cs.class_sizes.size} groups of identical size and cap"
-        fewer = "whole orders instead of named tables" if not symmetric else "fewer different category counts"
+    if not symmetric and cs.grid_cells > MAX_GRID_CELLS:
         raise TooLargeError(
-            f"the utility design handles at most {MAX_GRID_CELLS:,} grid cells; {k} {what} need "
-            f"{float(cs.grid_cells):.2g} (fewer columns, or {fewer})"
+            f"the utility design handles named tables among at most 22 columns (a grid of {MAX_GRID_CELLS:,} "
+            f"cells); {k} columns need {float(cs.grid_cells):.2g} (fewer columns, or whole orders instead of "
+            "named tables)"
         )
     if symmetric:
         orders = [int(o) for o in spec["orders"]]
@@ -334,14 +325,26 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
         types, weights = order_weights(cs, orders)
     else:
         types, weights = set_weights(cs, resolve_marginals(spec, k))
+    pooled = None
+    per_axis = cs.singletons and cs.grid_cells <= MAX_GRID_CELLS
+    if symmetric and not per_axis and float(cs.grid_cells) * types.shape[0] > POOLING_ENTRIES:
+        from .pooled import POOLED_CELLS, choose_pools
+
+        pooled = choose_pools(cs, min(POOLED_CELLS, DENSE_ENTRIES // types.shape[0]))
+    structure = cs if pooled is None else pooled
     if ctl is not None:
-        ctl.report(0.1, f"solving the convex problem over {int(np.prod(cs.class_counts + 1))} cells")
+        ctl.report(0.1, f"solving the convex problem over {structure.grid_cells} cells")
     goal = target * (1.0 - MARGIN)
-    res = solve(cs, types, weights, goal, sizes)
+    res = solve(structure, types, weights, goal, sizes)
     if ctl is not None:
         ctl.check()
     ratio = np.clip(res["y"] / res["kappa"], 0.0, np.expm1(goal))
-    mech = build_mechanism(cs, sizes, res["grid"], np.log1p(ratio))
+    if pooled is None:
+        mech = build_mechanism(cs, sizes, res["grid"], np.log1p(ratio))
+    else:
+        from ..blocks import PooledBlock
+
+        mech = Mechanism.single(PooledBlock(sizes, pooled.pool_of_attribute, np.log1p(ratio)))
     achieved = mech.overall_epsilon()
     if achieved > target * (1.0 + 1e-12):
         raise OptRRError(f"internal error: the utility design reached eps_total {achieved} above {target}")
@@ -365,6 +368,17 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
         "optimality_gap": gap,
         "relative_gap": gap / max(abs(res["objective"]), 1e-300),
     }
+    if pooled is not None:
+        # the gap is certified within the pooled family only: the full family's grid is what is too large
+        info["pools"] = int(pooled.pool_counts.size)
+        info["pool_columns"] = [int(c) for c in pooled.pool_counts]
+        info["full_grid_cells"] = float(cs.grid_cells)
+        info["solver_status"] = (
+            f"{k} columns in {cs.class_sizes.size} groups need {float(cs.grid_cells):.2g} grid cells, so X_S depends "
+            f"on the count of differing columns in each of {pooled.pool_counts.size} pools of neighbouring sizes "
+            f"({', '.join(str(int(c)) for c in pooled.pool_counts)} columns): optimal within that family, no "
+            f"certificate beyond it; {res['status']}"
+        )
     if caps is not None:
         eps = mech.attribute_epsilons()
         over = np.flatnonzero(eps > caps_arr * (1.0 + 1e-6))

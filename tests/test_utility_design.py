@@ -128,19 +128,37 @@ def test_order_weights_equal_the_enumerated_sum_over_needed_sets(sizes, orders):
         assert got[tau] == pytest.approx(w, rel=1e-12)
 
 
-def test_named_tables_among_too_many_columns_are_refused_before_any_work(monkeypatch):
-    """Named tables need one class per column: 23 columns are a grid of 2^23 cells, refused at once with the
-    reason and the way out, before the weights or the grid are built."""
+def test_named_tables_over_too_many_columns_are_refused_before_any_work(monkeypatch):
+    """Named tables over 24 of 40 columns need 2^24 x 17 grid cells: refused at once with the reason and the way
+    out, before any grid is built."""
     from optrr_engine.errors import TooLargeError
-    from optrr_engine.utility import objective, optimal_design
+    from optrr_engine.utility import objective
 
     def never(*_args, **_kwargs):
-        raise AssertionError("the refusal must come before the weights are computed")
+        raise AssertionError("the refusal must come before a grid is built")
 
-    monkeypatch.setattr(optimal_design, "set_weights", never)
     monkeypatch.setattr(objective.ClassStructure, "grid", property(never))
-    with pytest.raises(TooLargeError, match=r"named tables among at most 22 columns .* whole orders instead"):
-        utility_design([2] * 23, 3.0, {"sets": [(0, 1), (2, 3)]})
+    sets = [(i, i + 1) for i in range(0, 24, 2)]
+    with pytest.raises(TooLargeError, match=r"named tables use 24 columns of 40; .* whole orders instead"):
+        utility_design([2] * 40, 3.0, {"sets": sets})
+
+
+def test_named_tables_group_the_other_columns_exactly():
+    """Columns in no needed table are interchangeable classes: the optimum equals the independent formulation
+    over all 2^6 patterns, and among 23 columns it equals the optimum on the 4 needed columns alone (a design
+    there plus uniform noise elsewhere has the same whole-record epsilon; any design's marginal has no more)."""
+    sizes, sets, target = [2, 3, 2, 2, 3, 2], [(0, 1), (2,)], 1.5
+    mech, info = utility_design(sizes, target, {"sets": sets})
+    assert info["classes"] == 5 and info["grid_cells"] == 2 * 2 * 2 * 3 * 2
+    assert info["objective"] == pytest.approx(_cvxpy_optimum(sizes, target, sets), rel=1e-5)
+    total, eps = dense_epsilons(dense_matrix(mech), sizes)
+    assert total <= target * (1 + 1e-9) and np.allclose(eps, mech.attribute_epsilons(), rtol=1e-9)
+
+    wide, wide_info = utility_design([2] * 23, 2.0, {"sets": [(0, 1), (20, 22)]})
+    _, alone = utility_design([2] * 4, 2.0, {"sets": [(0, 1), (2, 3)]})
+    assert wide_info["grid_cells"] == 16 * 20
+    assert wide_info["objective"] == pytest.approx(alone["objective"], rel=1e-6)
+    assert wide.overall_epsilon() <= 2.0
 
 
 def test_pooled_structure_with_one_class_per_pool_is_the_exact_reduction():

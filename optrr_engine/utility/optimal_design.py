@@ -299,6 +299,14 @@ def build_mechanism(cs: ClassStructure, sizes, grid, log_x_grid) -> Mechanism:
     return Mechanism.single(block)
 
 
+def fits(cs: ClassStructure, n_types: int) -> bool:
+    """The exact problem over these classes can be held: dense eigenvalue rows within DENSE_ENTRIES (POOLING_ENTRIES
+    for the decision), or one class per column within MAX_GRID_CELLS (per-axis transforms)."""
+    if cs.singletons:
+        return cs.grid_cells <= MAX_GRID_CELLS
+    return float(cs.grid_cells) * n_types <= POOLING_ENTRIES
+
+
 def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) -> tuple[Mechanism, dict]:
     """The mechanism minimising the mean expected squared error of ``marginals`` (default all 1- and 2-way)
     at whole-record epsilon <= ``target`` and eps_i <= caps[i] (None = no cap)."""
@@ -312,25 +320,34 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
         raise InputError("give one positive cap per attribute (or none)")
     spec = marginals if marginals is not None else {"orders": [1, 2]}
     symmetric = isinstance(spec, dict) and "orders" in spec
-    cs = detect_structure(sizes, caps_arr, symmetric)
-    if not symmetric and cs.grid_cells > MAX_GRID_CELLS:
-        raise TooLargeError(
-            f"the utility design handles named tables among at most 22 columns (a grid of {MAX_GRID_CELLS:,} "
-            f"cells); {k} columns need {float(cs.grid_cells):.2g} (fewer columns, or whole orders instead of "
-            "named tables)"
-        )
+    pooled = None
     if symmetric:
         orders = [int(o) for o in spec["orders"]]
         resolve_marginals(spec, k)  # validates the orders
+        cs = detect_structure(sizes, caps_arr, True)
         types, weights = order_weights(cs, orders)
-    else:
-        types, weights = set_weights(cs, resolve_marginals(spec, k))
-    pooled = None
-    per_axis = cs.singletons and cs.grid_cells <= MAX_GRID_CELLS
-    if symmetric and not per_axis and float(cs.grid_cells) * types.shape[0] > POOLING_ENTRIES:
-        from .pooled import POOLED_CELLS, choose_pools
+        if not fits(cs, types.shape[0]):
+            from .pooled import POOLED_CELLS, choose_pools
 
-        pooled = choose_pools(cs, min(POOLED_CELLS, DENSE_ENTRIES // types.shape[0]))
+            pooled = choose_pools(cs, min(POOLED_CELLS, DENSE_ENTRIES // types.shape[0]))
+    else:
+        sets = resolve_marginals(spec, k)
+        needed = sorted({int(i) for A in sets for i in A})
+        cs = detect_structure(sizes, caps_arr, False, needed)
+        types, weights = set_weights(cs, sets)
+        if not fits(cs, types.shape[0]):
+            from .pooled import named_pools
+
+            if k <= MAX_GRID_CELLS.bit_length() - 1:  # one class per column, per-axis transforms: exact
+                cs = detect_structure(sizes, caps_arr, False)
+                types, weights = set_weights(cs, sets)
+            elif float(named_pools(cs, needed).grid_cells) * types.shape[0] <= DENSE_ENTRIES:
+                pooled = named_pools(cs, needed)
+            else:
+                raise TooLargeError(
+                    f"the utility design's named tables use {len(needed)} columns of {k}; with more than 22 columns "
+                    "they may use at most about 16 (fewer or smaller tables, or whole orders instead of named tables)"
+                )
     structure = cs if pooled is None else pooled
     if ctl is not None:
         ctl.report(0.1, f"solving the convex problem over {structure.grid_cells} cells")

@@ -116,9 +116,10 @@ class PooledStructure:
         return kappa * (x - 1.0), kappa
 
 
-def choose_pools(cs: ClassStructure, limit: int = POOLED_CELLS) -> PooledStructure:
-    """Pools of classes adjacent in size (then cap) whose grid fits ``limit``: start from one pool per class and
-    merge the adjacent pair that costs the least spread of log a_i per unit of log grid removed, until it fits."""
+def choose_pools(cs: ClassStructure, limit: int = POOLED_CELLS, max_pools: int | None = None) -> PooledStructure:
+    """Pools of classes adjacent in size (then cap) whose grid fits ``limit`` (and at most ``max_pools`` of them):
+    start from one pool per class and merge the adjacent pair that costs the least spread of log a_i per unit of
+    log grid removed, until it fits."""
     order = np.lexsort((cs.class_caps, cs.class_sizes))
     pools = [[int(j)] for j in order]
     log_a = np.log(cs.class_sizes.astype(float))
@@ -131,7 +132,8 @@ def choose_pools(cs: ClassStructure, limit: int = POOLED_CELLS) -> PooledStructu
     def cells(pool) -> float:
         return float(n[pool].sum()) + 1.0
 
-    while np.prod([cells(p) for p in pools]) > limit and len(pools) > 1:
+    most = len(pools) if max_pools is None else max(1, int(max_pools))
+    while (np.prod([cells(p) for p in pools]) > limit or len(pools) > most) and len(pools) > 1:
         costs = []
         for i in range(len(pools) - 1):
             merged = pools[i] + pools[i + 1]
@@ -142,4 +144,13 @@ def choose_pools(cs: ClassStructure, limit: int = POOLED_CELLS) -> PooledStructu
     pool_of_class = np.empty(cs.class_sizes.size, dtype=np.int64)
     for p, members in enumerate(pools):
         pool_of_class[members] = p
+    return PooledStructure(cs, pool_of_class)
+
+
+def named_pools(cs: ClassStructure, needed) -> PooledStructure:
+    """Named tables: each attribute they use is a pool of its own; every other attribute goes into one pool
+    (they appear in no eigenvalue of the objective: the design only needs to spend no budget on them)."""
+    own = sorted({int(cs.member[i]) for i in needed})
+    pool_of_class = np.full(cs.class_sizes.size, len(own), dtype=np.int64)
+    pool_of_class[own] = np.arange(len(own))
     return PooledStructure(cs, pool_of_class)

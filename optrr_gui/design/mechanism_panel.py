@@ -128,8 +128,8 @@ def short_reason(error: str) -> str:
     text = error.lower()
     if "infeasible" in text:
         return "infeasible for these ε"
-    if "named tables among" in text:
-        return "too many columns for named tables"
+    if "named tables use" in text:
+        return "needed tables span too many columns"
     if "at most" in text or "too large" in text or "handles" in text:
         return "too many columns"
     return error if len(error) <= 32 else error[:30] + "…"

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,10 +36,11 @@ ORDERS = ([1], [1, 2])
 
 
 def sizes_of(csv: Path) -> np.ndarray:
-    """Category counts of a file's columns, without constant columns and row identifiers."""
-    frame = pd.read_csv(csv, dtype=str)
-    counts = frame.nunique().to_numpy()
-    return counts[(counts >= 2) & (counts < len(frame))]
+    """Category counts of a file's columns as the Compare tab and bench/utility.py prepare them (at most 12
+    categories, numbers in 4 bins, identifiers and constant columns dropped; optrr_engine.compare.datasets)."""
+    from optrr_engine.compare.datasets import load_dataset
+
+    return np.asarray(load_dataset(str(csv)).sizes, dtype=np.int64)
 
 
 def exact_cases():

@@ -21,6 +21,7 @@ epsilon is recomputed from it.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from ..errors import InputError, OptRRError, TooLargeError
 from ..mechanism import Mechanism
 from .marginals import resolve_marginals
 from .objective import ClassStructure, contrast_scores, detect_structure, order_weights, set_weights
+
+if TYPE_CHECKING:
+    from .pooled import PooledStructure
 
 #: Largest (types x grid cells) eigenvalue matrix held densely (beyond: per-axis transforms).
 DENSE_ENTRIES = 10_000_000
@@ -56,7 +60,7 @@ class EigenOracle:
     """lambda_tau of a point (y, kappa) of the feasible set, and the contrast scores r_c = sum_tau g_tau h_tau(c):
     a dense (types x cells) matrix for small grids, per-axis transforms (O(k 2^k)) for one class per attribute."""
 
-    def __init__(self, cs: ClassStructure, types: np.ndarray, sizes):
+    def __init__(self, cs: ClassStructure | PooledStructure, types: np.ndarray, sizes):
         self.grid = cs.grid
         self.u = cs.grid_probabilities(self.grid)
         self.sizes = np.asarray(sizes, dtype=float)
@@ -188,7 +192,7 @@ def solve_direct(oracle: EigenOracle, weights, beta: float, cap_rows, cap_values
 
 
 def solve(
-    cs: ClassStructure,
+    cs: ClassStructure | PooledStructure,
     types,
     weights,
     target: float,

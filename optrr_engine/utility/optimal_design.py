@@ -356,7 +356,12 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     if ctl is not None:
         ctl.report(0.1, f"solving the convex problem over {structure.grid_cells} cells")
     goal = target * (1.0 - MARGIN)
-    res = solve(structure, types, weights, goal, sizes)
+    if pooled is None:
+        res = solve(cs, types, weights, goal, sizes)
+    else:
+        from .pooled import POOLED_GAP
+
+        res = solve(pooled, types, weights, goal, sizes, rel_tol=POOLED_GAP)
     if ctl is not None:
         ctl.check()
     ratio = np.clip(res["y"] / res["kappa"], 0.0, np.expm1(goal))

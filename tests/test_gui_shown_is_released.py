@@ -156,3 +156,16 @@ def test_a_failed_open_clears_the_previous_release_tables(qtbot, window, tmp_pat
     assert view.table.rowCount() == 0 and view.table.columnCount() == 0
     assert not view.tests.isVisible() and not view.export_csv.isEnabled() and not view.export_json.isEnabled()
     assert view.attributes.count() == 0 and not view.estimate_button.isEnabled()
+
+
+def test_predictions_equal_within_the_rank_tolerance_keep_the_star_on_auto():
+    """Budget mode on the 16-column lung cancer survey at whole-record 3: auto and optimal are one mechanism, and
+    their predicted errors differ by 3e-7 relative (the budget searches' rounding). Auto arrives first with the
+    star; optimal must not take it 8 s later. A real difference (1 %) still ranks."""
+    auto = summary("auto", 3.000000001978842, scale=0.5846421741933754)
+    auto.predicted_rank = (0, 0.14875145177018853)
+    optimal = summary("optimal", 3.0000000019787834, scale=0.5846421741875223)
+    optimal.predicted_rank = (0, 0.14875140446902335)
+    assert recommend({"optimal": optimal, "auto": auto}, True) == "auto"
+    optimal.predicted_rank = (0, 0.14875145177018853 * 0.99)
+    assert recommend({"optimal": optimal, "auto": auto}, True) == "optimal"

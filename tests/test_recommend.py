@@ -165,3 +165,14 @@ def test_only_erased_needed_marginals_rank_first_and_the_pick_simulates_better_t
         return float(np.mean(out))
 
     assert simulated(rec.best.candidate) < 0.9 * simulated(old.candidate)
+
+
+def test_rank_comparison_counts_erased_tables_first_and_ties_close_predictions():
+    from optrr_engine.utility.predicted import RANK_TOLERANCE, compare_rank
+
+    assert compare_rank((0, 0.14875145177018853), (0, 0.14875140446902335)) == 0  # 3e-7 apart: one design
+    assert compare_rank((0, 0.15), (0, 0.15 * (1 + 2 * RANK_TOLERANCE))) == -1
+    assert compare_rank((0, 0.2), (0, 0.1)) == 1
+    assert compare_rank((1, 0.01), (0, 0.9)) == 1  # an erased needed table outranks any error
+    assert compare_rank((0, float("inf")), (0, float("inf"))) == 0
+    assert compare_rank((0, 0.3), (0, float("inf"))) == -1

@@ -144,7 +144,15 @@ def recommend(
     for cand in extra:
         t0 = time.perf_counter()
         ranked.append(Ranked(cand, cand.predicted_error(rows, marginals, prior), time.perf_counter() - t0))
-    ranked.sort(key=lambda r: (r.rank_key, r.failure != ""))
+    from functools import cmp_to_key
+
+    from .predicted import compare_rank
+
+    # predictions equal within RANK_TOLERANCE keep the candidates' order (Kronecker, auto, utility, sampling)
+    def order(a: Ranked, b: Ranked) -> int:
+        return compare_rank(a.rank_key, b.rank_key) or (a.failure != "") - (b.failure != "")
+
+    ranked.sort(key=cmp_to_key(order))
     if not ranked or ranked[0].error is None:
         raise OptRRError("no design could be built at this whole-record epsilon")
     return Recommendation(ranked)

@@ -300,16 +300,15 @@ def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
     """-1 when design a is better than b, 1 when worse, 0 when equal within the relative tolerance
     (optrr_engine.tolerance). Per-attribute mode: lower whole-record epsilon. Budget mode (all meet the target):
     the engine's ranking of the predicted errors (when known for both: fewer erased needed marginals,
-    then the smaller predicted error of the default estimate, as ``recommend()``), then larger attribute
-    epsilons (scale c), then lower whole-record epsilon. Ties go to auto."""
+    then the smaller predicted error of the default estimate, equal within RANK_TOLERANCE, as ``recommend()``),
+    then larger attribute epsilons (scale c), then lower whole-record epsilon. Ties go to auto."""
     from optrr_engine.tolerance import eps_equal
+    from optrr_engine.utility.predicted import compare_rank
 
     if budget_mode and a.predicted_rank is not None and b.predicted_rank is not None:
-        (na, x), (nb, y) = a.predicted_rank, b.predicted_rank
-        if na != nb:
-            return -1 if na < nb else 1
-        if x != y and not (math.isfinite(x) and math.isfinite(y) and eps_equal(x, y)):
-            return -1 if x < y else 1
+        order = compare_rank(a.predicted_rank, b.predicted_rank)
+        if order:
+            return order
     keys = [(-(a.scale or 0.0), -(b.scale or 0.0))] if budget_mode else []
     keys.append((a.overall_epsilon, b.overall_epsilon))
     for x, y in keys:

@@ -40,6 +40,18 @@ def _cvxpy_optimum(sizes, target, sets):
     return prob.value
 
 
+def assert_exact_accounting_and_objective(mech, info, sizes, target, spec):
+    """Epsilons equal a brute-force dense matrix (within the target), and the design's objective is n times the mean
+    predicted squared error of the needed marginals, computed from the mechanism itself (uniform prior)."""
+    total, eps = dense_epsilons(dense_matrix(mech), sizes)
+    assert total <= target * (1 + 1e-9)
+    assert total == pytest.approx(mech.overall_epsilon(), rel=1e-9)
+    assert np.allclose(eps, mech.attribute_epsilons(), rtol=1e-9)
+    pe = predicted_error(mech, 1000, spec)
+    mean_sq = np.mean([m.expected_squared_error for m in pe.marginals])
+    assert mean_sq * 1000 == pytest.approx(info["objective"], rel=1e-6)
+
+
 @pytest.mark.parametrize(("sizes", "target"), [([2, 2, 2], 1.0), ([2, 3, 4], 2.0), ([3, 2, 2, 3], 1.5)])
 def test_matches_independent_formulation_and_dense_accounting(sizes, target):
     sets = [(i,) for i in range(len(sizes))] + list(combinations(range(len(sizes)), 2))
@@ -47,14 +59,7 @@ def test_matches_independent_formulation_and_dense_accounting(sizes, target):
     ref = _cvxpy_optimum(sizes, target, sets)
     assert info["objective"] == pytest.approx(ref, rel=1e-5)
     assert info["dual_bound"] <= info["objective"] * (1 + 1e-12)
-    total, eps = dense_epsilons(dense_matrix(mech), sizes)
-    assert total <= target * (1 + 1e-9)
-    assert total == pytest.approx(mech.overall_epsilon(), rel=1e-9)
-    assert np.allclose(eps, mech.attribute_epsilons(), rtol=1e-9)
-    # the objective is n * the mean predicted squared error (uniform prior: no constant)
-    pe = predicted_error(mech, 1000, {"sets": sets})
-    mean_sq = np.mean([m.expected_squared_error for m in pe.marginals])
-    assert mean_sq * 1000 == pytest.approx(info["objective"], rel=1e-6)
+    assert_exact_accounting_and_objective(mech, info, sizes, target, {"sets": sets})
 
 
 def test_symmetric_reduction_equals_general_problem():
@@ -151,8 +156,7 @@ def test_named_tables_group_the_other_columns_exactly():
     mech, info = utility_design(sizes, target, {"sets": sets})
     assert info["classes"] == 5 and info["grid_cells"] == 2 * 2 * 2 * 3 * 2
     assert info["objective"] == pytest.approx(_cvxpy_optimum(sizes, target, sets), rel=1e-5)
-    total, eps = dense_epsilons(dense_matrix(mech), sizes)
-    assert total <= target * (1 + 1e-9) and np.allclose(eps, mech.attribute_epsilons(), rtol=1e-9)
+    assert_exact_accounting_and_objective(mech, info, sizes, target, {"sets": sets})
 
     wide, wide_info = utility_design([2] * 23, 2.0, {"sets": [(0, 1), (20, 22)]})
     _, alone = utility_design([2] * 4, 2.0, {"sets": [(0, 1), (2, 3)]})
@@ -186,13 +190,7 @@ def test_pooled_design_is_a_valid_restriction_close_to_the_exact_optimum(monkeyp
     monkeypatch.setattr(pooled, "POOLED_CELLS", 30)  # classes of 3, 2, 2 columns: pools (the 2s) and (the 3s and 4s)
     mech, info = utility_design(sizes, target, {"orders": orders})
     assert mech.parts[0][1].kind == "pooled" and info["pools"] == 2 and sum(info["pool_columns"]) == 7
-    total, eps = dense_epsilons(dense_matrix(mech), sizes)
-    assert total <= target * (1 + 1e-9)
-    assert total == pytest.approx(mech.overall_epsilon(), rel=1e-9)
-    assert np.allclose(eps, mech.attribute_epsilons(), rtol=1e-9)
-    pe = predicted_error(mech, 1000, {"orders": orders})
-    mean_sq = np.mean([m.expected_squared_error for m in pe.marginals])
-    assert mean_sq * 1000 == pytest.approx(info["objective"], rel=1e-6)
+    assert_exact_accounting_and_objective(mech, info, sizes, target, {"orders": orders})
     assert info["objective"] >= exact["objective"] * (1 - 1e-6)
     assert info["objective"] <= exact["objective"] * 1.25
     assert info["relative_gap"] <= 1e-4

@@ -191,17 +191,17 @@ class PooledBlock(Block):
         out = np.array(codes, copy=True)
         for p, members in enumerate(self.members):
             table = self._choice_tables(p)
+            r = np.arange(1, members.size + 1)
             left = counts[:, p].copy()
             for j, i in enumerate(members):
                 a = int(self.sizes[i])
-                need = left > 0
-                prob = np.zeros(n)
-                r = left[need]
-                prob[need] = np.exp(np.log(a - 1.0) + table[j + 1, r - 1] - table[j, r])
-                change = rng.random(n) < prob
-                off = rng.integers(1, a, size=n)
-                out[:, i] = np.where(change, (out[:, i] + off) % a, out[:, i])
-                left -= change
+                prob = np.zeros(members.size + 1)  # by the number r still to differ (0 when r = 0)
+                with np.errstate(invalid="ignore"):
+                    prob[1:] = np.exp(np.log(a - 1.0) + table[j + 1, r - 1] - table[j, r])
+                prob = np.nan_to_num(prob)  # r beyond the members left: never reached
+                rows = np.flatnonzero(rng.random(n) < prob[left])
+                out[rows, i] = (out[rows, i] + rng.integers(1, a, size=rows.size)) % a
+                left[rows] -= 1
         return out
 
     def to_dict(self) -> dict:

@@ -169,3 +169,39 @@ def test_predictions_equal_within_the_rank_tolerance_keep_the_star_on_auto():
     assert recommend({"optimal": optimal, "auto": auto}, True) == "auto"
     optimal.predicted_rank = (0, 0.14875145177018853 * 0.99)
     assert recommend({"optimal": optimal, "auto": auto}, True) == "optimal"
+
+
+def test_the_designs_tying_the_best_prediction_lead_by_scale_whatever_their_arrival_order():
+    """Closeness within RANK_TOLERANCE is not transitive (1.0 ~ 1.0009 ~ 1.0018): only the ties of the best lead,
+    so the order is the same for every arrival order (a cycle before: the star depended on it)."""
+    from itertools import permutations
+
+    def ranked_summary(method, error, scale):
+        s = summary(method, 3.0, scale=scale)
+        s.predicted_rank = (0, error)
+        return s
+
+    found = [
+        ranked_summary("auto", 1.0, 1.0),
+        ranked_summary("optimal", 1.0009, 2.0),
+        ranked_summary("utility", 1.0018, 3.0),
+    ]
+    for arrival in permutations(found):
+        assert display_order(("auto", "optimal", "utility"), {s.method: s for s in arrival}, True) == [
+            "optimal", "auto", "utility"
+        ]
+
+
+def test_columns_released_as_noise_are_named():
+    """The utility design for named tables releases the columns no table uses as uniform noise (ε 0): the Design
+    tab's summary says which, as the release dialog does."""
+    from optrr_engine.designs import Design
+    from optrr_engine.utility.optimal_design import utility_design
+    from optrr_gui.state.design_summary import noise_note, summarise
+
+    mech, info = utility_design([2, 3, 2, 2], 2.0, {"sets": [(0, 1)]})
+    design = Design("utility", mech, mech.attribute_epsilons(), 0.1, info)
+    note = summarise(design, 1000, 0.1).note
+    assert note == "2 column(s) released as uniform noise (ε 0; no needed table uses them): column 3, column 4"
+    assert noise_note([0.5, 0.7], ["a", "b"]) == ""
+    assert noise_note([0.0] * 8, list("abcdefgh")).endswith(": a, b, c, d, e, f and 2 more")

@@ -14,10 +14,11 @@ from optrr_engine.utility import predicted_error
 from optrr_engine.utility.optimal_design import utility_design
 
 
-def _cvxpy_optimum(sizes, target, sets):
+def _cvxpy_optimum(sizes, target, sets, caps=None):
     """Independent formulation (cvxpy, a test dependency): variables X_S over all 2^k patterns,
     c <= X_S <= c e^E, sum t_S X_S = 1, objective sum_A (1/N_A) sum_{T subset A} d_T lambda_T^-2 / #sets with
-    lambda = dense eigen-transform."""
+    lambda = dense eigen-transform; a cap on attribute i bounds both ratios of P(y_i = x_i) = sum_{S without i}
+    t_S X_S and P(y_i = one given other value) = sum_{S with i} t_S X_S / (a_i - 1) by e^cap."""
     import cvxpy as cp
     k = len(sizes)
     masks = np.arange(1 << k)
@@ -35,7 +36,12 @@ def _cvxpy_optimum(sizes, target, sets):
                 coef = np.prod(np.where(bits, np.where(in_t, -1.0, a - 1), 1.0), axis=1)
                 d = np.prod(a[list(T)] - 1)
                 terms.append(d / n_a * cp.power(coef @ x, -2))
-    prob = cp.Problem(cp.Minimize(sum(terms) / len(sets)), [x >= c, x <= np.exp(target) * c, t @ x == 1])
+    rows = [x >= c, x <= np.exp(target) * c, t @ x == 1]
+    for i, cap in enumerate(caps or []):
+        if cap is not None:
+            same, other = (t * (bits[:, i] == 0)) @ x, (t * (bits[:, i] == 1)) @ x / (a[i] - 1)
+            rows += [same <= np.exp(cap) * other, other <= np.exp(cap) * same]
+    prob = cp.Problem(cp.Minimize(sum(terms) / len(sets)), rows)
     prob.solve(solver="CLARABEL")
     return prob.value
 
@@ -134,8 +140,8 @@ def test_order_weights_equal_the_enumerated_sum_over_needed_sets(sizes, orders):
 
 
 def test_named_tables_over_too_many_columns_are_refused_before_any_work(monkeypatch):
-    """Named tables over 24 of 40 columns need 2^24 x 17 grid cells: refused at once with the reason and the way
-    out, before any grid is built."""
+    """Named tables over 24 of 40 columns need one class per column they span, 2^24 grid cells: refused at once
+    with the reason and the way out, before any grid is built."""
     from optrr_engine.errors import TooLargeError
     from optrr_engine.utility import objective
 
@@ -144,24 +150,27 @@ def test_named_tables_over_too_many_columns_are_refused_before_any_work(monkeypa
 
     monkeypatch.setattr(objective.ClassStructure, "grid", property(never))
     sets = [(i, i + 1) for i in range(0, 24, 2)]
-    with pytest.raises(TooLargeError, match=r"named tables use 24 columns of 40; .* whole orders instead"):
+    with pytest.raises(TooLargeError, match=r"named tables over at most 22 columns; these span 24 .* whole orders"):
         utility_design([2] * 40, 3.0, {"sets": sets})
 
 
-def test_named_tables_group_the_other_columns_exactly():
-    """Columns in no needed table are interchangeable classes: the optimum equals the independent formulation
-    over all 2^6 patterns, and among 23 columns it equals the optimum on the 4 needed columns alone (a design
-    there plus uniform noise elsewhere has the same whole-record epsilon; any design's marginal has no more)."""
+def test_named_tables_release_the_other_columns_as_noise():
+    """Columns no needed table uses are released as uniform noise (eps 0), and the tables get the optimum over
+    their own columns: equal to the independent formulation over all 2^6 patterns (nothing is lost), within every
+    cap, including caps on the unused columns (they failed before); among 23 columns as on the 4 used ones alone."""
     sizes, sets, target = [2, 3, 2, 2, 3, 2], [(0, 1), (2,)], 1.5
-    mech, info = utility_design(sizes, target, {"sets": sets})
-    assert info["classes"] == 5 and info["grid_cells"] == 2 * 2 * 2 * 3 * 2
-    assert info["objective"] == pytest.approx(_cvxpy_optimum(sizes, target, sets), rel=1e-5)
+    caps = [0.9, None, None, 0.01, 1e-3, None]
+    mech, info = utility_design(sizes, target, {"sets": sets}, caps=caps)
+    assert info["noise_columns"] == 3
+    assert info["objective"] == pytest.approx(_cvxpy_optimum(sizes, target, sets, caps), rel=1e-5)
     assert_exact_accounting_and_objective(mech, info, sizes, target, {"sets": sets})
+    eps = mech.attribute_epsilons()
+    assert np.all(eps[3:] == 0.0) and eps[0] <= 0.9 * (1 + 1e-6)
 
     wide, wide_info = utility_design([2] * 23, 2.0, {"sets": [(0, 1), (20, 22)]})
     _, alone = utility_design([2] * 4, 2.0, {"sets": [(0, 1), (2, 3)]})
-    assert wide_info["grid_cells"] == 16 * 20
-    assert wide_info["objective"] == pytest.approx(alone["objective"], rel=1e-6)
+    assert wide_info["noise_columns"] == 19 and wide_info["grid_cells"] == 16
+    assert wide_info["objective"] == pytest.approx(alone["objective"], rel=1e-9)
     assert wide.overall_epsilon() <= 2.0
 
 
@@ -187,6 +196,7 @@ def test_pooled_design_is_a_valid_restriction_close_to_the_exact_optimum(monkeyp
     sizes = [2, 2, 3, 3, 4, 4, 2]
     _, exact = utility_design(sizes, target, {"orders": orders})
     monkeypatch.setattr(optimal_design, "POOLING_ENTRIES", 0)
+    monkeypatch.setattr(optimal_design, "MAX_GRID_CELLS", 1 << 5)  # one class per column only up to 5 columns
     monkeypatch.setattr(pooled, "POOLED_CELLS", 30)  # classes of 3, 2, 2 columns: pools (the 2s) and (the 3s and 4s)
     mech, info = utility_design(sizes, target, {"orders": orders})
     assert mech.parts[0][1].kind == "pooled" and info["pools"] == 2 and sum(info["pool_columns"]) == 7
@@ -211,3 +221,18 @@ def test_many_columns_of_many_sizes_are_pooled():
     )
     kron = distribute_budget("kronecker", sizes, [1.0] * 77, 3.0).design.mechanism
     assert ours.unbiased_score() < 0.2 * predicted_error(kron, 10_000, {"orders": [1]}).unbiased_score()
+
+
+def test_whole_orders_up_to_22_columns_fall_back_to_one_class_per_column_not_pools(monkeypatch):
+    """When the classes' grid would not fit but the columns are few enough for one class per column (per-axis
+    transforms), that exact problem is solved rather than a pooled restriction (16 columns of 16 sizes, 3-way
+    tables: pooled, the solver stalled at a certified gap of 390)."""
+    from optrr_engine.utility import optimal_design
+
+    sizes, spec = [2, 3, 2, 4, 3, 2, 4], {"orders": [1, 2]}
+    _, exact = utility_design(sizes, 2.0, spec)
+    monkeypatch.setattr(optimal_design, "POOLING_ENTRIES", 0)  # the classes' grid "does not fit"
+    mech, info = utility_design(sizes, 2.0, spec)
+    assert mech.parts[0][1].kind != "pooled" and "pools" not in info
+    assert info["grid_cells"] == 1 << 7
+    assert info["objective"] == pytest.approx(exact["objective"], rel=1e-5)

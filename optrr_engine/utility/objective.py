@@ -89,26 +89,20 @@ class ClassStructure:
         return kappa * (x - 1.0), kappa
 
 
-def detect_structure(sizes, caps, symmetric: bool, needed=None) -> ClassStructure:
-    """Classes of identical (a_i, cap_i): over all attributes when the needed marginals are whole orders; with
-    named marginals (``needed``: the attributes they use), every needed attribute is its own class and only the
-    others are grouped (they appear in no eigenvalue of the objective, so permuting them changes nothing)."""
+def detect_structure(sizes, caps, symmetric: bool) -> ClassStructure:
+    """Classes of identical (a_i, cap_i) when the needed marginals are whole orders, else one class each."""
     sizes = np.asarray(sizes, dtype=np.int64)
     caps = np.asarray(caps, dtype=float)
-    used = np.zeros(sizes.size, dtype=bool)
-    if not symmetric:
-        used[list(needed) if needed is not None else slice(None)] = True
-    keys: dict = {}
-    member = np.array(
-        [
-            keys.setdefault(("own", i) if used[i] else (int(a), float(c)), len(keys))
-            for i, (a, c) in enumerate(zip(sizes, caps, strict=True))
-        ],
-        dtype=np.int64,
-    )
-    first = np.array([int(np.flatnonzero(member == j)[0]) for j in range(len(keys))], dtype=np.int64)
-    counts = np.bincount(member, minlength=len(keys))
-    return ClassStructure(sizes[first].copy(), counts, caps[first].copy(), member)
+    if symmetric:
+        keys: dict = {}
+        member = np.array([keys.setdefault((int(a), float(c)), len(keys)) for a, c in zip(sizes, caps, strict=True)])
+        class_sizes = np.array([k[0] for k in keys], dtype=np.int64)
+        class_caps = np.array([k[1] for k in keys], dtype=float)
+    else:
+        member = np.arange(sizes.size)
+        class_sizes, class_caps = sizes.copy(), caps.copy()
+    counts = np.bincount(member, minlength=class_sizes.size)
+    return ClassStructure(class_sizes, counts, class_caps, member)
 
 
 def order_weights(cs: ClassStructure, orders) -> tuple[np.ndarray, np.ndarray]:
@@ -159,21 +153,20 @@ def bounded_count_vectors(counts, top: int):
 
 
 def set_weights(cs: ClassStructure, sets) -> tuple[np.ndarray, np.ndarray]:
-    """Types (0/1 vectors over the classes; each attribute of a needed set alone in its class) and weights for a
-    list of needed sets."""
-    used = sorted({int(i) for A in sets for i in A})
-    if np.any(cs.class_counts[cs.member[used]] != 1):
-        raise InputError("named marginals need each of their attributes in a class of its own")
-    a = cs.class_sizes[cs.member].astype(float)  # per attribute
+    """Types (0/1 vectors over singleton classes = subsets T) and weights for a list of needed sets."""
+    if np.any(cs.class_counts != 1):
+        raise InputError("named marginals need one class per attribute")
+    k = cs.class_sizes.size
+    a = cs.class_sizes.astype(float)
     acc: dict = {}
     for A in sets:
         n_a = float(np.prod(a[list(A)]))
         for bits in range(1, 1 << len(A)):
             T = tuple(A[j] for j in range(len(A)) if (bits >> j) & 1)
             acc[T] = acc.get(T, 0.0) + float(np.prod(a[list(T)] - 1.0)) / n_a / len(sets)
-    types = np.zeros((len(acc), cs.class_sizes.size), dtype=np.int64)
+    types = np.zeros((len(acc), k), dtype=np.int64)
     for r, T in enumerate(acc):
-        types[r, cs.member[list(T)]] = 1
+        types[r, list(T)] = 1
     return types, np.array(list(acc.values()))
 
 

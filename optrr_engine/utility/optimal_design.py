@@ -311,6 +311,23 @@ def fits(cs: ClassStructure, n_types: int) -> bool:
     return float(cs.grid_cells) * n_types <= POOLING_ENTRIES
 
 
+def noise_outside_tables(sizes, target, sets, needed, caps_arr, ctl=None) -> tuple[Mechanism, dict]:
+    """Named tables that leave columns out: the utility design on the columns they use, and uniform noise (eps 0)
+    on the others. Exact: the channel any design induces on the used columns is feasible there (no larger
+    whole-record epsilon, the same caps) with the same objective, and noise costs no budget and meets every cap."""
+    from ..blocks import IndependentBlock
+
+    local = {c: j for j, c in enumerate(needed)}
+    sub_caps = [float(c) if np.isfinite(c) else None for c in caps_arr[needed]]
+    sub = [tuple(local[int(i)] for i in A) for A in sets]
+    used, info = utility_design(sizes[needed], target, {"sets": sub}, sub_caps, ctl)
+    rest = np.array([i for i in range(sizes.size) if i not in local], dtype=np.int64)
+    parts = [(np.asarray(needed, dtype=np.int64)[pos], block) for pos, block in used.parts]
+    parts.append((rest, IndependentBlock.from_epsilons(sizes[rest], np.zeros(rest.size))))
+    info["noise_columns"] = int(rest.size)
+    return Mechanism(sizes, parts), info
+
+
 def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) -> tuple[Mechanism, dict]:
     """The mechanism minimising the mean expected squared error of ``marginals`` (default all 1- and 2-way)
     at whole-record epsilon <= ``target`` and eps_i <= caps[i] (None = no cap)."""
@@ -325,33 +342,31 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     spec = marginals if marginals is not None else {"orders": [1, 2]}
     symmetric = isinstance(spec, dict) and "orders" in spec
     pooled = None
+    per_column = k <= MAX_GRID_CELLS.bit_length() - 1  # one class per column fits (per-axis transforms): exact
     if symmetric:
         orders = [int(o) for o in spec["orders"]]
         resolve_marginals(spec, k)  # validates the orders
         cs = detect_structure(sizes, caps_arr, True)
         types, weights = order_weights(cs, orders)
-        if not fits(cs, types.shape[0]):
+        if not fits(cs, types.shape[0]) and per_column:
+            cs = detect_structure(sizes, caps_arr, False)
+            types, weights = order_weights(cs, orders)
+        elif not fits(cs, types.shape[0]):
             from .pooled import POOLED_CELLS, choose_pools
 
             pooled = choose_pools(cs, min(POOLED_CELLS, DENSE_ENTRIES // types.shape[0]))
     else:
         sets = resolve_marginals(spec, k)
         needed = sorted({int(i) for A in sets for i in A})
-        cs = detect_structure(sizes, caps_arr, False, needed)
+        if len(needed) < k:
+            return noise_outside_tables(sizes, target, sets, needed, caps_arr, ctl)
+        if not per_column:
+            raise TooLargeError(
+                f"the utility design handles named tables over at most {MAX_GRID_CELLS.bit_length() - 1} columns; "
+                f"these span {k} (fewer or smaller tables, or whole orders instead of named tables)"
+            )
+        cs = detect_structure(sizes, caps_arr, False)
         types, weights = set_weights(cs, sets)
-        if not fits(cs, types.shape[0]):
-            from .pooled import named_pools
-
-            if k <= MAX_GRID_CELLS.bit_length() - 1:  # one class per column, per-axis transforms: exact
-                cs = detect_structure(sizes, caps_arr, False)
-                types, weights = set_weights(cs, sets)
-            elif float(named_pools(cs, needed).grid_cells) * types.shape[0] <= DENSE_ENTRIES:
-                pooled = named_pools(cs, needed)
-            else:
-                raise TooLargeError(
-                    f"the utility design's named tables use {len(needed)} columns of {k}; with more than 22 columns "
-                    "they may use at most about 16 (fewer or smaller tables, or whole orders instead of named tables)"
-                )
     structure = cs if pooled is None else pooled
     if ctl is not None:
         ctl.report(0.1, f"solving the convex problem over {structure.grid_cells} cells")
@@ -396,14 +411,16 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     }
     if pooled is not None:
         # the gap is certified within the pooled family only: the full family's grid is what is too large
+        certified = info["relative_gap"] <= POOLED_GAP
         info["pools"] = int(pooled.pool_counts.size)
         info["pool_columns"] = [int(c) for c in pooled.pool_counts]
         info["full_grid_cells"] = float(cs.grid_cells)
         info["solver_status"] = (
             f"{k} columns in {cs.class_sizes.size} groups need {float(cs.grid_cells):.2g} grid cells, so X_S depends "
             f"on the count of differing columns in each of {pooled.pool_counts.size} pools of neighbouring sizes "
-            f"({', '.join(str(int(c)) for c in pooled.pool_counts)} columns): optimal within that family, no "
-            f"certificate beyond it; {res['status']}"
+            f"({', '.join(str(int(c)) for c in pooled.pool_counts)} columns): "
+            + ("optimal within that family" if certified else "the best point found in that family")
+            + f", no certificate beyond it; {res['status']}"
         )
     if caps is not None:
         eps = mech.attribute_epsilons()

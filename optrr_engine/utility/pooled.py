@@ -150,11 +150,3 @@ def choose_pools(cs: ClassStructure, limit: int = POOLED_CELLS, max_pools: int |
         pool_of_class[members] = p
     return PooledStructure(cs, pool_of_class)
 
-
-def named_pools(cs: ClassStructure, needed) -> PooledStructure:
-    """Named tables: each attribute they use is a pool of its own; every other attribute goes into one pool
-    (they appear in no eigenvalue of the objective: the design only needs to spend no budget on them)."""
-    own = sorted({int(cs.member[i]) for i in needed})
-    pool_of_class = np.full(cs.class_sizes.size, len(own), dtype=np.int64)
-    pool_of_class[own] = np.arange(len(own))
-    return PooledStructure(cs, pool_of_class)

@@ -47,15 +47,32 @@ FULL_SPECTRUM_K = 20
 RANK_TOLERANCE = 1e-3
 
 
-def compare_rank(a: tuple, b: tuple) -> int:
-    """-1 / 0 / 1 as design a ranks before / with / after b, from their :meth:`PredictedError.rank_key`: fewer
-    erased needed marginals first, then the smaller predicted error, equal within RANK_TOLERANCE."""
-    (na, x), (nb, y) = a, b
-    if na != nb:
-        return -1 if na < nb else 1
-    if x == y or (math.isfinite(x) and math.isfinite(y) and abs(x - y) <= RANK_TOLERANCE * max(abs(x), abs(y))):
-        return 0
-    return -1 if x < y else 1
+def strict_rank(key: tuple) -> tuple:
+    """A :meth:`PredictedError.rank_key` as a sort key (a NaN prediction ranks last)."""
+    erased, error = key
+    return (erased, math.inf if math.isnan(error) else error)
+
+
+def ties_with(best: tuple, key: tuple) -> bool:
+    """``key`` ranks with ``best``: as many erased needed marginals, predicted errors equal within RANK_TOLERANCE."""
+    (nb, xb), (n, x) = strict_rank(best), strict_rank(key)
+    if n != nb:
+        return False
+    return x == xb or (math.isfinite(x) and math.isfinite(xb) and abs(x - xb) <= RANK_TOLERANCE * max(abs(x), abs(xb)))
+
+
+def rank_order(keys, tie_break=None) -> list[int]:
+    """Indices of ``keys`` (rank keys) best first: strictly by key, except that the candidates tying the best one
+    (:func:`ties_with`) lead in the order ``tie_break(i, j)`` gives them (a comparison; default: their given order).
+    Only the lead group is tolerant, so the order is a total one (closeness to the best is not transitive)."""
+    from functools import cmp_to_key
+
+    order = sorted(range(len(keys)), key=lambda i: strict_rank(keys[i]))
+    if not order:
+        return order
+    lead = [i for i in order if ties_with(keys[order[0]], keys[i])]
+    lead.sort(key=cmp_to_key(tie_break) if tie_break is not None else None)
+    return lead + [i for i in order if i not in lead]
 
 
 @dataclass

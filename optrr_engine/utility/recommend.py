@@ -144,15 +144,10 @@ def recommend(
     for cand in extra:
         t0 = time.perf_counter()
         ranked.append(Ranked(cand, cand.predicted_error(rows, marginals, prior), time.perf_counter() - t0))
-    from functools import cmp_to_key
+    from .predicted import rank_order
 
-    from .predicted import compare_rank
-
-    # predictions equal within RANK_TOLERANCE keep the candidates' order (Kronecker, auto, utility, sampling)
-    def order(a: Ranked, b: Ranked) -> int:
-        return compare_rank(a.rank_key, b.rank_key) or (a.failure != "") - (b.failure != "")
-
-    ranked.sort(key=cmp_to_key(order))
+    # predictions tying the best within RANK_TOLERANCE keep the candidates' order (Kronecker, auto, utility, sampling)
+    ranked = [ranked[i] for i in rank_order([r.rank_key for r in ranked])]
     if not ranked or ranked[0].error is None:
         raise OptRRError("no design could be built at this whole-record epsilon")
     return Recommendation(ranked)

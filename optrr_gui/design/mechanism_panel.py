@@ -6,6 +6,7 @@ the expected error of each column's estimate at this dataset's size. It only dis
 
 from __future__ import annotations
 
+import html
 import math
 from contextlib import contextmanager
 
@@ -128,7 +129,7 @@ def short_reason(error: str) -> str:
     text = error.lower()
     if "infeasible" in text:
         return "infeasible for these ε"
-    if "named tables use" in text:
+    if "named tables over" in text:
         return "needed tables span too many columns"
     if "at most" in text or "too large" in text or "handles" in text:
         return "too many columns"
@@ -628,7 +629,7 @@ class MechanismPanel(QWidget):
             f"<span style='color:rgb{LOWER_COLOR}'>■</span> lower"
         )
         if s.note:
-            shown += f"<br><i>{s.note}</i>"
+            shown += f"<br><i>{html.escape(s.note)}</i>"
         if s.suppression:
             shown += f"<br><b>Suppresses columns:</b> {s.suppression}"
         return shown

@@ -37,7 +37,7 @@ from optrr_engine.release.manifest import mechanism_from_manifest
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
 
 from ..common.widgets import fmt_eps, fmt_seconds
-from ..state.design_summary import BUDGET_ONLY_METHODS, METHOD_LABELS
+from ..state.design_summary import BUDGET_ONLY_METHODS, METHOD_LABELS, noise_note
 from ..state.needed_marginals import WAY_OUT, label_index_sets
 from ..state.needed_marginals import describe as describe_needed
 from ..workers.jobs.release import remove_release_leftovers, run_release
@@ -103,6 +103,9 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
     lines.append("</table>")
     info = (manifest.get("design") or {}).get("info") or {}
     lines.append(f"<p>{suppression_sentence(info.get('suppression'), len(names))}</p>")
+    noise = noise_note(eps, names)
+    if noise:
+        lines.append(f"<p>{escape(noise)}.</p>")
     for note in (manifest.get("design") or {}).get("notes") or []:
         if "cannot be estimated" in note:
             lines.append(f"<p style='color:#b05000'>{note}</p>")

@@ -272,7 +272,19 @@ def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=
         scale=scale,
         design=design,
     )
+    summary.note = noise_note(summary.achieved, (request or {}).get("names"))
     return with_prediction(summary, mech, n_rows, request)
+
+
+def noise_note(achieved, names=None) -> str:
+    """Columns a design releases as uniform noise (ε exactly 0: the utility design for named tables does this to
+    the columns no table uses), named; "" when there are none."""
+    labels = list(names) if names else [f"column {i + 1}" for i in range(len(achieved))]
+    noise = [labels[i] for i, e in enumerate(achieved) if e == 0.0]
+    if not noise:
+        return ""
+    shown = ", ".join(noise[:6]) + (f" and {len(noise) - 6} more" if len(noise) > 6 else "")
+    return f"{len(noise)} column(s) released as uniform noise (ε 0; no needed table uses them): {shown}"
 
 
 def summarise_sampling(method: str, sampling, n_rows, seconds: float, request=None) -> DesignSummary:
@@ -300,15 +312,22 @@ def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
     """-1 when design a is better than b, 1 when worse, 0 when equal within the relative tolerance
     (optrr_engine.tolerance). Per-attribute mode: lower whole-record epsilon. Budget mode (all meet the target):
     the engine's ranking of the predicted errors (when known for both: fewer erased needed marginals,
-    then the smaller predicted error of the default estimate, equal within RANK_TOLERANCE, as ``recommend()``),
-    then larger attribute epsilons (scale c), then lower whole-record epsilon. Ties go to auto."""
-    from optrr_engine.tolerance import eps_equal
-    from optrr_engine.utility.predicted import compare_rank
+    then the smaller predicted error of the default estimate, as ``recommend()``), then larger attribute epsilons
+    (scale c), then lower whole-record epsilon. Ties go to auto. :func:`ranked` lets the designs that tie the best
+    prediction within RANK_TOLERANCE lead by the later keys."""
+    from optrr_engine.utility.predicted import strict_rank
 
     if budget_mode and a.predicted_rank is not None and b.predicted_rank is not None:
-        order = compare_rank(a.predicted_rank, b.predicted_rank)
-        if order:
-            return order
+        x, y = strict_rank(a.predicted_rank), strict_rank(b.predicted_rank)
+        if x != y:
+            return -1 if x < y else 1
+    return _compare_beyond_prediction(a, b, budget_mode)
+
+
+def _compare_beyond_prediction(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
+    """Larger attribute epsilons (scale c) first in budget mode, then lower whole-record epsilon; ties go to auto."""
+    from optrr_engine.tolerance import eps_equal
+
     keys = [(-(a.scale or 0.0), -(b.scale or 0.0))] if budget_mode else []
     keys.append((a.overall_epsilon, b.overall_epsilon))
     for x, y in keys:
@@ -331,8 +350,17 @@ def ranked(summaries: dict[str, DesignSummary], budget_mode: bool, accept_change
     """The designs that may be recommended (:func:`may_recommend`), best first."""
     from functools import cmp_to_key
 
+    from optrr_engine.utility.predicted import ties_with
+
     ok = {m: s for m, s in summaries.items() if may_recommend(s, budget_mode, accept_changed)}
-    return sorted(ok, key=cmp_to_key(lambda x, y: _compare(ok[x], ok[y], budget_mode)))
+    order = sorted(ok, key=cmp_to_key(lambda x, y: _compare(ok[x], ok[y], budget_mode)))
+    best = ok[order[0]].predicted_rank if order else None
+    if not budget_mode or best is None:
+        return order
+    # equal predictions (the same design reached by two searches, 3e-7 apart) must not move the star
+    lead = [m for m in order if ok[m].predicted_rank is not None and ties_with(best, ok[m].predicted_rank)]
+    lead.sort(key=cmp_to_key(lambda x, y: _compare_beyond_prediction(ok[x], ok[y], budget_mode)))
+    return lead + [m for m in order if m not in lead]
 
 
 def recommend(summaries: dict[str, DesignSummary], budget_mode: bool, accept_changed: bool = False) -> str | None:

@@ -15,7 +15,8 @@ kappa = min_S X_S / E_u-normaliser and y_c >= 0 with P(c) = u_c (kappa + y_c), i
 
 solved by Clarabel (interior point, power cones); its primal-dual objective gap is the optimality gap. The
 mechanism is rebuilt from x (clipped to [1, e^E]) as a pattern table (k <= 16) or a classes block, and every
-epsilon is recomputed from it.
+epsilon is recomputed from it. Beyond one grid: whole orders over pooled classes (:mod:`.pooled`, a pooled block);
+named tables on the columns they use, the others released as uniform noise (:func:`noise_outside_tables`).
 """
 
 from __future__ import annotations

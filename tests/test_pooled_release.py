@@ -63,3 +63,31 @@ def test_pooled_design_released_and_estimated(wide, tmp_path):
     # measured when written: 0.059 against 0.380 for the uniform guess and 0.055 predicted
     assert np.mean(avd) < 0.3 * np.mean(uniform)  # the release carries the columns' skew
     assert np.mean(avd) <= 1.5 * predicted
+
+
+def test_named_tables_release_noise_columns_and_their_estimate_says_it(tmp_path):
+    """The utility design for the table {a, b} releases c and d as uniform noise (ε 0). Estimating d from the
+    release gives the prior's guess, and the CLI and the estimate's info say so; a, b is estimated without it."""
+    from tests.test_cli_design import run
+
+    rng = np.random.default_rng(2027)
+    cats = {"a": ["x", "y"], "b": ["p", "q", "r"], "c": ["u", "v"], "d": ["m", "n", "o", "s"]}
+    rows = [",".join(rng.choice(v) for v in cats.values()) for _ in range(3000)]
+    (tmp_path / "in.csv").write_text("a,b,c,d\n" + "\n".join(rows) + "\n")
+    mech, info = utility_design([2, 3, 2, 4], 2.0, {"sets": [(0, 1)]})
+    assert info["noise_columns"] == 2
+    columns = [{"name": n, "role": "perturb", "epsilon": 1.0, "categories": c} for n, c in cats.items()]
+    doc = {"method": "utility", "columns": columns, "target_total": 2.0, "mechanism": mech.to_dict()}
+    out = tmp_path / "release.csv"
+    manifest = perturb_file(tmp_path / "in.csv", ReleaseConfig.from_dict(json.loads(json.dumps(doc))), out).manifest
+    assert manifest["overall_epsilon"] <= 2.0
+    assert [a["name"] for a in manifest["attributes"]] == ["a", "b", "c", "d"]
+    noise = estimate_release(str(out), ["d"], manifest_path=str(manifest_path(out)))
+    assert "cannot be estimated from the release" in noise.info["not_identifiable"]
+    assert np.allclose(noise.estimate, 0.25)
+    table = estimate_release(str(out), ["a", "b"], manifest_path=str(manifest_path(out)))
+    assert "not_identifiable" not in table.info
+    code, text, err = run("estimate", str(out), "--manifest", str(manifest_path(out)), "--marginal", "d")
+    assert code == 0 and "warning: this table cannot be estimated from the release" in err
+    code, text, err = run("estimate", str(out), "--manifest", str(manifest_path(out)), "--marginal", "a,b")
+    assert code == 0 and "cannot be estimated" not in err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from ..errors import InputError
 
 
@@ -43,6 +45,8 @@ def run(args) -> int:
         check_hash=not args.no_hash_check,
     )
     warn_not_private(est.info.get("not_private"))
+    if "not_identifiable" in est.info:
+        print(f"optrr: warning: {est.info['not_identifiable']}", file=sys.stderr)
     if args.json:
         print_json(est.to_json_dict())
     else:

@@ -34,6 +34,13 @@ STOPPING_RULE = {
     "tolerance",
 }
 
+#: Said with every estimate of a table the release cannot answer (an eigenvalue of its mechanism is 0, e.g. a column
+#: the utility design released as uniform noise): shown by the CLI and the Analyse tab, never silently.
+NOT_IDENTIFIABLE = (
+    "this table cannot be estimated from the release: part of it never reaches the released values (an eigenvalue "
+    "of its mechanism is 0), so the estimate there is the prior's guess and has no confidence interval"
+)
+
 
 def prior_records(cells: int, n: float) -> float:
     """Total weight of the default estimate's uniform prior, in records: one per cell, at most sqrt(n) (so the
@@ -100,6 +107,7 @@ def estimate_from_counts(
         unbiased = np.full(op.sizes, np.nan)
         se = np.full(op.sizes, np.nan)
         info["unbiased_available"] = False
+        info["not_identifiable"] = NOT_IDENTIFIABLE
     ctl.report(0.3, "unbiased estimate")
     if method == "unbiased":
         point = unbiased

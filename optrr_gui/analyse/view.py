@@ -285,6 +285,8 @@ class AnalyseView(QWidget):
             negatives += f"; NOT converged after {est.info['iterations']} iterations"
         if "suppression" in est.info:
             negatives += f"; {est.info['suppression']}"
+        if "not_identifiable" in est.info:
+            negatives += f"; warning: {est.info['not_identifiable']}"
         self.result_label.setText(
             f"{' × '.join(est.names())}: {ESTIMATORS[est.method].split(' (')[0].lower()} estimate from "
             f"{est.rows:,} perturbed rows, {level} confidence intervals{negatives}."

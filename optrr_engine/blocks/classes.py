@@ -20,7 +20,7 @@ from ..errors import InputError, TooLargeError
 from ..logmath import logsumexp
 from .base import Block, decode_logs, encode_logs
 from .pattern_table import PatternBlock
-from .patterns import require_pattern_k
+from .patterns import group_counts
 
 #: Largest grid of count vectors a classes block may have.
 MAX_GRID_CELLS = 40_000_000
@@ -54,7 +54,12 @@ class ClassBlock(Block):
         self.class_counts = np.asarray(class_counts, dtype=np.int64)
         self.member_class = np.asarray(member_class, dtype=np.int64)
         m = self.class_sizes.size
-        if self.class_counts.size != m or np.any(np.bincount(self.member_class, minlength=m) != self.class_counts):
+        out_of_range = self.member_class.ndim != 1 or np.any((self.member_class < 0) | (self.member_class >= m))
+        # the range is checked before bincount sizes an array by a class index (a crafted manifest must not
+        # make the reader allocate gigabytes)
+        if out_of_range or self.class_counts.size != m or np.any(
+            np.bincount(self.member_class, minlength=m) != self.class_counts
+        ):
             raise InputError("classes block: member classes do not match the class counts")
         super().__init__(self.class_sizes[self.member_class])
         self.log_T = float(log_T)
@@ -141,12 +146,7 @@ class ClassBlock(Block):
 
     # -- Block interface ---------------------------------------------------------------------
     def log_pattern_probs(self) -> np.ndarray:
-        require_pattern_k(self.k)
-        masks = np.arange(1 << self.k, dtype=np.int64)
-        counts = np.zeros((masks.size, self.class_sizes.size), dtype=np.int64)
-        for i, cls in enumerate(self.member_class):
-            counts[:, cls] += (masks >> i) & 1
-        return self.log_x_of(counts) - self.log_norm()
+        return self.log_x_of(group_counts(self.member_class, self.class_sizes.size)) - self.log_norm()
 
     def log_max_min(self) -> tuple[float, float]:
         st = self.stats()
@@ -188,11 +188,7 @@ class ClassBlock(Block):
         for j in range(m):
             r = np.arange(rest[j] + 1, dtype=float)
             log_w.append(log_binomial_row(int(rest[j])) + r * np.log(self.class_sizes[j] - 1.0))
-        sub_masks = np.arange(1 << len(positions), dtype=np.int64)
-        sub_counts = np.zeros((sub_masks.size, m), dtype=np.int64)
-        for i, cls in enumerate(kept):
-            sub_counts[:, cls] += (sub_masks >> i) & 1
-        uniq, inverse = np.unique(sub_counts, axis=0, return_inverse=True)
+        uniq, inverse = np.unique(group_counts(kept, m), axis=0, return_inverse=True)
         r_radix = rest + 1
         r_cells = int(np.prod(r_radix))
         r_strides = np.concatenate(([1], np.cumprod(r_radix[::-1])[:-1]))[::-1]

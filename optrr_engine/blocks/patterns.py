@@ -26,6 +26,18 @@ def bit_matrix(k: int) -> np.ndarray:
     return ((masks[:, None] >> np.arange(k)) & 1).astype(bool)
 
 
+def group_counts(group_of, groups: int) -> np.ndarray:
+    """(2^k, groups) matrix: row S, column g = how many attributes of group g the pattern S contains (k = number
+    of attributes, ``group_of[i]`` the group of attribute i: a class or a pool)."""
+    group_of = np.asarray(group_of, dtype=np.int64)
+    require_pattern_k(group_of.size)
+    masks = np.arange(1 << group_of.size, dtype=np.int64)
+    counts = np.zeros((masks.size, groups), dtype=np.int64)
+    for i, g in enumerate(group_of):
+        counts[:, g] += (masks >> i) & 1
+    return counts
+
+
 def subset_sums(weights: np.ndarray) -> np.ndarray:
     """Vector over all 2^k masks of sum_{i in S} weights[i], built by doubling in O(2^k)."""
     k = len(weights)

@@ -51,9 +51,9 @@ class ClassStructure:
     @property
     def grid(self) -> np.ndarray:
         """All count vectors c (rows), class 0 varying fastest (for one class per attribute: row = bitmask S)."""
-        shape = tuple(int(n) + 1 for n in self.class_counts[::-1])
-        cells = np.indices(shape, dtype=np.int64).reshape(len(shape), -1).T
-        return np.ascontiguousarray(cells[:, ::-1])
+        from ..blocks.pooled import grid_of
+
+        return grid_of(self.class_counts)
 
     def grid_probabilities(self, grid: np.ndarray) -> np.ndarray:
         """u_c: the share of all outputs whose pattern has counts c (product of binomial pmfs)."""

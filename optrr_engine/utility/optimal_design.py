@@ -284,17 +284,13 @@ def solve(
 def build_mechanism(cs: ClassStructure, sizes, grid, log_x_grid) -> Mechanism:
     """Pattern table (k <= 16) or classes block with every grid cell explicit."""
     from ..blocks import ClassBlock, PatternBlock
-    from ..blocks.patterns import bit_matrix
+    from ..blocks.patterns import group_counts
 
     k = len(sizes)
     radix = cs.class_counts + 1
     strides = np.concatenate(([1], np.cumprod(radix[::-1])[:-1]))[::-1].astype(np.int64)
     if k <= PATTERN_TABLE_K:
-        bits = bit_matrix(k).astype(np.int64)
-        counts = np.zeros((bits.shape[0], cs.class_sizes.size), dtype=np.int64)
-        for i, c in enumerate(cs.member):
-            counts[:, c] += bits[:, i]
-        flat = counts @ strides
+        flat = group_counts(cs.member, cs.class_sizes.size) @ strides
         lookup = np.empty(int(np.prod(radix)))
         lookup[grid @ strides] = log_x_grid
         return Mechanism.single(PatternBlock(sizes, lookup[flat], normalize=True))

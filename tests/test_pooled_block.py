@@ -100,3 +100,22 @@ def test_malformed_blocks_are_refused(sizes, pool, log_x, message):
 
     with pytest.raises(InputError, match=message):
         PooledBlock(sizes, pool, log_x)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"kind": "pooled", "sizes": [2, 3], "pool": [0, 10**9], "log_x": [0.0] * 4},
+        {
+            "kind": "classes", "sizes": [2, 3], "class_sizes": [2, 3], "class_counts": [1, 1],
+            "member_class": [0, 10**10], "log_T": 0, "theta": 0, "beta": [0, 0],
+        },
+    ],
+)
+def test_a_crafted_group_index_is_refused_before_any_array_is_sized_by_it(block):
+    """A manifest is read by the recipient: a pool or class index of 1e9 must be a one-line error, not an attempt
+    to allocate 8-75 GB (the classes block tried before)."""
+    from optrr_engine.errors import InputError
+
+    with pytest.raises(InputError, match="pool index|member classes"):
+        Mechanism.from_dict({"sizes": [2, 3], "blocks": [{"positions": [0, 1], **block}]})

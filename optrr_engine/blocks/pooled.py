@@ -22,7 +22,7 @@ from ..errors import InputError, TooLargeError
 from ..logmath import NEG_INF, logsumexp
 from .base import Block, decode_logs, encode_logs
 from .pattern_table import PatternBlock
-from .patterns import require_pattern_k
+from .patterns import group_counts
 
 #: Largest grid a pooled block holds (the log x of every cell is stored).
 MAX_POOLED_CELLS = 1 << 20
@@ -58,11 +58,13 @@ class PooledBlock(Block):
     def __init__(self, sizes, pool, log_x):
         super().__init__(sizes)
         self.pool = np.asarray(pool, dtype=np.int64)
-        if self.pool.size != self.k or self.k == 0 or np.any(self.pool < 0):
+        if self.pool.shape != (self.k,) or self.k == 0 or np.any(self.pool < 0):
             raise InputError("pooled block: give one pool index (0, 1, ...) per attribute")
         self.pools = int(self.pool.max()) + 1
-        self.counts = np.bincount(self.pool, minlength=self.pools)
-        if np.any(self.counts == 0):
+        # a pool index >= k leaves a lower one empty; refused before an array is sized by it (a crafted manifest
+        # must not make the reader allocate gigabytes)
+        self.counts = np.bincount(self.pool, minlength=self.pools) if self.pools <= self.k else np.zeros(1)
+        if self.pools > self.k or np.any(self.counts == 0):
             raise InputError("pooled block: every pool index up to the largest must hold an attribute")
         if np.any(self.sizes < 2):
             raise InputError("pooled block: every attribute needs at least 2 categories")
@@ -82,27 +84,27 @@ class PooledBlock(Block):
         self.log_norm = float(np.sum(np.log(self.sizes.astype(float)))) + self.log_ex
 
     def _log_weights(self, polys) -> np.ndarray:
-        """sum_p polys[p][c_p] for every grid cell (-inf where a count is out of a polynomial's range)."""
+        """sum_p polys[p][c_p] for every grid cell (-inf where c_p is beyond a shorter polynomial)."""
         out = np.zeros(self.grid.shape[0])
         for p, poly in enumerate(polys):
-            padded = np.full(self.counts[p] + 2, NEG_INF)
+            padded = np.full(self.counts[p] + 1, NEG_INF)
             padded[: poly.size] = poly
-            out += padded[np.clip(self.grid[:, p], -1, self.counts[p] + 1)]
+            out += padded[self.grid[:, p]]
         return out
 
     # -- Block interface ---------------------------------------------------------------------
     def log_pattern_probs(self) -> np.ndarray:
-        require_pattern_k(self.k)
-        masks = np.arange(1 << self.k, dtype=np.int64)
-        counts = np.zeros((masks.size, self.pools), dtype=np.int64)
-        for i, p in enumerate(self.pool):
-            counts[:, p] += (masks >> i) & 1
-        return self.log_x[counts @ self.strides] - self.log_norm
+        return self.log_x[group_counts(self.pool, self.pools) @ self.strides] - self.log_norm
 
     def log_max_min(self) -> tuple[float, float]:
         return float(self.log_x.max()) - self.log_norm, float(self.log_x.min()) - self.log_norm
 
     def attribute_epsilons(self) -> np.ndarray:
+        if getattr(self, "_eps_cache", None) is None:
+            self._eps_cache = self._attribute_epsilons()
+        return self._eps_cache.copy()
+
+    def _attribute_epsilons(self) -> np.ndarray:
         out = np.empty(self.k)
         done: dict = {}
         for i, (p, a) in enumerate(zip(self.pool, self.sizes, strict=True)):
@@ -144,11 +146,7 @@ class PooledBlock(Block):
             log_factor_poly(self.sizes[m[~kept[m]]]) + float(np.sum(np.log(self.sizes[m[~kept[m]]].astype(float))))
             for m in self.members
         ]
-        sub_masks = np.arange(1 << positions.size, dtype=np.int64)
-        sub_counts = np.zeros((sub_masks.size, self.pools), dtype=np.int64)
-        for j, i in enumerate(positions):
-            sub_counts[:, self.pool[i]] += (sub_masks >> j) & 1
-        uniq, inverse = np.unique(sub_counts, axis=0, return_inverse=True)
+        uniq, inverse = np.unique(group_counts(self.pool[positions], self.pools), axis=0, return_inverse=True)
         values = np.empty(len(uniq))
         for q, cp in enumerate(uniq):
             rest = self.grid - cp[None, :]  # counts among the dropped attributes
@@ -169,17 +167,24 @@ class PooledBlock(Block):
             self._cdf_cache = cdf
         return self._cdf_cache
 
-    def _choice_tables(self, p: int) -> np.ndarray:
-        """T[j, r] = log e_r(w_j, ..., w_last) over pool p's members from member j on (w = a - 1): elementary
-        symmetric sums, e_0 = 1, -inf where r exceeds the members left."""
-        w = np.log(self.sizes[self.members[p]].astype(float) - 1.0)
-        n = w.size
-        table = np.full((n + 1, n + 2), NEG_INF)
-        table[n, 0] = 0.0
-        for j in range(n - 1, -1, -1):
-            shifted = np.concatenate(([NEG_INF], table[j + 1, :-1] + w[j]))
-            table[j] = np.logaddexp(table[j + 1], shifted)
-        return table
+    def _choice_probabilities(self, p: int) -> np.ndarray:
+        """P[j, r]: the probability that member j of pool p differs when r of the members from j on must differ,
+        w_j e_{r-1}(w_{j+1}, ...) / e_r(w_j, ...) with w = a - 1 and e_r the elementary symmetric sums (in log
+        space); 0 for r = 0 and where r exceeds the members left (never reached). Kept: the sampler runs per chunk."""
+        cache = self.__dict__.setdefault("_choice_cache", {})
+        if p not in cache:
+            w = np.log(self.sizes[self.members[p]].astype(float) - 1.0)
+            n = w.size
+            table = np.full((n + 1, n + 2), NEG_INF)  # table[j, r] = log e_r(w_j, ..., w_last)
+            table[n, 0] = 0.0
+            for j in range(n - 1, -1, -1):
+                table[j] = np.logaddexp(table[j + 1], np.concatenate(([NEG_INF], table[j + 1, :-1] + w[j])))
+            r = np.arange(1, n + 1)
+            probs = np.zeros((n, n + 1))
+            with np.errstate(invalid="ignore"):
+                probs[:, 1:] = np.exp(w[:, None] + table[1:, r - 1] - table[:-1, r])
+            cache[p] = np.nan_to_num(probs)
+        return cache[p]
 
     def sample(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Draw the count vector c, then for each pool which members differ (member j differs with probability
@@ -190,16 +195,11 @@ class PooledBlock(Block):
         counts = self.grid[cell]
         out = np.array(codes, copy=True)
         for p, members in enumerate(self.members):
-            table = self._choice_tables(p)
-            r = np.arange(1, members.size + 1)
+            probs = self._choice_probabilities(p)
             left = counts[:, p].copy()
             for j, i in enumerate(members):
                 a = int(self.sizes[i])
-                prob = np.zeros(members.size + 1)  # by the number r still to differ (0 when r = 0)
-                with np.errstate(invalid="ignore"):
-                    prob[1:] = np.exp(np.log(a - 1.0) + table[j + 1, r - 1] - table[j, r])
-                prob = np.nan_to_num(prob)  # r beyond the members left: never reached
-                rows = np.flatnonzero(rng.random(n) < prob[left])
+                rows = np.flatnonzero(rng.random(n) < probs[j][left])
                 out[rows, i] = (out[rows, i] + rng.integers(1, a, size=rows.size)) % a
                 left[rows] -= 1
         return out

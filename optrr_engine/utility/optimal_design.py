@@ -22,17 +22,15 @@ named tables on the columns they use, the others released as uniform noise (:fun
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError, OptRRError, TooLargeError
 from ..mechanism import Mechanism
+from . import pooled as pooling
 from .marginals import resolve_marginals
 from .objective import ClassStructure, contrast_scores, detect_structure, order_weights, set_weights
-
-if TYPE_CHECKING:
-    from .pooled import PooledStructure
+from .pooled import PooledStructure
 
 #: Largest (types x grid cells) eigenvalue matrix held densely (beyond: per-axis transforms).
 DENSE_ENTRIES = 10_000_000
@@ -46,6 +44,8 @@ POLISH_ITERATIONS = 25
 #: took 15 s, k = 22 is the largest taken; more is refused at once. Whole orders whose classes' grid would not
 #: fit DENSE_ENTRIES (77 survey columns of 11 sizes: 4e9 cells) are solved over pooled classes (:mod:`.pooled`).
 MAX_GRID_CELLS = 1 << 22
+#: Certified relative gap the exact solve stops at (the pooled one: pooled.POOLED_GAP).
+SOLVE_GAP = 1e-7
 #: Largest k built as a full pattern table (beyond: a classes block).
 PATTERN_TABLE_K = 16
 #: The target is met with this relative margin so rounding can never push eps_total above it.
@@ -198,7 +198,7 @@ def solve(
     weights,
     target: float,
     sizes,
-    rel_tol: float = 1e-7,
+    rel_tol: float = SOLVE_GAP,
     max_iter: int = 2000,
     time_limit: float = 60.0,
 ):
@@ -345,13 +345,12 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
         resolve_marginals(spec, k)  # validates the orders
         cs = detect_structure(sizes, caps_arr, True)
         types, weights = order_weights(cs, orders)
-        if not fits(cs, types.shape[0]) and per_column:
-            cs = detect_structure(sizes, caps_arr, False)
-            types, weights = order_weights(cs, orders)
-        elif not fits(cs, types.shape[0]):
-            from .pooled import POOLED_CELLS, choose_pools
-
-            pooled = choose_pools(cs, min(POOLED_CELLS, DENSE_ENTRIES // types.shape[0]))
+        if not fits(cs, types.shape[0]):
+            if per_column:
+                cs = detect_structure(sizes, caps_arr, False)
+                types, weights = order_weights(cs, orders)
+            else:
+                pooled = pooling.choose_pools(cs, min(pooling.POOLED_CELLS, DENSE_ENTRIES // types.shape[0]))
     else:
         sets = resolve_marginals(spec, k)
         needed = sorted({int(i) for A in sets for i in A})
@@ -368,21 +367,16 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     if ctl is not None:
         ctl.report(0.1, f"solving the convex problem over {structure.grid_cells} cells")
     goal = target * (1.0 - MARGIN)
-    if pooled is None:
-        res = solve(cs, types, weights, goal, sizes)
-    else:
-        from .pooled import POOLED_GAP
-
-        res = solve(pooled, types, weights, goal, sizes, rel_tol=POOLED_GAP)
+    res = solve(structure, types, weights, goal, sizes, rel_tol=SOLVE_GAP if pooled is None else pooling.POOLED_GAP)
     if ctl is not None:
         ctl.check()
-    ratio = np.clip(res["y"] / res["kappa"], 0.0, np.expm1(goal))
+    log_x = np.log1p(np.clip(res["y"] / res["kappa"], 0.0, np.expm1(goal)))
     if pooled is None:
-        mech = build_mechanism(cs, sizes, res["grid"], np.log1p(ratio))
+        mech = build_mechanism(cs, sizes, res["grid"], log_x)
     else:
         from ..blocks import PooledBlock
 
-        mech = Mechanism.single(PooledBlock(sizes, pooled.pool_of_attribute, np.log1p(ratio)))
+        mech = Mechanism.single(PooledBlock(sizes, pooled.pool_of_attribute, log_x))
     achieved = mech.overall_epsilon()
     if achieved > target * (1.0 + 1e-12):
         raise OptRRError(f"internal error: the utility design reached eps_total {achieved} above {target}")
@@ -408,7 +402,7 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     }
     if pooled is not None:
         # the gap is certified within the pooled family only: the full family's grid is what is too large
-        certified = info["relative_gap"] <= POOLED_GAP
+        certified = info["relative_gap"] <= pooling.POOLED_GAP
         info["pools"] = int(pooled.pool_counts.size)
         info["pool_columns"] = [int(c) for c in pooled.pool_counts]
         info["full_grid_cells"] = float(cs.grid_cells)

@@ -350,17 +350,16 @@ def ranked(summaries: dict[str, DesignSummary], budget_mode: bool, accept_change
     """The designs that may be recommended (:func:`may_recommend`), best first."""
     from functools import cmp_to_key
 
-    from optrr_engine.utility.predicted import ties_with
+    from optrr_engine.utility.predicted import lead_with_ties
 
     ok = {m: s for m, s in summaries.items() if may_recommend(s, budget_mode, accept_changed)}
     order = sorted(ok, key=cmp_to_key(lambda x, y: _compare(ok[x], ok[y], budget_mode)))
-    best = ok[order[0]].predicted_rank if order else None
-    if not budget_mode or best is None:
+    if not budget_mode:
         return order
     # equal predictions (the same design reached by two searches, 3e-7 apart) must not move the star
-    lead = [m for m in order if ok[m].predicted_rank is not None and ties_with(best, ok[m].predicted_rank)]
-    lead.sort(key=cmp_to_key(lambda x, y: _compare_beyond_prediction(ok[x], ok[y], budget_mode)))
-    return lead + [m for m in order if m not in lead]
+    return lead_with_ties(
+        order, lambda m: ok[m].predicted_rank, lambda x, y: _compare_beyond_prediction(ok[x], ok[y], budget_mode)
+    )
 
 
 def recommend(summaries: dict[str, DesignSummary], budget_mode: bool, accept_changed: bool = False) -> str | None:

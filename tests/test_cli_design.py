@@ -43,6 +43,17 @@ def test_table_output_and_spec_file(tmp_path):
     assert "pattern_probabilities" not in json.loads(out)
 
 
+def test_a_table_too_large_to_predict_is_named_not_allocated():
+    """Two columns of 25,000 categories: the 2-way table (6.25e8 cells, 4.7 GB as floats) is not predicted; the
+    design and the 1-way prediction still come out, and the text says why the rest is missing."""
+    code, out, err = run("design", "--sizes", "25000,25000", "--epsilons", "1,1")
+    assert code == 0, err
+    assert "predicted error: not computed: a marginal of 2 attributes with 6.25e+08 cells is too large" in out
+    code, out, err = run("design", "--sizes", "25000,25000", "--epsilons", "1,1", "--marginals", "1", "--json")
+    assert code == 0, err
+    assert json.loads(out)["predicted_error"]["by_order"]["1"]["marginals"] == 2
+
+
 def test_budget_mode_meets_target():
     for method in ("kronecker", "optimal", "heuristic", "family"):
         code, out, err = run(

@@ -130,3 +130,30 @@ def test_perturb_file_returns_the_entry_and_ledger_it_recorded(tmp_path, audit_d
     assert made.audit_entry["output_sha256"] == made.manifest["output_sha256"]
     assert made.ledger == releases_of(record, made.audit_entry["input"]["sha256"])
     assert [os.path.basename(r["files"]["release"]) for r in made.ledger] == ["r1.csv", "r2.csv"]
+
+
+def test_the_internal_files_are_readable_by_their_owner_only(tmp_path, audit_dir):
+    """The audit record and the internal report name the raw file, its hash and the key fingerprint: 0600 even in
+    a shared (0755) audit folder; the files sent with the release keep the umask's permissions."""
+    import stat
+
+    from optrr_engine.release.perturb import perturb_file
+
+    os.chmod(audit_dir, 0o755)
+    src = tmp_path / "in.csv"
+    src.write_text("a,b\n" + "x,p\ny,q\nx,r\n" * 20)
+    cfg = {"method": "kronecker", "columns": [
+        {"name": "a", "role": "perturb", "epsilon": 1.0, "categories": ["x", "y"]},
+        {"name": "b", "role": "perturb", "epsilon": 1.0, "categories": ["p", "q", "r"]},
+    ]}
+    made = perturb_file(src, cfg, tmp_path / "r1.csv")
+
+    def mode(path) -> int:
+        return stat.S_IMODE(os.stat(path).st_mode)
+
+    assert mode(audit_dir / AUDIT_NAME) == 0o600
+    assert mode(made.audit_entry["files"]["internal_report"]) == 0o600
+    mask = os.umask(0)
+    os.umask(mask)
+    for sent in ("r1.csv", "r1.csv.manifest.json", "r1.csv.report.html"):
+        assert mode(tmp_path / sent) == 0o666 & ~mask, sent

@@ -220,8 +220,8 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-@pytest.mark.parametrize("shuffle", [False, True])
-def test_kill_9_mid_run_leaves_no_output_under_the_final_name(tmp_path, shuffle):
+def held_perturb(tmp_path, shuffle: bool) -> tuple[subprocess.Popen, str]:
+    """``optrr perturb`` of a 600,000-row file, held mid-run (HELD_RUN); returns the process and the config."""
     import select
 
     src = tmp_path / "big.csv"
@@ -236,6 +236,25 @@ def test_kill_9_mid_run_leaves_no_output_under_the_final_name(tmp_path, shuffle)
     if line != "MID-RUN\n":
         proc.kill()
         pytest.fail(f"the run never reached its mid-run state: {line!r} {proc.communicate(timeout=60)[1]}")
+    return proc, cfg
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_sigterm_mid_run_cleans_up_like_ctrl_c(tmp_path, shuffle, audit_dir):
+    """``kill`` / ``timeout`` / a job scheduler send SIGTERM: the run stops with exit 143 and removes its hidden
+    temporaries, including the shuffle's buckets of perturbed records in input order."""
+    proc, _cfg = held_perturb(tmp_path, shuffle)
+    assert any(n.startswith(".") for n in os.listdir(tmp_path))
+    os.kill(proc.pid, signal.SIGTERM)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert "optrr: terminated" in err and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["big.csv", "release.json"]
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_kill_9_mid_run_leaves_no_output_under_the_final_name(tmp_path, shuffle):
+    proc, cfg = held_perturb(tmp_path, shuffle)
     names = os.listdir(tmp_path)
     temp = [n for n in names if n.startswith(".out.csv.") and n.endswith(".optrr-tmp")]
     spill = [n for n in names if n.startswith(".optrr-shuffle-")]
@@ -283,3 +302,19 @@ def test_outputs_are_never_overwritten_silently(tmp_path, capsys, audit_dir):
     assert main([*base, "-o", str(tmp_path / "other.csv"), "--force"]) == 0
     assert (tmp_path / "other.csv").read_text() != "precious\n"
     assert {p: digest(p) for p in protected} == protected
+
+
+def test_a_release_with_very_weak_protection_says_so(tmp_path, capsys):
+    """An epsilon of 20 keeps a value unchanged in almost every row: perturb warns on stderr, naming the column,
+    and the report (sent with the release) says what the whole-record epsilon allows; epsilon 1 stays quiet."""
+    src = tmp_path / "in.csv"
+    src.write_text("a,b\nx,p\ny,q\nx,r\n")
+    for eps_a, weak in ((1.0, False), (20.0, True)):
+        cfg = config_file(tmp_path, good_columns(a={"epsilon": eps_a}), name=f"r{eps_a:g}.json")
+        out = tmp_path / f"out{eps_a:g}.csv"
+        assert main(["perturb", str(src), "--config", cfg, "-o", str(out), "--quiet", "--allow-repeat"]) == 0
+        err = capsys.readouterr().err
+        assert ("very weak protection" in err) is weak, err
+        assert ("columns above epsilon 8, released almost as they are: a (epsilon 20)" in err) is weak, err
+        report = (tmp_path / f"out{eps_a:g}.csv.report.html").read_text()
+        assert "What it means" in report and ("(very weak)" in report) is weak

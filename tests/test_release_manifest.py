@@ -83,6 +83,8 @@ def write_variant(folder, manifest, name, edit):
         (lambda d: d.update(randomness="os"), "invalid 'randomness'"),
         (lambda d: d.update(format_version=1, input_sha256="0" * 64, seeded="no"), "non-boolean 'seeded'"),
         (lambda d: d.update(attributes=[]), "has no attributes"),
+        (lambda d: d["attributes"][0].update(categories=["F", "F"]), "categories of attribute 'sex' that are not"),
+        (lambda d: d["attributes"][1].update(name=d["attributes"][0]["name"]), "attributes with texts that are not"),
     ],
 )
 def test_damaged_manifests_are_refused(release, edit, pattern):
@@ -91,6 +93,13 @@ def test_damaged_manifests_are_refused(release, edit, pattern):
     with pytest.raises(InputError, match=pattern) as info:
         load_manifest(path, data_path=folder / "out.csv")
     assert "\n" not in str(info.value)
+
+
+def test_a_manifest_nested_too_deeply_is_a_one_line_error(release, tmp_path):
+    deep = tmp_path / "deep.manifest.json"
+    deep.write_text('{"notes": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(InputError, match="nested too deeply to be read; it is damaged"):
+        load_manifest(deep)
 
 
 def test_corrupt_json_missing_data_and_mismatched_data(release, tmp_path):

@@ -330,6 +330,11 @@ def test_bins_without_edges_are_computed_and_missing_rows_excluded(tmp_path, dev
     entry = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"][-1]
     assert m["rows"] == 390 and entry["rows_excluded"] == 10 and entry["rows_excluded_by_column"] == {"age": 10}
     assert "rows_excluded" not in m  # the raw file's row count stays with the hospital
+    # the recipient is told that rows were selected by a raw value, which no epsilon protects (manifest, report)
+    note = next(n for n in m["design"]["notes"] if "left out" in n)
+    assert "missing value in age" in note and "no epsilon protects" in note
+    report = (tmp_path / "o.csv.report.html").read_text()
+    assert "missing value in age are left out" in report
 
 
 def test_unknown_category_in_a_later_chunk_leaves_nothing(tmp_path):

@@ -178,6 +178,8 @@ def recommend_output(args, sizes, weights, target) -> dict:
 
 def print_predicted(out: dict) -> None:
     pe = out.get("predicted_error")
+    if pe and "skipped" in pe:
+        print(f"predicted error: not computed: {pe['skipped']}")
     if not pe or "by_order" not in pe:
         return
     print(f"predicted error at {pe['rows']} rows (prior: {pe.get('prior', 'uniform')}):")

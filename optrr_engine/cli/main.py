@@ -1,7 +1,8 @@
 """Entry point of ``optrr``: subcommands are registered lazily so start-up stays fast.
 
-Exit codes: 0 success, 2 bad input (one line on stderr saying what to fix), 130 cancelled, 1 when the reader of
-the output went away (``optrr estimate ... | head -1``: quietly, as Python's documentation on SIGPIPE advises).
+Exit codes: 0 success, 2 bad input (one line on stderr saying what to fix), 130 cancelled, 143 terminated
+(SIGTERM), 1 when the reader of the output went away (``optrr estimate ... | head -1``: quietly, as Python's
+documentation on SIGPIPE advises).
 """
 
 from __future__ import annotations
@@ -38,7 +39,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``, a job scheduler), raised like Ctrl-C so that every clean-up runs: no
+    temporary file or shuffle bucket of a release is left beside the output."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
+    import signal
+    import threading
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
+    try:
+        return _main(argv)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv) -> int:
     from ..errors import Cancelled, OptRRError
 
     parser = build_parser()
@@ -59,11 +82,18 @@ def main(argv: list[str] | None = None) -> int:
     except Cancelled:
         print("optrr: cancelled", file=sys.stderr)
         return 130
+    except Terminated:
+        print("optrr: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("optrr: interrupted", file=sys.stderr)
         return 130
     except OptRRError as exc:
         print(f"optrr: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("optrr: error: not enough memory for this request; ask for smaller tables or fewer columns",
+              file=sys.stderr)
         return 2
 
 

@@ -98,6 +98,7 @@ def run(args) -> int:
     from ..release.manifest import manifest_path, report_path
     from ..release.perturb import perturb_file
     from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
+    from ..release.risk import weak_protection_warnings
     from ..utility.release_check import check_release
 
     if args.seed is not None:
@@ -142,6 +143,8 @@ def run(args) -> int:
     manifest = made.manifest
     for note in manifest["design"]["notes"]:
         print(f"optrr: note: {note}", file=sys.stderr)
+    for line in weak_protection_warnings(manifest):
+        print(f"optrr: warning: {line}", file=sys.stderr)
     if manifest["kept_columns"]:
         kept = ", ".join(manifest["kept_columns"])
         print(f"optrr: warning: columns copied unchanged, without privacy protection: {kept}", file=sys.stderr)
@@ -158,10 +161,12 @@ def run(args) -> int:
             "them (optrr-audit.json, *.internal-report.html) - use --audit-dir to keep them elsewhere",
             file=sys.stderr,
         )
+    excluding = {c["name"] for c in manifest.get("codebook", []) if c.get("missing") == "exclude"}
     for name, cells in (made.audit_entry.get("unlisted_values_as_missing") or {}).items():
+        what = "were treated as missing: their rows were left out" if name in excluding else "were released as missing"
         print(
             f"optrr: note: column {name!r}: {cells:,} cell(s) that are not numbers and not listed in its categories "
-            "were released as missing",
+            f"{what}",
             file=sys.stderr,
         )
     if not args.quiet:

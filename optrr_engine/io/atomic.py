@@ -169,9 +169,10 @@ def describe_os_error(exc: OSError, path) -> str:
 
 class AtomicFile:
     """``with AtomicFile(final) as tmp: write tmp.path ...; tmp.commit()``; without commit the temporary
-    file is removed on exit (exceptions propagate)."""
+    file is removed on exit (exceptions propagate). A ``private`` file keeps mkstemp's 0600 (readable by its owner
+    only: the internal audit record and report); others get the umask's usual permissions."""
 
-    def __init__(self, final):
+    def __init__(self, final, private: bool = False):
         self.final = os.fspath(final)
         folder = os.path.dirname(os.path.abspath(self.final))
         try:
@@ -184,10 +185,11 @@ class AtomicFile:
                 "choose another output folder"
             ) from None
         os.close(fd)
-        try:
-            os.chmod(self.path, file_mode())
-        except OSError:
-            pass
+        if not private:
+            try:
+                os.chmod(self.path, file_mode())
+            except OSError:
+                pass
         self.committed = False
 
     def __enter__(self) -> AtomicFile:
@@ -208,9 +210,9 @@ class AtomicFile:
         self.discard()
 
 
-def write_text_atomic(path, text: str) -> None:
-    """Write a text file (UTF-8) through a temporary file and a rename."""
-    with AtomicFile(path) as tmp:
+def write_text_atomic(path, text: str, private: bool = False) -> None:
+    """Write a text file (UTF-8) through a temporary file and a rename (``private``: 0600, see AtomicFile)."""
+    with AtomicFile(path, private=private) as tmp:
         try:
             with open(tmp.path, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)

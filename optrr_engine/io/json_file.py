@@ -20,3 +20,5 @@ def read_json(path, label: str, damaged_hint: str = ""):
         raise InputError(f"{label} {path} cannot be read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{label} {path} is not valid JSON (line {exc.lineno}: {exc.msg}){damaged_hint}") from None
+    except RecursionError:
+        raise InputError(f"{label} {path} is nested too deeply to be read{damaged_hint}") from None

@@ -173,5 +173,5 @@ def append_release(path, entry: dict, allow_repeat: bool = True, this_epsilon: f
             eps = float(entry.get("overall_epsilon", 0.0)) if this_epsilon is None else float(this_epsilon)
             raise RepeatReleaseError(repeat_message(previous, eps), previous, accumulated_epsilon(previous, eps))
         audit["releases"].append(entry)
-        write_text_atomic(path, audit_text(audit))
+        write_text_atomic(path, audit_text(audit), private=True)
     return previous + [entry]

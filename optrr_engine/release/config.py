@@ -224,6 +224,19 @@ class ReleaseConfig:
         """Columns written to the release, in configuration order."""
         return [c for c in self.columns if c.role in ("perturb", "keep")]
 
+    def row_selection_note(self) -> str | None:
+        """What a recipient must know when rows are left out by ``missing: "exclude"`` (from the configuration
+        only, never from the data): the selection is a deterministic function of the raw values."""
+        names = [c.name for c in self.released() if c.missing == "exclude"]
+        if not names:
+            return None
+        listed = ", ".join(names)
+        return (
+            f"rows with a missing value in {listed} are left out of this release (missing: exclude). Whether a "
+            "person's record appears therefore shows that these values are recorded for them, which no epsilon "
+            "protects; estimates describe only the rows released"
+        )
+
     def validate(self) -> ReleaseConfig:
         from ..designs import METHODS
 

@@ -225,6 +225,11 @@ def validate_manifest(manifest, path="manifest") -> dict:
             raise _fail(path, f"has an attribute without {', '.join(ATTRIBUTE_KEYS)}")
         if not isinstance(a["categories"], list) or len(a["categories"]) < 2:
             raise _fail(path, f"lists fewer than 2 categories for attribute {a['name']!r}")
+        if not all(isinstance(c, str) for c in a["categories"]) or len(set(a["categories"])) < len(a["categories"]):
+            raise _fail(path, f"lists categories of attribute {a['name']!r} that are not distinct texts")
+    names = [a["name"] for a in attrs]
+    if not all(isinstance(n, str) for n in names) or len(set(names)) < len(names):
+        raise _fail(path, "names its attributes with texts that are not distinct")
     rows = manifest["rows"]
     if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
         raise _fail(path, f"has an invalid row count {rows!r}")

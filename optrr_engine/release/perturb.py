@@ -187,6 +187,8 @@ def perturb_file(
     mechanism = release_design.mechanism
     if design_check is not None:
         release_design.notes.extend(design_check(mechanism, codec.attributes, cfg) or [])
+    if cfg.row_selection_note():
+        release_design.notes.append(cfg.row_selection_note())
     ctl.check()
     input_sha = sha256_file(input_path, ctl.sub(0.1, 0.15))
     previous = releases_of(audit, input_sha)
@@ -289,7 +291,7 @@ def perturb_file(
             (mpath, manifest_text(manifest)),
             (rpath, render_report(manifest)),
         ):
-            tmp = AtomicFile(path)
+            tmp = AtomicFile(path, private=path == ipath)  # the internal report: its owner only, like the audit
             written.append(tmp)
             _write(_write_text, path, tmp.path, text)
         temps = written + temps

@@ -99,6 +99,8 @@ def _page(title: str, intro: str, warnings: list[str], body: str) -> str:
 
 
 def _privacy_and_attributes(m: dict) -> str:
+    from .risk import record_sentence
+
     design = m.get("design", {})
     budget = design.get("budget")
     budget_html = ""
@@ -110,6 +112,7 @@ def _privacy_and_attributes(m: dict) -> str:
     return f"""<h2>Privacy</h2>
 <table>
 <tr><th>Whole-record epsilon</th><td class=num>{_num(m["overall_epsilon"])}</td></tr>
+<tr><th>What it means</th><td>{_e(record_sentence(float(m["overall_epsilon"])))}</td></tr>
 <tr><th>Sum of requested epsilons</th><td class=num>{_num(m.get("sum_requested_epsilons", ""))}</td></tr>
 <tr><th>Design method</th><td>{_e(design.get("method", m["mechanism"].get("method", "")))}
  (requested: {_e(design.get("method_requested", ""))})</td></tr>

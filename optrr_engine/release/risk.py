@@ -79,3 +79,19 @@ def record_sentence(epsilon: float, priors=EXAMPLE_PRIORS) -> str:
         f"Whole-record epsilon {epsilon:.3g} ({strength(epsilon)}): an attacker who knows everything else about a "
         f"patient can raise their confidence in any guess about that patient's record {pairs}."
     )
+
+
+def weak_protection_warnings(manifest: dict) -> list[str]:
+    """Warnings for a release whose whole-record epsilon is in the "very weak" band (above 8): the columns above
+    it by name, and what the whole-record epsilon allows (from the manifest's recomputed epsilons)."""
+    overall = float(manifest["overall_epsilon"])
+    if strength(overall) != STRENGTH_BANDS[-1][1]:
+        return []
+    bound = STRENGTH_BANDS[-2][0]
+    weak = [a for a in manifest["attributes"] if not eps_within(float(a["achieved_epsilon"]), bound)]
+    lines = [f"very weak protection: {record_sentence(overall)}"]
+    if weak:
+        shown = ", ".join(f"{a['name']} (epsilon {float(a['achieved_epsilon']):.3g})" for a in weak)
+        lines.append(f"columns above epsilon {bound:g}, released almost as they are: {shown}")
+    return lines
+

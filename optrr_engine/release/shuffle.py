@@ -9,8 +9,9 @@ out larger than MAX_BUCKET_BYTES is split again the same way before it is loaded
 even when the row estimate behind B was wrong.
 
 The bucket files (Arrow IPC streams) live in a hidden temporary folder next to the output
-(``.optrr-shuffle-hHOST-pPID-*``) and are deleted when the run ends; a killed run can leave that folder behind (never
-a partial output), and the next run in that folder removes it (``io.atomic.remove_stale_temporaries``).
+(``.optrr-shuffle-hHOST-pPID-*``) and are deleted when the run ends, also on Ctrl-C or SIGTERM (``optrr`` turns it
+into an exception); ``kill -9`` can leave that folder behind (never a partial output), and the next run in that
+folder removes it (``io.atomic.remove_stale_temporaries``).
 """
 
 from __future__ import annotations

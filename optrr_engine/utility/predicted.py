@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..estimation.covariance import variance
-from ..estimation.operator import StructuredOperator
+from ..estimation.operator import StructuredOperator, check_table_size
 from ..estimation.spectrum import eigenvalues_from_patterns, mechanism_eigenvalues
 from .default_error import ABS_PER_SD, default_avd, default_avd_of_marginal
 from .identifiability import MAX_CELL_SD, MIN_REL_EIGENVALUE, zero_eigenvalue
@@ -340,6 +340,8 @@ def predicted_error_with_coverage(
         raise InputError(f"the number of rows must be a positive number; got {n!r}")
     sizes = mechanism.sizes
     attrs_list = resolve_marginals(marginals, mechanism.k)
+    for attrs in attrs_list:
+        check_table_size([sizes[i] for i in attrs], "to predict its error (name smaller tables)")
     prior = prior or UniformPrior()
     data_rows = float(n) if given_data else None
 

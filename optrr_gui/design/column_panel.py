@@ -35,7 +35,7 @@ from ..workers.jobs.recode import RecodeResult, recode_column
 #: column takes a few hundred milliseconds); below, it is applied at once.
 RECODE_WORKER_MIN = 2000
 RECODE_CHANNEL = "recode"
-MISSING_TEXT = {"category": "are a category of their own", "exclude": "are left out (stay missing)"}
+MISSING_TEXT = {"category": "are a category of their own", "exclude": "leave their row out of the release"}
 
 
 def parse_bins(text: str) -> list[float]:
@@ -94,7 +94,8 @@ class ColumnPanel(QWidget):
             self.missing.addItem(f"missing values {MISSING_TEXT[m]}", m)
         self.missing.setToolTip(
             "Missing values (empty cells, '?', NA) either form one more category that is randomized like the "
-            "others, or are left out of the randomization and stay missing in the output."
+            "others, or leave the whole row out of the release. Left-out rows are not protected by epsilon: "
+            "whether a person's record appears shows that this value is recorded for them."
         )
         self.epsilon = EpsilonEditor(self, kind="epsilon")
         self.weight = EpsilonEditor(self, kind="weight")

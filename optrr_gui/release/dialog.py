@@ -169,6 +169,12 @@ def columns_html(state) -> str:
     else:
         lines.append("Exported in the clear: none")
     lines.append(f"Dropped, not exported ({len(dropped)}): {names(dropped)}")
+    excluding = [c for c in perturbed + kept if c.missing == "exclude"]
+    if excluding:
+        lines.append(
+            f"<span style='color:#b05000'><b>Rows left out where a value is missing</b>: {names(excluding)}. "
+            "Whether a person's record appears shows that this value is recorded for them; no ε protects it.</span>"
+        )
     return "<br>".join(lines)
 
 

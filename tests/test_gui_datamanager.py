@@ -82,7 +82,17 @@ def test_release_dialog_lists_clear_and_dropped_columns_before_release(qtbot, wi
     text = dialog.columns_label.text()
     assert "Exported in the clear, NOT private (1)</b>: breast" in text
     assert "Dropped, not exported (1): irradiat" in text
+    assert "Rows left out" not in text
     assert dialog.result_state == "idle"  # nothing released yet
+
+
+def test_release_dialog_names_rows_left_out_by_a_missing_value(qtbot, window):
+    """missing: exclude selects rows by a raw value, which no epsilon protects: said before the release."""
+    window.state.set_column_value(index_of(window, "node-caps"), "missing", "exclude")
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    text = dialog.columns_label.text()
+    assert "Rows left out where a value is missing</b>: node-caps" in text and "no ε protects it" in text
 
 
 def test_column_summaries_in_the_data_tab(qtbot, window):

@@ -283,6 +283,7 @@ def test_release_again_asks_before_replacing_and_before_a_repeat_of_the_same_dat
     assert dialog.start()
     qtbot.waitUntil(lambda: dialog.result_state == "done", timeout=WAIT_MS)
     assert len(asked["warning"]) == 2 and out.read_bytes() != first
+    assert len(asked["question"]) == 3  # one "replace?" per click, not again after the repeat question
     assert len(json.load(open(audit))["releases"]) == 2
     assert "released 2 times" in dialog.summary.toPlainText() and f"{2 * eps:.3f}" in dialog.summary.toPlainText()
 
@@ -394,3 +395,40 @@ def test_analyse_warns_about_a_test_seed_release_and_ignores_its_marker(qtbot, w
     assert "WARNING" in view.info.text() and "NOT PRIVATE" in view.info.text()
     names = [view.attributes.item(i).data(0x0100) for i in range(view.attributes.count())]  # UserRole
     assert len(names) == 10 and "NOT_PRIVATE_insecure_test_seed" not in names
+
+
+def test_columns_exported_in_the_clear_need_a_tick_before_release(qtbot, window, tmp_path):
+    """A column set to keep is copied unchanged (no privacy): the release waits for an explicit tick."""
+    from tests.test_gui_datamanager import index_of
+
+    window.state.set_column_value(index_of(window, "breast"), "role", "keep")
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    dialog.output.setText(str(tmp_path / "clear.csv"))
+    assert not dialog.accept_clear.isHidden()
+    qtbot.waitUntil(lambda: window.controller.is_idle(), timeout=WAIT_MS)
+    dialog._design_changed()
+    assert not dialog.release_button.isEnabled() and "exported in the clear" in dialog.progress_label.text()
+    assert not dialog.start() and not (tmp_path / "clear.csv").exists()
+    dialog.accept_clear.setChecked(True)
+    assert dialog.release_button.isEnabled(), dialog.progress_label.text()
+    assert dialog.start()
+    qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    assert dialog.result_state == "done" and (tmp_path / "clear.csv").exists()
+    window.state.set_column_value(index_of(window, "breast"), "role", "perturb")
+    assert ReleaseDialog(window, window).accept_clear.isHidden()
+
+
+
+def test_the_release_dialog_names_why_no_design_can_be_computed(qtbot, window):
+    """A perturbed column with one category stops every design: the dialog says so, not 'change the ε'."""
+    from tests.test_gui_datamanager import index_of
+
+    j = index_of(window, "irradiat")
+    window.state.set_column_fields(j, {"categories": ["yes"], "recode": {"yes": ["no", "yes"]}})
+    qtbot.waitUntil(lambda: bool(window.controller.message), timeout=WAIT_MS)
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    problems = " ".join(dialog.problems())
+    assert "No design can be computed:" in problems and "'irradiat' has only one category" in problems
+    assert "change the ε" not in problems and not dialog.release_button.isEnabled()

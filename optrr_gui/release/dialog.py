@@ -151,6 +151,11 @@ def suppression_sentence(suppression: str | None, k: int) -> str:
     return f"No column suppressed: every row carries all {k} randomized columns."
 
 
+def kept_columns(state) -> list:
+    """The columns exported in the clear (role keep)."""
+    return [c for c in state.columns if c.role == "keep"]
+
+
 def columns_html(state) -> str:
     """Before the release: every column randomized, every column exported in the clear, every column dropped."""
     from html import escape
@@ -159,7 +164,7 @@ def columns_html(state) -> str:
         return ", ".join(escape(c.name) for c in cols) or "none"
 
     perturbed = [c for c in state.columns if c.role == "perturb"]
-    kept = [c for c in state.columns if c.role == "keep"]
+    kept = kept_columns(state)
     dropped = [c for c in state.columns if c.role == "drop"]
     lines = [f"Randomized ({len(perturbed)}): {names(perturbed)}"]
     if kept:
@@ -191,6 +196,7 @@ class ReleaseDialog(QDialog):
         self.started = 0.0
         self.result_state = "idle"  # idle | running | done | cancelled | failed
         self.allow_repeat = False  # set once the user confirms a repeat release of the same data
+        self.replace_confirmed = False  # the user answered "replace?" for the release being retried (repeat)
 
         self.design_label = QLabel()
         self.design_label.setWordWrap(True)
@@ -229,6 +235,13 @@ class ReleaseDialog(QDialog):
         self.fixed_seed.toggled.connect(self.seed.setEnabled)
         self.accept_changes = QCheckBox("I accept that some columns get a HIGHER ε than I asked for (less private)")
         self.accept_changes.hide()
+        self.accept_clear = QCheckBox("I have checked that the columns exported in the clear may be shared as they are")
+        self.accept_clear.setToolTip(
+            "Columns with the role 'keep' are copied unchanged, without any privacy protection; a release with "
+            "them needs this tick (set their role to drop or perturb in the Design tab otherwise)."
+        )
+        self.accept_clear.setVisible(bool(kept_columns(self.state)))
+        self.accept_clear.toggled.connect(self._design_changed)
         self.needed_label = QLabel()
         self.needed_label.setWordWrap(True)
         self.needed_label.setTextFormat(Qt.TextFormat.RichText)
@@ -263,6 +276,7 @@ class ReleaseDialog(QDialog):
         self.columns_label.setTextFormat(Qt.TextFormat.RichText)
         self.columns_label.setToolTip("What leaves the building: check this before you release")
         form.addRow("Columns", self.columns_label)
+        form.addRow("", self.accept_clear)
         form.addRow("Format", self.format)
         form.addRow("Output file", out_row)
         form.addRow("", self.shuffle)
@@ -427,10 +441,15 @@ class ReleaseDialog(QDialog):
         if self.waiting():
             out.append("Waiting for the designs still computing (or choose to release now).")
         elif self.chosen_method() is None:
+            message = self.window_.controller.message
             if self.window_.controller.running():
                 out.append("No design is available yet; wait for the designs still computing.")
-            else:
+            elif message and self.state.perturbed_indices():
+                out.append(f"No design can be computed: {message} (Design tab).")
+            elif self.state.perturbed_indices():
                 out.append("No design meets the requested ε; change the ε or pick a design in the mechanism panel.")
+        if kept_columns(self.state) and not self.accept_clear.isChecked():
+            out.append("Columns are exported in the clear: tick the box after checking them, or change their role.")
         if self.state.needed_marginals is not None:
             from ..state.needed_marginals import name_lists
 
@@ -490,6 +509,9 @@ class ReleaseDialog(QDialog):
         if summary is None or not summary.ok or summary.design is None:
             self.progress_label.setText("The design shown is being recomputed; wait for it, then release.")
             return False
+        if kept_columns(self.state) and not self.accept_clear.isChecked():
+            self.progress_label.setText("Tick the box after checking the columns exported in the clear.")
+            return False
         if summary.exceeds_request and not self.accept_changes.isChecked():
             self.progress_label.setText("Tick the box to accept the higher ε, or choose another design.")
             return False
@@ -500,8 +522,9 @@ class ReleaseDialog(QDialog):
                 f"out: {WAY_OUT}; or tick the box to release anyway.</span>"
             )
             return False
+        confirmed, self.replace_confirmed = self.replace_confirmed, False
         existing = [p for p in (output, *manifest_paths(output)) if os.path.exists(p)]
-        if existing and not self.confirm_replace(existing):
+        if existing and not confirmed and not self.confirm_replace(existing):
             self.progress_label.setText("Not released: choose another output file.")
             return False
         try:
@@ -614,6 +637,7 @@ class ReleaseDialog(QDialog):
             self.release_button.setEnabled(True)
             if self.confirm_repeat(exc):
                 self.allow_repeat = True
+                self.replace_confirmed = True  # asked already for this click: do not ask again
                 self.start()
             else:
                 self.progress_label.setText("Not released: this data was released before.")

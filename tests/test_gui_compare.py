@@ -140,6 +140,7 @@ def test_designs_page_releases_every_ranked_design_from_the_loaded_data(qtbot, c
     window, view = compare
     page = view.designs
     view.tabs.setCurrentIndex(1)
+    assert page.intro.isVisibleTo(page) and "nothing is written" in page.intro.text()  # says what Run does
     method = window.controller.chosen()
     summary = window.controller.current()[method]
     assert page.target.value() == pytest.approx(summary.overall_epsilon, abs=0.005)
@@ -150,6 +151,7 @@ def test_designs_page_releases_every_ranked_design_from_the_loaded_data(qtbot, c
     page.sets.setValue(3)
     assert page.run()
     qtbot.waitUntil(lambda: page.result is not None and not page.is_running(), timeout=WAIT_MS)
+    assert not page.intro.isVisibleTo(page) and page.table.isVisibleTo(page)  # the result takes its place
     rows = page.result["rows"]
     state = window.state
     names = [c.name for c in state.perturbed_columns()]

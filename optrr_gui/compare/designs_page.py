@@ -43,6 +43,15 @@ def _avd_text(value: float, infinite: str = NOT_IDENTIFIABLE) -> str:
     return infinite if math.isinf(value) else f"{value:.3f}"
 
 
+#: What the page does, shown until its first result.
+INTRO = (
+    "<b>Which design answers best on your data?</b> <i>Run</i> releases your data (in memory, nothing is written) "
+    "with every design at the same whole-record ε, estimates the tables the Design tab marks as needed, "
+    "and plots each design's measured error (AVD: the share of records in the wrong cell) next to the error "
+    "predicted before release. The ★ marks the design the Design tab recommends. A few seconds to a minute."
+)
+
+
 class DesignsPage(ComparePage):
     """Controls: the whole-record ε (follows the Design tab until edited), releases per design and tables per
     size; below the plot, one table row per design in the recommender's order (★ = recommended)."""
@@ -75,16 +84,21 @@ class DesignsPage(ComparePage):
         self.sets.setToolTip("Tables per size measured (all of them when there are fewer), the same for every design")
         self.controls.addWidget(QLabel("Whole-record"))
         self.controls.addWidget(self.target)
-        self.controls.addWidget(QLabel("releases"))
+        self.controls.addWidget(QLabel("simulated releases per design"))
         self.controls.addWidget(self.repetitions)
         self.controls.addWidget(QLabel("tables per size"))
         self.controls.addWidget(self.sets)
         self.controls.addStretch(1)
+        self.intro = QLabel(INTRO)
+        self.intro.setWordWrap(True)
+        self.intro.setContentsMargins(6, 6, 6, 6)
+        self.layout().insertWidget(1, self.intro)
         self.table = QTableWidget(0, 0)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.setMaximumHeight(230)
         self.layout().insertWidget(2, self.table)
+        self.table.hide()  # until the first result (the intro says what Run does)
         self.result = None
         self.follow_design()
 
@@ -140,6 +154,8 @@ class DesignsPage(ComparePage):
         )
 
     def draw(self, result) -> None:
+        self.intro.hide()
+        self.table.show()
         self.result = result
         rows = result["rows"]
         self.frame = rows

@@ -335,6 +335,7 @@ def test_bins_without_edges_are_computed_and_missing_rows_excluded(tmp_path, dev
     assert "missing value in age" in note and "no epsilon protects" in note
     report = (tmp_path / "o.csv.report.html").read_text()
     assert "missing value in age are left out" in report
+    assert "bin edges of age (equal width) were computed from the data" in report  # published, outside epsilon
 
 
 def test_unknown_category_in_a_later_chunk_leaves_nothing(tmp_path):

@@ -64,6 +64,10 @@ def _randomness_text(m: dict) -> str:
     return f"{_e(r.get('generator', ''))}, keyed from the operating system's entropy (recorded nowhere)"
 
 
+#: Bin methods whose edges come from the data (``release.bins``); "edges" are typed by the user.
+DATA_BIN_METHODS = ("quantile", "equal_width")
+
+
 def _warnings(m: dict) -> list[str]:
     design = m.get("design", {})
     warnings = []
@@ -82,6 +86,13 @@ def _warnings(m: dict) -> list[str]:
         warnings.append("Some achieved epsilons differ from the request; the table shows both.")
     for note in design.get("notes", []):
         warnings.append(_e(note))
+    derived = [c for c in m.get("codebook") or [] if (c.get("bins") or {}).get("method") in DATA_BIN_METHODS]
+    if derived:
+        names = ", ".join(f"{_e(c['name'])} ({_e(c['bins']['method'].replace('_', ' '))})" for c in derived)
+        warnings.append(
+            f"The bin edges of {names} were computed from the data and rounded to two significant digits; they "
+            "describe the data and are published as they are, outside the epsilons."
+        )
     return warnings
 
 

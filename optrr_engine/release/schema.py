@@ -15,6 +15,9 @@ so their existence is disclosed. Non-numeric cells of a numeric column that are 
 column is flagged (how many cells, not which) and perturb releases them as missing unless the user lists
 them. Identifier and free-text columns get no categories at all. ``codebook`` (:mod:`.codebook_import`)
 declares the categories of some columns from a data dictionary instead of the data.
+
+A warning explaining a drop reads "<reason>; dropped[ - advice]" (:data:`DROPPED`); :func:`warning_for_role`
+rewords it for a column whose role the user changed since.
 """
 
 from __future__ import annotations
@@ -56,6 +59,29 @@ _ID_NAME = re.compile(
     r"|patient.?(no|num|number)|identifier",
     re.IGNORECASE,
 )
+#: What follows the reason of a warning explaining why a column was dropped ("looks like free text; dropped").
+DROPPED = "; dropped"
+#: The reason given for a column with more than MAX_CATEGORIES categories (after their count).
+TOO_MANY = "categories: too many to randomize usefully"
+
+
+def drop_reason(warning: str) -> str | None:
+    """The reason of a warning explaining a drop ("likely identifier (its name)": the text before DROPPED, which
+    ends it or is followed by " - " and advice); None for other warnings."""
+    reason, mark, rest = str(warning).partition(DROPPED)
+    return reason if mark and reason and (not rest or rest.startswith(" - ")) else None
+
+
+def warning_for_role(warning: str, role: str) -> str:
+    """``warning`` as it reads for a column whose role is now ``role``: a drop warning keeps its reason and says
+    what the role does instead ("likely identifier (its name): exported IN THE CLEAR" when kept; the reason alone
+    when perturbed); other warnings, and every warning of a dropped column, unchanged."""
+    reason = drop_reason(warning)
+    if reason is None or role == "drop":
+        return warning
+    if role == "keep":
+        return f"{reason}: exported IN THE CLEAR"
+    return reason
 
 
 def _dense_integers(stats: ColumnStats) -> bool:
@@ -81,6 +107,12 @@ def _alphabetical(v: str):
     return (v.casefold(), v)
 
 
+def listed_categories(values, ordinal: bool, decimal: str = ".") -> list[str]:
+    """Distinct ``values`` in the order a configuration lists them: numeric order for an ordinal column, else
+    alphabetical (the order reveals nothing about the frequencies)."""
+    return sorted(values, key=_sort_key_numeric(decimal) if ordinal else _alphabetical)
+
+
 def decide_column(stats: ColumnStats) -> ColumnConfig:
     """A column's configuration from its statistics (see the module docstring)."""
     name = stats.name
@@ -95,20 +127,20 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
     has_missing = stats.missing > 0
     if looks_like_identifier_name(name):
         col.role = "drop"
-        warn.append("likely identifier (its name); dropped - set role to perturb only if it is not identifying")
+        warn.append(f"likely identifier (its name){DROPPED} - set role to perturb only if it is not identifying")
         return col
     marker_cells = sum(stats.counts.get(m, 0) for m in MISSING_MARKERS)
     numeric = stats.numeric > 0 and stats.numeric >= NUMERIC_SHARE * (rows - marker_cells)
     spaced = stats.with_space > 0.5 * rows and (distinct is None or distinct > 0.5 * rows)
     if not numeric and (stats.mean_length > FREE_TEXT_LENGTH or spaced):
         col.role = "drop"
-        warn.append("looks like free text; dropped")
+        warn.append(f"looks like free text{DROPPED}")
         return col
     nearly_unique = rows >= UNIQUE_MIN_ROWS and (distinct is None or distinct >= UNIQUE_SHARE * rows)
     if nearly_unique and (not numeric or _dense_integers(stats)):
         col.role = "drop"
         count = "more than 5,000" if distinct is None else f"{distinct:,}"
-        warn.append(f"likely identifier: {count} distinct values in {rows:,} rows; dropped")
+        warn.append(f"likely identifier: {count} distinct values in {rows:,} rows{DROPPED}")
         return col
     extras = stats.non_numeric_values() if numeric else {}
     numeric_distinct = None if distinct is None else distinct - len(extras)
@@ -128,18 +160,16 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
     if distinct is None or distinct > MAX_CATEGORIES:
         col.role = "drop"
         count = "more than 5000" if distinct is None else f"{distinct:,}"
-        warn.append(f"{count} categories: too many to randomize usefully; dropped - merge categories to use it")
+        warn.append(f"{count} {TOO_MANY}{DROPPED} - merge categories to use it")
         return col
     values = list(stats.counts)
     if numeric:
         col.type = "ordinal"
-        col.categories = sorted(values, key=_sort_key_numeric(stats.decimal))
-    else:
-        col.categories = sorted(values, key=_alphabetical)
+    col.categories = listed_categories(values, numeric, stats.decimal)
     _add_missing(col, has_missing, set(values))
     if len(col.categories) < 2:
         col.role = "drop"
-        warn.append(f"only one value ({col.categories[0]!r}): nothing to randomize; dropped")
+        warn.append(f"only one value ({col.categories[0]!r}): nothing to randomize{DROPPED}")
         return col
     if len(col.categories) > MANY_CATEGORIES:
         warn.append(f"{len(col.categories)} categories: estimates will need many rows; consider merging")
@@ -233,7 +263,7 @@ def declared_column(stats: ColumnStats, categories: list[str], source: str) -> C
             )
     if len(col.categories) < 2:
         col.role = "drop"
-        col.warnings.append("the dictionary declares fewer than 2 categories: nothing to randomize; dropped")
+        col.warnings.append(f"the dictionary declares fewer than 2 categories: nothing to randomize{DROPPED}")
     return col
 
 

@@ -106,6 +106,23 @@ class SetColumnFields(QUndoCommand):
         self.state.set_column_fields(self.index, self.old)
 
 
+class SetColumnsFields(QUndoCommand):
+    """Set fields of several columns at once (``{index: {field: value}}``: e.g. roles with the categories a
+    column brought back from "drop" needs): one undo step, one state change."""
+
+    def __init__(self, state: SessionState, changes: dict, text: str):
+        super().__init__(text)
+        self.state = state
+        self.new = {i: dict(values) for i, values in changes.items()}
+        self.old = {i: {name: state.column_value(i, name) for name in values} for i, values in changes.items()}
+
+    def redo(self) -> None:
+        self.state.set_columns_fields(self.new)
+
+    def undo(self) -> None:
+        self.state.set_columns_fields(self.old)
+
+
 class SetSessionValue(QUndoCommand):
     """Set a session field (method, budget mode, whole-record target, accept changed epsilons)."""
 
@@ -161,3 +178,16 @@ def set_many(stack, state: SessionState, indices, name: str, value, text: str | 
         stack.push(SetColumnValue(state, indices[0], name, value))
         return
     stack.push(SetColumnValues(state, indices, name, value, text))
+
+
+def set_roles(stack, state: SessionState, indices, role: str, text: str | None = None) -> None:
+    """One undo step that sets the role of several columns, with the categories a column brought back from
+    "drop" gets from the rows read (and loses on its return: optrr_gui.state.role_fields.role_fields)."""
+    from ..state.role_fields import role_fields
+
+    indices = [i for i in indices if state.columns[i].role != role]
+    if not indices:
+        return
+    column = state.columns[indices[0]].name if len(indices) == 1 else f"{len(indices)} columns"
+    changes = {i: role_fields(state, i, role) for i in indices}
+    stack.push(SetColumnsFields(state, changes, text or column_text(column, "role", role)))

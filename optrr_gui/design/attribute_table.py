@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from optrr_engine.tolerance import eps_equal
 
-from ..common.commands import SetColumnValue, SetSessionValue, set_many
+from ..common.commands import SetColumnValue, SetSessionValue, set_roles
 from ..common.widgets import text_column_width
 from ..design.epsilon_editor import EpsilonEditor
 from ..state.config_bridge import category_counts
@@ -207,7 +207,10 @@ class AttributeModel(QAbstractTableModel):
             value = float(value)
         if self.state.column_value(index.row(), name) == value:
             return False
-        self.stack.push(SetColumnValue(self.state, index.row(), name, value))
+        if name == "role":
+            set_roles(self.stack, self.state, [index.row()], value)
+        else:
+            self.stack.push(SetColumnValue(self.state, index.row(), name, value))
         return True
 
     def set_value(self, row: int, value: float, final: bool) -> None:
@@ -362,7 +365,7 @@ class AttributePanel(QWidget):
             self.stack.push(SetSessionValue(self.state, "target_total", float(value), mergeable=True))
 
     def set_roles(self, rows, role: str) -> None:
-        set_many(self.stack, self.state, rows, "role", role)
+        set_roles(self.stack, self.state, rows, role)
 
     def selected_rows(self) -> list[int]:
         rows = {i.row() for i in self.view.selectionModel().selectedRows()}

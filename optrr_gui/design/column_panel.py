@@ -22,12 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..common.commands import SetColumnFields, SetColumnValue
+from ..common.commands import SetColumnFields, SetColumnsFields, SetColumnValue, set_roles
 from ..common.widgets import WrappedLabel
 from ..design.attribute_table import ROLE_HELP, TYPE_HELP
 from ..design.category_list import CategoryList
 from ..design.epsilon_editor import EpsilonEditor
 from ..state.config_bridge import category_counts, remember_codec_size
+from ..state.role_fields import missing_categories
 from ..state.session import MISSING, ROLES, TYPES, ColumnState, SessionState
 from ..workers.jobs.recode import RecodeResult, recode_column
 
@@ -188,7 +189,7 @@ class ColumnPanel(QWidget):
         lay.addWidget(self.warnings)
         lay.addWidget(self.cat_box, 1)
 
-        self.role.activated.connect(lambda i: self._set("role", ROLES[i]))
+        self.role.activated.connect(lambda i: self._set_role(ROLES[i]))
         self.type.activated.connect(lambda i: self._set("type", TYPES[i]))
         self.missing.activated.connect(lambda i: self._set("missing", MISSING[i]))
         self.epsilon.valueEdited.connect(lambda v, final: self._set("epsilon", v, mergeable=not final))
@@ -210,6 +211,19 @@ class ColumnPanel(QWidget):
         if self.row is None or self.state.column_value(self.row, name) == value:
             return
         self.stack.push(SetColumnValue(self.state, self.row, name, value, mergeable=mergeable))
+
+    def _set_role(self, role: str) -> None:
+        """The role of the column shown, with the categories it needs when brought back from "drop"."""
+        if self.row is not None:
+            set_roles(self.stack, self.state, [self.row], role)
+
+    def list_read_categories(self) -> None:
+        """One undo step giving every perturbed column that lists no categories (its role changed before the
+        rows were summarised) the categories read from the rows."""
+        changes = missing_categories(self.state)
+        if changes:
+            names = ", ".join(self.state.columns[i].name for i in changes)
+            self.stack.push(SetColumnsFields(self.state, changes, f"list the categories of {names} from the data"))
 
     def current_categories(self) -> list:
         return list(self.state.columns[self.row].categories or []) if self.row is not None else []
@@ -427,7 +441,10 @@ class ColumnPanel(QWidget):
         self._risk_timer.start()
 
     def set_summaries(self, summaries: dict) -> None:
+        """The column summaries of the rows read (the state's too: config_bridge.set_summaries comes first);
+        columns brought back from "drop" before they were ready get their categories now."""
         self.summaries = summaries or {}
+        self.list_read_categories()
         if self.row is not None:
             self.show_column(self.row)
 

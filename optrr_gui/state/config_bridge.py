@@ -6,7 +6,9 @@ or an edit of roles, types, categories, bins or missing values; never an epsilon
 object until then, so the attribute table, the column panel and the design controller share one computation.
 Each column's codec size is also kept per column specification, so a bulk role change rebuilds nothing.
 Once the rows are read (:func:`set_summaries`), the rare-category warning of a recoded column is recomputed
-from the rows per released category, so it never names a category that was merged away.
+from the rows per released category, so it never names a category that was merged away. The schema's warnings
+are shown as they read for the column's current role (:func:`role_warning`), and the engine's refusals are
+worded for the GUI (:func:`gui_wording`: no command-line steps).
 """
 
 from __future__ import annotations
@@ -24,6 +26,22 @@ from .session import COUNT_FIELDS, ColumnState, SessionState
 
 #: A column with more categories than this gets a warning (estimates need many rows per category).
 MANY_CATEGORIES = 50
+#: The engine's command-line steps in its messages, and what a GUI user does instead.
+_GUI_STEPS = (
+    ("; run optrr schema to fill them in", ": they are filled in from the data once its rows are read"),
+    ("; give bins or run optrr schema", ": type its bin edges in the side panel"),
+    ("; run optrr schema or list them", ": type them in the side panel"),
+    (" or run optrr schema again", ""),
+)
+
+
+def gui_wording(message: str) -> str:
+    """An engine message with its command-line steps ("run optrr schema ...") replaced by what to do in the GUI."""
+    for cli, gui in _GUI_STEPS:
+        message = message.replace(cli, gui)
+    return message
+
+
 def bin_edges(bins) -> list | None:
     """The edges of a bins specification (dict form or a plain list), or None when not computed yet."""
     if bins is None:
@@ -141,7 +159,7 @@ def category_counts(state: SessionState) -> CategoryCounts:
         counts.append(listed_count(col) if isinstance(size, OptRRError) else size)
         if col.role == "perturb":
             if isinstance(size, OptRRError):
-                error = error or str(size)
+                error = error or gui_wording(str(size))
             else:
                 sizes.append(int(size))
     cache.previous, cache.sizes = cache.sizes, known  # only the specifications in use (and the last ones) kept
@@ -151,6 +169,11 @@ def category_counts(state: SessionState) -> CategoryCounts:
     cache.counts = CategoryCounts(tuple(counts), tuple(sizes), error, warnings)
     cache.version = state.data_version
     return cache.counts
+
+
+def column_summary(state: SessionState, name: str):
+    """The ColumnSummary of column ``name`` from the rows read (None until they are summarised)."""
+    return _cache(state).summaries.get(name)
 
 
 def remember_codec_size(state: SessionState, col: ColumnState, size: int) -> None:
@@ -183,18 +206,62 @@ def recoded_rare(warning: str, col: ColumnState, summary) -> str | None:
     return rare_warning(summary.recoded(col.recode), recoded=True)
 
 
+def too_many_warning(reason: str, count: int | None) -> str | None:
+    """For a perturbed column the schema dropped for its many categories (``reason``): what to do with the
+    ``count`` it has now (None once there are few enough)."""
+    from optrr_engine.release.schema import MAX_CATEGORIES
+
+    if count is None:
+        return f"{reason}: its categories are listed once the rows are read"
+    if count > MAX_CATEGORIES:
+        return f"{count:,} categories: too many to randomize usefully; merge or group rare ones (buttons below)"
+    return None
+
+
+def role_warning(warning: str, col: ColumnState, count: int | None) -> str | None:
+    """A schema warning as it reads for the column's current role (optrr_engine.release.schema.warning_for_role);
+    the drop for too many categories of a perturbed column says what to do with the ``count`` it has now."""
+    from optrr_engine.release.schema import TOO_MANY, drop_reason, warning_for_role
+
+    reason = drop_reason(warning)
+    if col.role == "perturb" and reason is not None and reason.endswith(TOO_MANY):
+        return too_many_warning(reason, count)
+    return warning_for_role(warning, col.role)
+
+
+def schema_dropped(col: ColumnState) -> bool:
+    """True for a column the schema dropped (a warning explains why), whatever its role now."""
+    from optrr_engine.release.schema import drop_reason
+
+    return any(drop_reason(str(w)) is not None for w in col.warnings)
+
+
+def read_rare(col: ColumnState, summary) -> str | None:
+    """For a column the schema dropped and the user perturbs: the rare-category warning the schema gives the
+    columns it perturbs (it has none stored), from the rows per released category in ``summary``."""
+    from optrr_engine.release.schema import rare_warning
+
+    if col.role != "perturb" or summary is None or not schema_dropped(col):
+        return None
+    return rare_warning(summary.recoded(col.recode), recoded=bool(col.recode))
+
+
 def column_warnings(col: ColumnState, count: int | None, summary=None) -> list[str]:
-    """The schema's warnings plus the ones that depend on the user's choices. A recoded column's rare-category
-    warning is recomputed from ``summary`` (its ColumnSummary) after the recoding: it names the released
-    categories still seen in fewer than RARE_COUNT rows with their rows, or disappears."""
-    warnings = [str(w) for w in col.warnings]
+    """The schema's warnings (worded for the column's current role: :func:`role_warning`) plus the ones that
+    depend on the user's choices. A recoded column's rare-category warning is recomputed from ``summary`` (its
+    ColumnSummary) after the recoding: it names the released categories still seen in fewer than RARE_COUNT
+    rows with their rows, or disappears."""
+    warnings = [w for w in (role_warning(str(w), col, count) for w in col.warnings) if w]
     if col.recode:
         warnings = [w for w in (recoded_rare(w, col, summary) for w in warnings) if w]
+    rare = read_rare(col, summary)
+    if rare:
+        warnings.append(rare)
     if col.role == "keep":
         warnings.append("kept unchanged: this column is exported as is, NOT privatised")
     if col.role == "perturb" and count is not None:
         if count < 2:
             warnings.append("fewer than 2 categories: cannot be randomized")
-        elif count > MANY_CATEGORIES and not any("categor" in w for w in col.warnings):
+        elif count > MANY_CATEGORIES and not any("categor" in w for w in warnings):
             warnings.append(f"{count} categories: estimates need many rows; consider merging or binning")
     return warnings

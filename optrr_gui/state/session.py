@@ -187,12 +187,27 @@ class SessionState:
     def set_column_fields(self, index: int, values: dict) -> None:
         """Set several fields of one column (e.g. a recoding's ``recode`` and ``categories``): every value is
         checked before any is set; ONE notification ``("column", index, name)`` named by the last field."""
-        for name, value in values.items():
-            self._checked(index, name, value)
-        for name, value in values.items():
-            self._set_field(index, name, value)
-        if values:
-            self._notify("column", index, list(values)[-1])
+        self.set_columns_fields({index: values})
+
+    def set_columns_fields(self, changes: dict) -> None:
+        """Set several fields of several columns (``{index: {field: value}}``, e.g. roles with the categories
+        they need): every value is checked before any is set; ONE notification named by the last field of the
+        last column, ``("column", index, name)`` for one column, ``("columns", None, name)`` for several."""
+        changes = {i: values for i, values in changes.items() if values}
+        for index, values in changes.items():
+            for name, value in values.items():
+                self._checked(index, name, value)
+        for index, values in changes.items():
+            for name, value in values.items():
+                self._set_field(index, name, value)
+        if not changes:
+            return
+        index = list(changes)[-1]
+        name = list(changes[index])[-1]
+        if len(changes) == 1:
+            self._notify("column", index, name)
+        else:
+            self._notify("columns", None, name)
 
     def set_column_values(self, indices, name: str, values) -> None:
         """Set one field of several columns (``values[j]`` for ``indices[j]``): one change, one notification.

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 
+from optrr_engine.errors import InputError
 from optrr_engine.io.atomic import remove_stale_temporaries
 from optrr_engine.release.audit import audit_folder
 from optrr_engine.release.perturb import perturb_file
+
+from ...state.config_bridge import gui_wording
 
 
 def needed_marginal_check(mechanism, names, config) -> list:
@@ -19,8 +22,20 @@ def needed_marginal_check(mechanism, names, config) -> list:
 
 def run_release(input_path, config, output_path, options: dict, progress=None, cancel=None) -> dict:
     """Worker: the engine's perturb_file; returns {"manifest": the recipient's manifest, "audit": this release's
-    entry of the internal audit record, "ledger": every release of the same source (this one last)}."""
-    made = perturb_file(
+    entry of the internal audit record, "ledger": every release of the same source (this one last)}. The engine's
+    refusals that name command-line steps are worded for the GUI (others, e.g. RepeatReleaseError, pass as raised)."""
+    try:
+        made = _perturb(input_path, config, output_path, options, progress, cancel)
+    except InputError as exc:
+        text = gui_wording(str(exc))
+        if text == str(exc):
+            raise
+        raise InputError(text) from None
+    return {"manifest": made.manifest, "audit": made.audit_entry, "ledger": made.ledger}
+
+
+def _perturb(input_path, config, output_path, options: dict, progress, cancel):
+    return perturb_file(
         input_path,
         config,
         output_path,
@@ -36,7 +51,6 @@ def run_release(input_path, config, output_path, options: dict, progress=None, c
         progress=progress,
         cancel=cancel,
     )
-    return {"manifest": made.manifest, "audit": made.audit_entry, "ledger": made.ledger}
 
 
 def remove_release_leftovers(input_path, config, output_path, options: dict) -> None:

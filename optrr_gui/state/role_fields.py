@@ -1,0 +1,65 @@
+"""What a role change sets besides the role: the categories of a column brought back from "drop".
+
+The schema lists no categories for the columns it drops (identifiers, free text, too many categories), so a
+column the user switches to perturb or keep gets them from the rows the window has read (its ColumnSummary:
+every distinct text), in the order the schema would list them, in the same undo step. A column the schema
+dropped that returns to "drop" with its categories still exactly the ones read loses them again, so a dropped
+column never exports the categories it was given. Qt-free.
+"""
+
+from __future__ import annotations
+
+from optrr_engine.release.schema import listed_categories
+
+from .config_bridge import column_summary, schema_dropped
+from .session import ColumnState, SessionState
+
+
+def data_categories(col: ColumnState, summary) -> list[str] | None:
+    """The categories of ``col`` read from ``summary`` (its ColumnSummary): its distinct texts but its
+    missing-value codes, alphabetical (numeric order when ordinal), plus the missing label when missing values
+    are a category; None for a numeric column or without a summary."""
+    if summary is None or col.type == "numeric":
+        return None
+    codes = set(col.missing_values)
+    values = [str(v) for v in summary.values if str(v) not in codes]
+    categories = listed_categories(values, col.type == "ordinal", summary.decimal)
+    has_missing = summary.missing > 0 or len(values) < summary.distinct
+    if col.missing == "category" and has_missing and col.missing_label not in categories:
+        categories.append(col.missing_label)
+    return categories
+
+
+def needs_categories(col: ColumnState, role: str) -> bool:
+    """True when ``col`` given ``role`` would be released without the categories it needs."""
+    return role in ("perturb", "keep") and col.type != "numeric" and not col.categories and not col.recode
+
+
+def role_fields(state: SessionState, index: int, role: str) -> dict:
+    """The fields to set for ``role`` on column ``index``: the role, last (listeners read the role change),
+    after the categories read from the rows when the column needs them, or None when a column the schema
+    dropped returns to "drop" still listing exactly those."""
+    col = state.columns[index]
+    values: dict = {}
+    if needs_categories(col, role):
+        categories = data_categories(col, column_summary(state, col.name))
+        if categories:
+            values["categories"] = categories
+    elif role == "drop" and col.categories and not col.recode and col.role != "drop":
+        if schema_dropped(col) and col.categories == data_categories(col, column_summary(state, col.name)):
+            values["categories"] = None
+    values["role"] = role
+    return values
+
+
+def missing_categories(state: SessionState) -> dict[int, dict]:
+    """{index: {"categories": [...]}} of every perturbed column that lists none yet and whose rows are read (its
+    role changed before the column summaries were ready). Kept columns need none to be released, so a project
+    opened with one is not changed by the rows arriving."""
+    changes = {}
+    for i, col in enumerate(state.columns):
+        if col.role == "perturb" and needs_categories(col, col.role):
+            categories = data_categories(col, column_summary(state, col.name))
+            if categories:
+                changes[i] = {"categories": categories}
+    return changes

@@ -6,6 +6,7 @@ to the views; long work goes to the :class:`TaskRunner`.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
     QStyle,
     QTabWidget,
     QToolBar,
@@ -92,6 +94,8 @@ def scrolling(widget):
     return area
 
 
+#: The Release action's tooltip once a release is possible (before, the reason comes first).
+RELEASE_TIP = "Randomize the file with the chosen design and write the release, its manifest and report"
 #: Shares (per cent) of the design tab's width: the columns (left) and the mechanism (right).
 DESIGN_SPLIT = (45, 55)
 #: Files at least this big are read (columns, then rows) in the "data" worker process; smaller ones in a
@@ -106,12 +110,27 @@ def reader_pool(path) -> str | bool:
     return "data" if os.path.getsize(path) >= PROCESS_MIN_BYTES else False
 
 
-def _import_data_libraries() -> None:
-    import pandas  # noqa: F401 - what reading a file and its column summaries import
-    import pyarrow.compute  # noqa: F401
-    import scipy.stats  # noqa: F401 - the estimators' intervals (~0.9 s), kept out of the start of the window
+#: What the warm-up thread imports, in order: what reading a file and its column summaries import, the
+#: estimators' intervals (scipy.stats, ~0.9 s, kept out of the start of the window), the first design job's module.
+WARM_MODULES = ("pandas", "pyarrow.compute", "scipy.stats", "optrr_gui.workers.jobs.clusters")
+#: Seconds quitting waits for the module being imported by the warm-up thread (one import, ~1 s at most).
+WARM_JOIN_SECONDS = 10.0
 
-    from .workers.jobs import clusters  # noqa: F401 - the first design request's job module
+
+def _import_data_libraries(stop: threading.Event) -> None:
+    """Import WARM_MODULES one by one until ``stop`` is set. An import that fails because the interpreter is
+    already shutting down is dropped silently (the window joins this thread on close, so that is a last resort)."""
+    import importlib
+
+    for name in WARM_MODULES:
+        if stop.is_set():
+            return
+        try:
+            importlib.import_module(name)
+        except RuntimeError:
+            if not stop.is_set():
+                raise
+            return
 
 
 class MessageBar(QWidget):
@@ -173,6 +192,25 @@ class StartBanner(QWidget):
         self.confirm.setEnabled(p > 0)
 
 
+class EmptyHint(QWidget):
+    """The Design tab with no file open: what to do first, instead of an empty column table and chart."""
+
+    TEXT = "Open a data file to start (File ▸ Open data…)"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.label = QLabel(self.TEXT)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.label.setWordWrap(True)
+        self.open = QPushButton("Open data…")
+        self.open.setToolTip("Open a data file (CSV, Excel...)")
+        lay = QVBoxLayout(self)
+        lay.addStretch(1)
+        lay.addWidget(self.label)
+        lay.addWidget(self.open, 0, Qt.AlignmentFlag.AlignHCenter)
+        lay.addStretch(1)
+
+
 class MainWindow(QMainWindow):
     #: Emitted when a file's columns are loaded (path) — used by tests and the screenshot mode.
     fileLoaded = Signal(str)
@@ -194,6 +232,8 @@ class MainWindow(QMainWindow):
         self.loading = False
         self.last_error = ""
         self._data_started = 0.0
+        self._warm_stop = threading.Event()  # set on close: the warm-up imports stop (_stop_warm_imports)
+        self._warm_thread: threading.Thread | None = None
 
         self.controller = DesignController(self.state, self.runner, lambda: perturbed_sizes(self.state), self)
         self.attributes = AttributePanel(self.state, self.stack)
@@ -224,8 +264,12 @@ class MainWindow(QMainWindow):
         dl = QVBoxLayout(design_page)
         dl.setContentsMargins(0, 0, 0, 0)
         dl.setSpacing(0)
+        self.empty_hint = EmptyHint()
+        self.design_stack = QStackedWidget()
+        self.design_stack.addWidget(self.empty_hint)
+        self.design_stack.addWidget(design)
         dl.addWidget(self.start_banner)
-        dl.addWidget(design, 1)
+        dl.addWidget(self.design_stack, 1)
 
         self.data_view = DataView()
         self.summaries: dict = {}
@@ -268,6 +312,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.cancel_load)
         self.runner.busyChanged.connect(self._busy_changed)
         self._build_actions()
+        self.empty_hint.open.clicked.connect(self.act_open.trigger)
+        self._update_safe_start()  # no file yet: the hint, and Release disabled
         self.stack.cleanChanged.connect(self._clean_changed)
         self.state.subscribe(self._on_state)
         self.setMinimumSize(MIN_WIDTH, MIN_HEIGHT)
@@ -293,15 +339,23 @@ class MainWindow(QMainWindow):
         A thread importing modules holds the GIL for long stretches (extension modules initialise without
         releasing it): beside a file being opened it stretched the window's longest stall from ~80 ms to
         250-400 ms. What opening a file needs (pyarrow, pandas) its own worker imports."""
-        import threading
-
         quiet = not self.loading and not self.runner.busy_channels()
         quiet_checks = quiet_checks + 1 if quiet else 0
         if quiet_checks < self.WARM_QUIET_CHECKS:
             QTimer.singleShot(self.WARM_RETRY_MS, self, lambda: self._warm_when_quiet(quiet_checks))
             return
         shared_pool("data").warm()
-        threading.Thread(target=_import_data_libraries, name="optrr-warm-imports", daemon=True).start()
+        self._warm_thread = threading.Thread(
+            target=_import_data_libraries, args=(self._warm_stop,), name="optrr-warm-imports", daemon=True
+        )
+        self._warm_thread.start()
+
+    def _stop_warm_imports(self) -> None:
+        """Stop the warm-up imports and wait for the one in progress: an import still running once the
+        interpreter shuts down fails ("can't register atexit after shutdown") with a traceback on stderr."""
+        self._warm_stop.set()
+        if self._warm_thread is not None:
+            self._warm_thread.join(WARM_JOIN_SECONDS)
 
     WARM_RETRY_MS = 500
     WARM_QUIET_CHECKS = 4
@@ -348,7 +402,7 @@ class MainWindow(QMainWindow):
             "&Release…",
             self.open_release,
             "Ctrl+R",
-            "Randomize the file with the chosen design and write the release, its manifest and report",
+            RELEASE_TIP,
             sp.SP_MediaPlay,
         )
         self.act_quit = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit, "Close OptRR")
@@ -697,6 +751,9 @@ class MainWindow(QMainWindow):
     def open_release(self) -> None:
         from .release.dialog import ReleaseDialog
 
+        if not self.state.data_path:
+            self.show_info(f"{self.release_blocker()}.")
+            return
         if not self.state.columns_chosen:
             self.tabs.setCurrentIndex(TAB_DESIGN)
             self.show_info("First choose the columns to share (step 1 above the table), then confirm them.")
@@ -765,12 +822,28 @@ class MainWindow(QMainWindow):
 
     # -- safe start, bulk edits, summaries, recipe -----------------------------------------------------
     def _update_safe_start(self) -> None:
+        """The start banner, the empty-state hint (no columns yet) and what Release and the recipe allow."""
         chosen = self.state.columns_chosen or not self.state.columns
         self.start_banner.setVisible(not chosen)
         if not chosen:
             self.start_banner.update_from(self.state)
-        self.act_release.setEnabled(bool(chosen and self.state.perturbed_indices()))
+        self.design_stack.setCurrentIndex(1 if self.state.columns else 0)
+        blocker = self.release_blocker()
+        self.act_release.setEnabled(blocker is None)
+        tip = RELEASE_TIP if blocker is None else f"{blocker}. {RELEASE_TIP}."
+        self.act_release.setToolTip(tip)
+        self.act_release.setStatusTip(tip)
         self.act_recipe.setEnabled(bool(self.state.data_path and self.state.perturbed_indices()))
+
+    def release_blocker(self) -> str | None:
+        """Why Release is not possible yet (one sentence for its tooltip), or None when it is."""
+        if not self.state.data_path:
+            return "Open a data file first (File ▸ Open data…)"
+        if self.state.columns and not self.state.columns_chosen:
+            return "Confirm the columns to share first (step 1 above the column table)"
+        if not self.state.perturbed_indices():
+            return "Choose at least one column to perturb first"
+        return None
 
     def column_risk(self, row: int) -> str | None:
         """Beside the ε of a perturbed column: P(released value = true value) from the mechanism the release
@@ -910,6 +983,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.settings.save_window(self)
+        self._stop_warm_imports()
         self.runner.cancel_all()
         self.runner.wait_for_done(5000)
         super().closeEvent(event)

@@ -7,6 +7,7 @@ from optrr_engine.budget import distribute_budget
 from optrr_engine.utility import predicted_error
 from optrr_gui.design.mechanism_panel import DESIGN_COLUMNS
 from optrr_gui.state.design_summary import recommend
+from optrr_gui.state.needed_marginals import describe, label_index_sets
 from optrr_gui.workers.jobs.design import compute_design
 
 
@@ -58,3 +59,27 @@ def test_panel_shows_the_predicted_error_column(qtbot):
     finally:
         runner.cancel_all()
         runner.wait_for_done(30_000)
+
+
+def test_tables_are_named_in_parentheses():
+    """User-facing text lists tables as "(gender, age)", not with a Python set's braces."""
+    names = ["gender", "age", "work_type"]
+    assert label_index_sets([[1, 2], [1, 3], [2, 3]], names, 2) == "(gender, age), (gender, work_type) and 1 more"
+    assert describe({"orders": [], "sets": [["gender", "age"]]}, 3) == "(gender, age)"
+
+
+def test_the_predicted_avd_header_explains_itself_in_plain_words(qtbot):
+    from optrr_gui.design.controller import DesignController
+    from optrr_gui.design.mechanism_panel import MechanismPanel
+    from optrr_gui.state.session import SessionState
+    from optrr_gui.workers.runner import TaskRunner
+
+    state = SessionState()
+    panel = MechanismPanel(DesignController(state, TaskRunner(), lambda: []))
+    qtbot.addWidget(panel)
+    item = panel.designs.horizontalHeaderItem(DESIGN_COLUMNS.index("Predicted AVD"))
+    assert item.text() == "Predicted\nAVD"  # the header stays short
+    tip = item.toolTip()
+    assert "average distance between the estimated and the true table" in tip
+    assert "half the sum of absolute differences" in tip and "0.05 ≈ 5 % of the records in the wrong cell" in tip
+    assert "before release from the design and the row count" in tip

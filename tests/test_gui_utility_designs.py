@@ -163,7 +163,8 @@ def test_erased_needed_pair_is_named_and_the_release_refused_unless_overridden(q
         status = window.mechanism.status_line.text()
         # the way out is the engine's text (optrr design / perturb say it too) in the window's words
         assert nm.WAY_OUT == way_out("ε", "Kronecker", "Utility", "tables") and "a higher whole-record ε" in nm.WAY_OUT
-        assert "{b0, b1}" in status and "can never be estimated" in status and f"The way out: {nm.WAY_OUT}." in status
+        assert "(b0, b1)" in status and "{" not in status and "can never be estimated" in status
+        assert f"The way out: {nm.WAY_OUT}." in status
         out = tmp_path / "out.csv"
         dialog = ReleaseDialog(window, window)
         qtbot.addWidget(dialog)
@@ -201,7 +202,7 @@ def test_release_job_refuses_an_erased_needed_marginal_itself(tmp_path):
     )
     out = tmp_path / "refused.csv"
     (tmp_path / "audit").mkdir()
-    with pytest.raises(InputError, match=r"refusing to release.*\{b0, b2\}"):
+    with pytest.raises(InputError, match=r"refusing to release.*\(b0, b2\)"):
         run_release(data, config, str(out), {"audit_dir": str(tmp_path / "audit")})
     assert not out.exists()
 
@@ -366,6 +367,10 @@ def test_tables_too_noisy_at_these_rows_warn_but_do_not_hide_the_predicted_error
         assert "Too noisy at 1728 rows" in panel.designs.item(row, col).toolTip()
         text = panel.status_text(best, None)
         assert "so noisy that their confidence intervals span everything" in text and "never" not in text
+        # in plain words, the tables as (a, b), never as a Python set's {a, b}
+        first = "(" + ", ".join(c.request["names"][i - 1] for i in s.too_noisy[0]) + ")"
+        assert first in text and "{" not in text and "leans on its prior" not in text
+        assert "the estimate shown falls back towards equal shares" in text
         window.grab().save(str(tmp_path / "noisy.png"))
         # the release dialog says it too, and does not refuse or offer the override
         dialog = ReleaseDialog(window, window)

@@ -20,7 +20,7 @@ from optrr_gui.common.about import about_html
 from optrr_gui.common.settings import Settings
 from optrr_gui.data.table_view import LazyDataModel
 from optrr_gui.design.attribute_table import COL_EPS, COL_ROLE
-from optrr_gui.main_window import MainWindow
+from optrr_gui.main_window import RELEASE_TIP, EmptyHint, MainWindow
 from optrr_gui.state.data_store import DataStore, load_rows
 from tests.test_gui_support import SAMPLE, WAIT_MS, accept_dialog_when_ready, close_window, open_window, wait_ready
 
@@ -260,6 +260,28 @@ def test_open_a_file_given_on_the_command_line(qtbot, tmp_path):
     close_window(window)
 
 
+def test_without_a_file_release_is_disabled_and_the_design_tab_says_what_to_do(qtbot, tmp_path):
+    """No file open: Release (menu, toolbar, Ctrl+R) is disabled with the reason as its tooltip, and the Design tab
+    shows how to start instead of an empty column table and chart; opening a file brings both back."""
+    from tests.test_gui_support import choose_columns_per_column
+
+    window = MainWindow(Settings(tmp_path / "settings.ini"))
+    qtbot.addWidget(window, before_close_func=lambda w: w.stack.setClean())
+    window.show()
+    assert not window.act_release.isEnabled()
+    assert window.act_release.toolTip().startswith("Open a data file first (File ▸ Open data…)")
+    assert window.design_stack.currentWidget() is window.empty_hint and window.empty_hint.isVisible()
+    assert window.empty_hint.label.text() == EmptyHint.TEXT and not window.design_splitter.isVisible()
+    window.open_release()
+    assert getattr(window, "_release_dialog", None) is None and "Open a data file" in window.message_bar.label.text()
+    window.open_file(SAMPLE)
+    wait_ready(qtbot, window)
+    assert window.design_splitter.isVisible() and not window.empty_hint.isVisible()
+    assert not window.act_release.isEnabled() and window.act_release.toolTip().startswith("Confirm the columns")
+    choose_columns_per_column(qtbot, window)
+    assert window.act_release.isEnabled() and window.act_release.toolTip() == RELEASE_TIP
+
+
 def test_missing_file_is_a_message_not_a_crash(qtbot, window, tmp_path):
     window.open_file(str(tmp_path / "nope.csv"))
     assert "does not exist" in window.last_error
@@ -488,6 +510,34 @@ def test_the_window_starts_without_importing_scipy_stats():
     assert out.stdout.strip().splitlines()[-1] == "False"
 
 
+def test_quitting_while_the_background_imports_run_prints_no_traceback():
+    """Closing the window while the warm-up thread imports (here: started at once, closed on the first turn of
+    the event loop) raised "can't register atexit after shutdown" in that thread: the window stops the
+    imports and waits for the one in progress before the interpreter shuts down."""
+    import subprocess
+    import sys
+
+    code = (
+        "import tempfile, threading\n"
+        "from PySide6.QtCore import QTimer\n"
+        "from optrr_gui.app import make_app\n"
+        "app = make_app()\n"
+        "from optrr_gui.main_window import MainWindow\n"
+        "from optrr_gui.common.settings import Settings\n"
+        "w = MainWindow(Settings(tempfile.mkdtemp() + '/s.ini'))\n"
+        "w.show()\n"
+        "w._warm_when_quiet(MainWindow.WARM_QUIET_CHECKS)\n"
+        "print(any(t.name == 'optrr-warm-imports' for t in threading.enumerate()))\n"
+        "QTimer.singleShot(0, w.close)\n"
+        "app.exec()\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "True"  # the imports were running when the window closed
+    assert "Traceback" not in out.stderr, out.stderr
+
+
 def test_the_background_imports_wait_until_the_file_being_opened_is_done(qtbot, tmp_path, monkeypatch):
     """Importing the data libraries in a thread beside a file being opened stretched the window's stalls to
     250-400 ms: the imports start only once the window has had no background work for a while."""
@@ -497,7 +547,7 @@ def test_the_background_imports_wait_until_the_file_being_opened_is_done(qtbot, 
     started = []
     window = None
 
-    def imports() -> None:
+    def imports(_stop) -> None:
         started.append((window.loading, tuple(window.runner.busy_channels()), window.store.complete))
 
     monkeypatch.setattr(main_window, "_import_data_libraries", imports)

@@ -36,7 +36,7 @@ def test_refuses_non_identifiable_needed_marginal(tmp_path):
     out = tmp_path / "out.csv"
     code, _, err = run("perturb", str(data), "--config", str(cfg), "-o", str(out), "--quiet")
     assert code == 2
-    assert "refusing to release" in err and "{a, b}" in err and "--allow-unidentifiable" in err
+    assert "refusing to release" in err and "(a, b)" in err and "--allow-unidentifiable" in err
     assert f"the way out: {way_out()}; or override" in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "release.json"]  # nothing left behind
 

@@ -78,3 +78,8 @@ def describe(spec) -> str:
         return f"the {joined}way marginals"
     sets = spec["sets"] if isinstance(spec, dict) else spec
     return "the tables " + "; ".join(",".join(str(i + 1) for i in s) for s in sets)
+
+
+def column_set_text(columns) -> str:
+    """One table's columns for people to read: "(gender, age)" (a Python set's "{gender, age}" reads as code)."""
+    return "(" + ", ".join(str(c) for c in columns) + ")"

@@ -11,6 +11,7 @@ from math import comb
 
 from ..errors import InputError
 from .identifiability import way_out
+from .marginals import column_set_text
 from .predicted import predicted_error
 
 #: Rows used to separate structural non-identifiability from "uninformative at n rows".
@@ -33,7 +34,7 @@ def _erased(mechanism, sets) -> list[tuple]:
 
 
 def _label(attrs, names) -> str:
-    return "{" + ", ".join(str(names[i]) for i in attrs) + "}"
+    return column_set_text(names[i] for i in attrs)
 
 
 def check_release(mechanism, names, needed=None, allow: bool = False) -> list[str]:

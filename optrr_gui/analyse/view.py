@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine.analysis.chi_square import format_p_value
+from optrr_engine.estimation.release_estimate import default_manifest_path
 
 from ..common.widgets import Spinner, fmt_eps
 from ..workers.jobs.analyse import estimate_task, open_release_task
@@ -176,6 +177,10 @@ class AnalyseView(QWidget):
         self.clear_results()
         self.attributes.clear()
         self.estimate_button.setEnabled(False)
+        missing = None if manifest_path else self.missing_manifest(str(path))
+        if missing:
+            self._failed(missing)
+            return
         self.info.setText(f"Opening {Path(path).name} and checking it against its manifest…")
         self.spinner.start()
         self.runner.submit(
@@ -186,6 +191,16 @@ class AnalyseView(QWidget):
             on_done=self._opened,
             on_error=self._failed,
             process=True,
+        )
+
+    def missing_manifest(self, path: str) -> str | None:
+        """Why ``path`` cannot be opened as a release when no manifest lies beside it, else None."""
+        manifest = default_manifest_path(path)
+        if os.path.exists(manifest):
+            return None
+        return (
+            f"{Path(path).name} has no OptRR manifest beside it ({Path(manifest).name}); it is not a release, "
+            f"or choose its manifest with {self.manifest_button.text()}"
         )
 
     def _opened(self, result: dict) -> None:
@@ -220,17 +235,21 @@ class AnalyseView(QWidget):
 
         return f"<br><span style='color:#cc0000'><b>WARNING: {escape(warning)}</b></span>"
 
-    def _failed(self, exc: BaseException) -> None:
-        """Opening or estimating failed: no table of an earlier release or estimate stays on screen."""
+    def _failed(self, exc: BaseException | str) -> None:
+        """Opening or estimating failed: no table of an earlier release or estimate stays on screen. The message
+        is shown once: beside the file when opening failed, above the results when estimating failed."""
+        from html import escape
+
         self.spinner.stop()
         self.cancel_button.setEnabled(False)
         self.clear_results()
-        message = f"<span style='color:#cc0000'>{exc}</span>"
+        message = f"<span style='color:#cc0000'>{escape(str(exc))}</span>"
         if self.opened is None:  # the open failed: nothing can be estimated
             self.attributes.clear()
             self.estimate_button.setEnabled(False)
             self.info.setText(message)
-        self.result_label.setText(message)
+        else:
+            self.result_label.setText(message)
 
     # -- estimating -------------------------------------------------------------------------------
     def selected_names(self) -> list[str]:

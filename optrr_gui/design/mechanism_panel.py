@@ -51,6 +51,14 @@ HEADER_LINES = {
     "Predicted AVD": "Predicted\nAVD",
     "vs. Kronecker": "vs.\nKronecker",
 }
+#: The headers' tooltips (the others show the header's name in full).
+HEADER_TIPS = {
+    "Predicted AVD": "Predicted AVD: the average distance between the estimated and the true table: half the sum "
+    "of absolute differences; 0.05 ≈ 5 % of the records in the wrong cell, predicted before release from the "
+    "design and the row count. Lower = more accurate.",
+}
+#: Where a needed table is too noisy at this number of rows: what the estimate shown does there, in plain words.
+TOO_NOISY_MEANS = "there the estimate shown falls back towards equal shares; the Predicted AVD includes that error"
 #: The columns that give way, in this order, when the table is narrower than its contents (elided; the row's
 #: tooltip says their text in full): the reasons a design is not available first; the design names never do.
 SHRINKABLE = (CHANGED_COL, AVD_COL, TIME_COL)
@@ -113,8 +121,8 @@ def bulk_update(table: QTableWidget):
 
 def avd_text(s: DesignSummary) -> str:
     """The predicted-error cell: the mean expected AVD, "not identifiable" when the design erases a needed table,
-    the AVD with "⚠" when a needed table's unbiased estimate is too noisy at this number of rows (the shown
-    estimate leans on its prior there; the predicted AVD counts that)."""
+    the AVD with "⚠" when a needed table's unbiased estimate is too noisy at this number of rows (the estimate
+    shown falls back towards equal shares there; the predicted AVD includes that error)."""
     if s.predicted_avd is None:
         return "—"
     if s.erased:
@@ -186,7 +194,7 @@ class MechanismPanel(QWidget):
         self.designs = QTableWidget(0, len(DESIGN_COLUMNS))
         self.designs.setHorizontalHeaderLabels([HEADER_LINES.get(c, c) for c in DESIGN_COLUMNS])
         for col, name in enumerate(DESIGN_COLUMNS):
-            self.designs.horizontalHeaderItem(col).setToolTip(name)
+            self.designs.horizontalHeaderItem(col).setToolTip(HEADER_TIPS.get(name, name))
         self.designs.verticalHeader().hide()
         self.designs.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.designs.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -408,17 +416,17 @@ class MechanismPanel(QWidget):
         if s is not None and s.ok and s.non_identifiable:
             label = METHOD_LABELS.get(method, method)
             if s.erased:
-                shown = label_index_sets(s.erased, names, 6)
+                shown = html.escape(label_index_sets(s.erased, names, 6))
                 lines.append(
                     f"<span style='color:#b00000'>⚠ {label}: the needed table(s) {shown} can never be estimated "
                     f"from this design. The way out: {WAY_OUT}.</span>"
                 )
             else:
-                shown = label_index_sets(s.too_noisy, names, 6)
+                shown = html.escape(label_index_sets(s.too_noisy, names, 6))
                 lines.append(
                     f"<span style='color:#8a5a00'>⚠ {label}: at this number of rows the needed table(s) {shown} "
-                    "are so noisy that their confidence intervals span everything; the shown estimate leans on its "
-                    f"prior there, as the predicted AVD counts. For more: {WAY_OUT}.</span>"
+                    f"are so noisy that their confidence intervals span everything; {TOO_NOISY_MEANS}. "
+                    f"For more: {WAY_OUT}.</span>"
                 )
         budget_mode = bool(c.request.get("budget_mode"))
         held = [
@@ -590,7 +598,7 @@ class MechanismPanel(QWidget):
             lines.append(
                 f"⚠ Too noisy at {rows} rows for confidence intervals ({len(s.too_noisy)}): "
                 f"{label_index_sets(s.too_noisy, names, 8)}. "
-                "The shown estimate leans on its prior there; the predicted AVD counts that."
+                f"{TOO_NOISY_MEANS[0].upper()}{TOO_NOISY_MEANS[1:]}."
             )
         return "\n".join(lines)
 

@@ -15,7 +15,7 @@ from math import comb
 
 from optrr_engine.cli.design_utility import DEFAULT_PAIR_LIMIT
 from optrr_engine.utility.identifiability import way_out
-from optrr_engine.utility.marginals import MAX_MARGINALS
+from optrr_engine.utility.marginals import MAX_MARGINALS, column_set_text
 
 #: Orders offered in the editor.
 ORDERS = (1, 2, 3)
@@ -67,9 +67,9 @@ def format_sets(sets) -> str:
 
 
 def label_index_sets(sets, names, most: int) -> str:
-    """"{a, b}, {c, d} and 3 more": the first ``most`` of 1-based column index sets, by the columns' names."""
+    """"(a, b), (c, d) and 3 more": the first ``most`` of 1-based column index sets, by the columns' names."""
     shown = ", ".join(
-        "{" + ", ".join(names[i - 1] if i - 1 < len(names) else str(i) for i in a) + "}" for a in sets[:most]
+        column_set_text(names[i - 1] if i - 1 < len(names) else str(i) for i in a) for a in sets[:most]
     )
     return shown + (f" and {len(sets) - most} more" if len(sets) > most else "")
 
@@ -88,7 +88,7 @@ def describe(value, k: int) -> str:
         parts.append("all " + " and ".join(f"{o}-way" for o in v["orders"]) + " marginals")
     if v["sets"]:
         parts.append(
-            "{" + ", ".join(v["sets"][0]) + "}" if len(v["sets"]) == 1 else f"{len(v['sets'])} named column sets"
+            column_set_text(v["sets"][0]) if len(v["sets"]) == 1 else f"{len(v['sets'])} named column sets"
         )
     text = " and ".join(parts) or "no marginals"
     return text + (" (default)" if value is None else "")

@@ -215,6 +215,24 @@ def test_analyse_reports_a_file_that_does_not_match_its_manifest(qtbot, window, 
     qtbot.waitUntil(lambda: not view.spinner.is_spinning(), timeout=WAIT_MS)
     assert view.opened is None
     assert "color:#cc0000" in view.info.text()
+    assert view.result_label.text() == ""  # said once, beside the file (it was repeated above the results)
+
+
+def test_analyse_says_in_words_that_a_file_without_a_manifest_is_not_a_release(qtbot, window, tmp_path):
+    """A data file with no manifest beside it: one plain sentence naming the manifest looked for and the button
+    that chooses one (it was the bare "manifest <path> does not exist", shown twice)."""
+    plain = tmp_path / "breast_cancer.csv"
+    plain.write_bytes(open(SAMPLE, "rb").read())
+    window.tabs.setCurrentIndex(TAB_ANALYSE)
+    view = window.analyse_view
+    view.open_release(str(plain))
+    assert view.opened is None and not view.spinner.is_spinning() and not view.estimate_button.isEnabled()
+    expected = (
+        "breast_cancer.csv has no OptRR manifest beside it (breast_cancer.csv.manifest.json); it is not a release, "
+        "or choose its manifest with Choose manifest…"
+    )
+    assert expected in view.info.text() and view.manifest_button.text() == "Choose manifest…"
+    assert view.result_label.text() == ""
 
 
 def test_release_in_total_budget_mode(qtbot, window, tmp_path):
@@ -408,7 +426,7 @@ def test_columns_exported_in_the_clear_need_a_tick_before_release(qtbot, window,
     assert not dialog.accept_clear.isHidden()
     qtbot.waitUntil(lambda: window.controller.is_idle(), timeout=WAIT_MS)
     dialog._design_changed()
-    assert not dialog.release_button.isEnabled() and "exported in the clear" in dialog.progress_label.text()
+    assert not dialog.release_button.isEnabled() and "published as they are" in dialog.progress_label.text()
     assert not dialog.start() and not (tmp_path / "clear.csv").exists()
     dialog.accept_clear.setChecked(True)
     assert dialog.release_button.isEnabled(), dialog.progress_label.text()
@@ -432,3 +450,20 @@ def test_the_release_dialog_names_why_no_design_can_be_computed(qtbot, window):
     problems = " ".join(dialog.problems())
     assert "No design can be computed:" in problems and "'irradiat' has only one category" in problems
     assert "change the ε" not in problems and not dialog.release_button.isEnabled()
+
+
+def test_a_perturbed_column_the_schema_dropped_needs_the_tick_too(qtbot, window):
+    """A likely identifier set to perturb: every label (each patient number) goes into the codebook."""
+    from optrr_engine.release.schema import DROPPED
+    from tests.test_gui_datamanager import index_of
+
+    j = index_of(window, "breast")
+    window.state.set_column_value(j, "warnings", [f"likely identifier (its name){DROPPED}"])
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    assert "every category label is published in the codebook" in dialog.columns_label.text()
+    assert "breast" in dialog.columns_label.text() and not dialog.accept_clear.isHidden()
+    assert any("published as they are" in p for p in dialog.problems())
+    dialog.accept_clear.setChecked(True)
+    assert not any("published as they are" in p for p in dialog.problems())
+

@@ -156,6 +156,20 @@ def kept_columns(state) -> list:
     return [c for c in state.columns if c.role == "keep"]
 
 
+def brought_back(state) -> list:
+    """Perturbed columns the schema dropped (a likely identifier, free text, too many categories): the codebook
+    beside the release lists every one of their category labels, e.g. every patient number."""
+    from ..state.config_bridge import schema_dropped
+
+    return [c for c in state.columns if c.role == "perturb" and schema_dropped(c)]
+
+
+def needs_check(state) -> bool:
+    """A release that publishes something as it is (columns in the clear, or the labels of a column the schema
+    dropped) waits for the user's tick."""
+    return bool(kept_columns(state) or brought_back(state))
+
+
 def columns_html(state) -> str:
     """Before the release: every column randomized, every column exported in the clear, every column dropped."""
     from html import escape
@@ -174,6 +188,13 @@ def columns_html(state) -> str:
     else:
         lines.append("Exported in the clear: none")
     lines.append(f"Dropped, not exported ({len(dropped)}): {names(dropped)}")
+    back = brought_back(state)
+    if back:
+        lines.append(
+            f"<span style='color:#b05000'><b>Randomized, but every category label is published in the codebook"
+            f"</b> (OptRR proposed to drop them: a likely identifier, free text or too many categories): "
+            f"{names(back)}</span>"
+        )
     excluding = [c for c in perturbed + kept if c.missing == "exclude"]
     if excluding:
         lines.append(
@@ -235,12 +256,13 @@ class ReleaseDialog(QDialog):
         self.fixed_seed.toggled.connect(self.seed.setEnabled)
         self.accept_changes = QCheckBox("I accept that some columns get a HIGHER ε than I asked for (less private)")
         self.accept_changes.hide()
-        self.accept_clear = QCheckBox("I have checked that the columns exported in the clear may be shared as they are")
+        self.accept_clear = QCheckBox("I have checked that what is marked in orange above may be shared as it is")
         self.accept_clear.setToolTip(
-            "Columns with the role 'keep' are copied unchanged, without any privacy protection; a release with "
-            "them needs this tick (set their role to drop or perturb in the Design tab otherwise)."
+            "Columns with the role 'keep' are copied unchanged, without any privacy protection, and the codebook lists "
+            "every category label of a perturbed column (all patient numbers, if it is an identifier); a release "
+            "with them needs this tick (set their role to drop in the Design tab otherwise)."
         )
-        self.accept_clear.setVisible(bool(kept_columns(self.state)))
+        self.accept_clear.setVisible(needs_check(self.state))
         self.accept_clear.toggled.connect(self._design_changed)
         self.needed_label = QLabel()
         self.needed_label.setWordWrap(True)
@@ -448,8 +470,9 @@ class ReleaseDialog(QDialog):
                 out.append(f"No design can be computed: {message} (Design tab).")
             elif self.state.perturbed_indices():
                 out.append("No design meets the requested ε; change the ε or pick a design in the mechanism panel.")
-        if kept_columns(self.state) and not self.accept_clear.isChecked():
-            out.append("Columns are exported in the clear: tick the box after checking them, or change their role.")
+        if needs_check(self.state) and not self.accept_clear.isChecked():
+            out.append("Some columns are published as they are (orange): tick the box after checking them, or drop "
+                       "them.")
         if self.state.needed_marginals is not None:
             from ..state.needed_marginals import name_lists
 
@@ -509,8 +532,8 @@ class ReleaseDialog(QDialog):
         if summary is None or not summary.ok or summary.design is None:
             self.progress_label.setText("The design shown is being recomputed; wait for it, then release.")
             return False
-        if kept_columns(self.state) and not self.accept_clear.isChecked():
-            self.progress_label.setText("Tick the box after checking the columns exported in the clear.")
+        if needs_check(self.state) and not self.accept_clear.isChecked():
+            self.progress_label.setText("Tick the box after checking what is published as it is (orange).")
             return False
         if summary.exceeds_request and not self.accept_changes.isChecked():
             self.progress_label.setText("Tick the box to accept the higher ε, or choose another design.")

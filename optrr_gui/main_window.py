@@ -98,6 +98,8 @@ def scrolling(widget):
 RELEASE_TIP = "Randomize the file with the chosen design and write the release, its manifest and report"
 #: Shares (per cent) of the design tab's width: the columns (left) and the mechanism (right).
 DESIGN_SPLIT = (45, 55)
+#: Shares (per cent) of the column side's height: the column table (top) and the chosen column's panel.
+COLUMNS_SPLIT = (50, 50)
 #: Files at least this big are read (columns, then rows) in the "data" worker process; smaller ones in a
 #: thread: the reading is short, and a worker process would first have to import pyarrow and pandas (measured:
 #: launch -> every design of the sample 1.9 s in a thread, 2.3-2.7 s through a cold worker process).
@@ -251,7 +253,10 @@ class MainWindow(QMainWindow):
             lambda v: self.stack.push(SetSessionValue(self.state, "accept_changed_epsilons", bool(v)))
         )
 
-        left = splitter(Qt.Orientation.Vertical, (self.attributes, 3), (self.column_panel, 2))
+        # The column table and the chosen column's panel share the height evenly; the panel scrolls on its own
+        # when its categories and buttons need more (a newcomer's first step is to review every column's row).
+        left = splitter(Qt.Orientation.Vertical, (self.attributes, 1), (scrolling(self.column_panel), 1))
+        left.setSizes([100 * share for share in COLUMNS_SPLIT])
         design = splitter(Qt.Orientation.Horizontal, (scrolling(left), 1), (scrolling(self.mechanism), 1))
         # The mechanism side a little wider (its design table has six columns and long design names); the
         # column table's warnings and ε slider give way on the left, so at 1280 neither side scrolls sideways.

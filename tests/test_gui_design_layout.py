@@ -52,9 +52,13 @@ def test_at_1280_by_800_the_design_table_fits_beside_the_columns(qtbot, tmp_path
     for c in range(COL_NAME, COL_EPS):
         assert view.columnWidth(c) >= view.sizeHintForColumn(c)
     assert view.horizontalHeader().sectionSize(COL_EPS) >= view.horizontalHeader().sectionSizeHint(COL_EPS)
+    # the column table shows most of the columns' rows (a newcomer's first step is to review each); it showed 4
+    assert view.viewport().height() >= 7 * view.rowHeight(0)
     panel = window.column_panel
     assert panel.risk.isVisible() and panel.risk.text()
     left_area = window.design_splitter.widget(0)
     assert left_area.horizontalScrollBar().maximum() == 0
-    assert panel.risk.width() <= left_area.viewport().width()
+    panel_area = panel.parentWidget().parentWidget()  # the panel's own scroll area (it scrolls, not the table)
+    assert panel_area.horizontalScrollBar().maximum() == 0
+    assert panel.risk.width() <= panel_area.viewport().width()
     assert panel.risk.height() >= panel.risk.heightForWidth(panel.risk.width())  # every wrapped line shown

@@ -185,3 +185,19 @@ def test_a_refused_recoding_in_the_worker_says_why_and_changes_nothing(qtbot, wi
     assert f"{taken!r} is already a category" in panel.bins_error.text()
     assert (state.columns[0].categories, state.columns[0].recode) == before
     assert window.stack.count() == steps
+
+
+def test_grouping_rare_categories_counts_the_missing_value_category_with_its_empty_cells():
+    """Empty cells are counted apart in a column's summary; the category they are released as ('NA', 50 rows)
+    is not rare and stays (it was merged into 'Other' as if it had 0 rows)."""
+    from optrr_engine.release.column_stats import ColumnSummary
+    from optrr_gui.state.session import ColumnState
+    from optrr_gui.workers.jobs.recode import recode_column
+
+    summary = ColumnSummary("c", ["a", "b", "c", "?"], [200, 100, 2, 3], missing=50)
+    col = ColumnState(name="c", role="perturb", categories=["a", "b", "c", "NA"], missing_values=["?"])
+    result = recode_column(col, summary, "group_rare", {"min_rows": 5, "label": "Other"})
+    assert result.merged == ["c"] and result.categories == ["a", "b", "NA", "Other"]
+    few = ColumnSummary("c", ["a", "b", "c"], [200, 100, 2], missing=1)
+    result = recode_column(col, few, "group_rare", {"min_rows": 5, "label": "Other"})
+    assert result.merged == ["c", "NA"]  # a rare missing-value category is grouped like any other

@@ -30,7 +30,7 @@ from ..design.epsilon_editor import EpsilonEditor
 from ..state.config_bridge import category_counts, remember_codec_size
 from ..state.role_fields import missing_categories
 from ..state.session import MISSING, ROLES, TYPES, ColumnState, SessionState
-from ..workers.jobs.recode import RecodeResult, recode_column
+from ..workers.jobs.recode import RecodeResult, recode_column, released_counts
 
 #: From this many categories on, a recoding from the buttons runs on a worker thread (a 70,000-category
 #: column takes a few hundred milliseconds); below, it is applied at once.
@@ -542,6 +542,7 @@ class ColumnPanel(QWidget):
         if summary is None:
             self.categories.show_labels(labels, None, 1, 0, keep, current)
         else:
-            counts = summary.recoded(col.recode)
-            self.categories.show_labels(labels, counts, summary.present, summary.rare_below, keep, current)
+            counts = released_counts(col, summary, col.recode)  # the missing-value category with its empty cells
+            total = summary.rows if col.missing == "category" else summary.present
+            self.categories.show_labels(labels, counts, total, summary.rare_below, keep, current)
         self._shown = shown

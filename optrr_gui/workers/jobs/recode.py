@@ -31,6 +31,18 @@ class RecodeResult:
     counts: dict | None = None
 
 
+def released_counts(column: ColumnState, summary, recode) -> dict[str, int]:
+    """Rows per released label after ``recode``, the missing-value category included: when missing values are a
+    category, it holds the empty cells (counted apart in the summary) and the texts listed as missing values."""
+    counts = summary.recoded(recode)
+    if column.missing != "category":
+        return counts
+    extra = summary.missing + sum(summary.count_of(v) for v in column.missing_values)
+    if not extra:
+        return counts
+    return {**counts, column.missing_label: counts.get(column.missing_label, 0) + extra}
+
+
 def recode_column(column: ColumnState, summary, kind: str, params: dict, progress=None, cancel=None) -> RecodeResult:
     """``kind`` "group_rare" (params: min_rows, label) or "merge" (params: labels, new_label) applied to
     ``column``'s recode and categories; ``summary``: the column's ColumnSummary (rows per value), needed for
@@ -39,7 +51,7 @@ def recode_column(column: ColumnState, summary, kind: str, params: dict, progres
     recode, categories = column.recode, list(column.categories or [])
     if kind == "group_rare":
         ctl.report(0.0, "counting the rows per category")
-        counts = summary.recoded(recode)
+        counts = released_counts(column, summary, recode)
         ctl.check()
         ctl.report(0.3, "grouping the rare categories")
         recode, categories, merged = group_rare(recode, categories, counts, params["min_rows"], params["label"])

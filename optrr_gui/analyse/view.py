@@ -44,6 +44,11 @@ ESTIMATORS = {
     "unbiased": "Unbiased, for inference (may show negative shares)",
     "clip": "Clipped and rescaled (no negatives)",
 }
+#: The engine's tests of association in plain words (the JSON keeps the engine's names).
+TEST_LABELS = {
+    "wald_on_unbiased_estimate": "Wald test on the estimated table (accounts for the randomization)",
+    "pearson_on_perturbed_counts": "Pearson test on the released counts as they are",
+}
 
 
 def pct(v: float) -> str:
@@ -375,7 +380,8 @@ class AnalyseView(QWidget):
             p = t["p_value"]
             p_text = format_p_value(p, 3) if p is not None and not (isinstance(p, float) and math.isnan(p)) else "—"
             parts.append(
-                f"<li>{t['test'].replace('_', ' ')}{rec}: χ² = {t['statistic']:.3f}, df = {t['dof']}, "
+                f"<li>{TEST_LABELS.get(t['test'], t['test'].replace('_', ' '))}{rec}: χ² = {t['statistic']:.3f}, "
+                f"df = {t['dof']}, "
                 f"p = {p_text}<br><small>{t['assumes']}</small></li>"
             )
         parts.append("</ul>")

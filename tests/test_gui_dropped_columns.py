@@ -167,3 +167,16 @@ def test_the_window_designs_for_a_column_brought_back_from_drop(qtbot, tmp_path)
         assert "merge or group rare ones (buttons below)" in window.column_panel.warnings.text()
     finally:
         close_window(window)
+
+
+def test_every_command_line_step_the_gui_rewords_is_still_in_the_engine():
+    """gui_wording replaces engine phrases by text: a phrase the engine no longer says would stop being replaced
+    silently (and a new "run optrr schema" would reach the window)."""
+    from pathlib import Path
+
+    import optrr_engine
+    from optrr_gui.state.config_bridge import _GUI_STEPS
+
+    source = "".join(p.read_text(encoding="utf-8") for p in Path(optrr_engine.__file__).parent.rglob("*.py"))
+    for cli, _gui in _GUI_STEPS:
+        assert cli.strip("; ") in source, cli

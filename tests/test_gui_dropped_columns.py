@@ -172,11 +172,29 @@ def test_the_window_designs_for_a_column_brought_back_from_drop(qtbot, tmp_path)
 def test_every_command_line_step_the_gui_rewords_is_still_in_the_engine():
     """gui_wording replaces engine phrases by text: a phrase the engine no longer says would stop being replaced
     silently (and a new "run optrr schema" would reach the window)."""
+    import ast
     from pathlib import Path
 
     import optrr_engine
     from optrr_gui.state.config_bridge import _GUI_STEPS
 
-    source = "".join(p.read_text(encoding="utf-8") for p in Path(optrr_engine.__file__).parent.rglob("*.py"))
+    texts = []  # every string literal of the engine, adjacent literals joined as Python joins them
+    for path in Path(optrr_engine.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                texts.append(node.value)
+            elif isinstance(node, ast.JoinedStr):
+                texts.append("{}".join(v.value for v in node.values if isinstance(v, ast.Constant)))
     for cli, _gui in _GUI_STEPS:
-        assert cli.strip("; ") in source, cli
+        assert any(cli in t for t in texts), cli
+
+
+def test_a_schema_warning_names_the_button_not_the_configuration_key():
+    from optrr_gui.state.config_bridge import column_warnings
+
+    col = ColumnState("caps", categories=["?", "no", "yes"], warnings=[
+        "values that look like missing-value markers ('?') are kept as categories; list them in missing_values to "
+        "treat them as missing"
+    ])
+    (text,) = column_warnings(col, 3)
+    assert "press Treat as missing" in text and "missing_values" not in text

@@ -32,6 +32,8 @@ _GUI_STEPS = (
     ("; give bins or run optrr schema", ": type its bin edges in the side panel"),
     ("; run optrr schema or list them", ": type them in the side panel"),
     (" or run optrr schema again", ""),
+    ("; list them in missing_values to treat them as missing", "; select them under Categories and press Treat as "
+     "missing to treat them as missing"),
 )
 
 
@@ -251,7 +253,7 @@ def column_warnings(col: ColumnState, count: int | None, summary=None) -> list[s
     depend on the user's choices. A recoded column's rare-category warning is recomputed from ``summary`` (its
     ColumnSummary) after the recoding: it names the released categories still seen in fewer than RARE_COUNT
     rows with their rows, or disappears."""
-    warnings = [w for w in (role_warning(str(w), col, count) for w in col.warnings) if w]
+    warnings = [gui_wording(w) for w in (role_warning(str(w), col, count) for w in col.warnings) if w]
     if col.recode:
         warnings = [w for w in (recoded_rare(w, col, summary) for w in warnings) if w]
     rare = read_rare(col, summary)

@@ -488,24 +488,29 @@ def test_a_wide_file_has_every_column_fitted_to_its_first_rows(qtbot, tmp_path):
     assert widths()[-1] >= header.fontMetrics().horizontalAdvance(columns[-1])  # the header's text fits
 
 
-def test_the_window_starts_without_importing_scipy_stats():
-    """scipy.stats takes ~0.9 s to import: the window is shown without it (it is warmed in the background
-    once the event loop runs); the start target is measured in bench/gui_stall.py --only startup."""
+def run_shown_window(then: str):
+    """A fresh Python process that shows the main window (offscreen, its own settings), then runs ``then`` with
+    ``app``, ``w`` and ``MainWindow`` defined."""
     import subprocess
     import sys
 
     code = (
-        "import sys, tempfile\n"
+        "import tempfile\n"
         "from optrr_gui.app import make_app\n"
         "app = make_app()\n"
         "from optrr_gui.main_window import MainWindow\n"
         "from optrr_gui.common.settings import Settings\n"
         "w = MainWindow(Settings(tempfile.mkdtemp() + '/s.ini'))\n"
         "w.show()\n"
-        "print('scipy.stats' in sys.modules)\n"
-    )
+    ) + then
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_the_window_starts_without_importing_scipy_stats():
+    """scipy.stats takes ~0.9 s to import: the window is shown without it (it is warmed in the background
+    once the event loop runs); the start target is measured in bench/gui_stall.py --only startup."""
+    out = run_shown_window("import sys\nprint('scipy.stats' in sys.modules)\n")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "False"
 
@@ -514,25 +519,14 @@ def test_quitting_while_the_background_imports_run_prints_no_traceback():
     """Closing the window while the warm-up thread imports (here: started at once, closed on the first turn of
     the event loop) raised "can't register atexit after shutdown" in that thread: the window stops the
     imports and waits for the one in progress before the interpreter shuts down."""
-    import subprocess
-    import sys
-
-    code = (
-        "import tempfile, threading\n"
+    out = run_shown_window(
+        "import threading\n"
         "from PySide6.QtCore import QTimer\n"
-        "from optrr_gui.app import make_app\n"
-        "app = make_app()\n"
-        "from optrr_gui.main_window import MainWindow\n"
-        "from optrr_gui.common.settings import Settings\n"
-        "w = MainWindow(Settings(tempfile.mkdtemp() + '/s.ini'))\n"
-        "w.show()\n"
         "w._warm_when_quiet(MainWindow.WARM_QUIET_CHECKS)\n"
         "print(any(t.name == 'optrr-warm-imports' for t in threading.enumerate()))\n"
         "QTimer.singleShot(0, w.close)\n"
         "app.exec()\n"
     )
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "True"  # the imports were running when the window closed
     assert "Traceback" not in out.stderr, out.stderr

@@ -1,6 +1,7 @@
 """Clip-and-rescale and the iterative Bayesian update."""
 
 import numpy as np
+import pytest
 
 from optrr_engine.designs import run_design
 from optrr_engine.estimation import StructuredOperator, clip_and_rescale, estimate_from_counts
@@ -82,3 +83,17 @@ def test_squarem_reaches_the_plain_em_optimum_with_a_certified_gap():
     ll_fast, ll_slow = log_likelihood(op, fast.estimate, lam), log_likelihood(op, slow.estimate, lam)
     assert ll_fast >= ll_slow - 1e-7  # within the slow run's certified gap
     assert ll_fast - ll_slow <= 1e-7 + 1e-9
+
+
+def test_a_negative_unbiased_share_gets_the_interval_of_zero_not_an_empty_one():
+    """Binary GRR at eps 1 and 200 rows, 5 of them reported in category 1: the unbiased share is about -0.33,
+    far more than z standard errors below 0; its interval is [0, z se] (it was [0, 0]: "certainly 0"), and the
+    other share's, above 1, is [1 - z se, 1]."""
+    mech = run_design("kronecker", [2], [1.0]).mechanism
+    est = estimate_from_counts(mech, np.array([195.0, 5.0]), method="unbiased", confidence=0.95)
+    u, se = est.unbiased[1], est.std_error[1]
+    assert u + 1.96 * se < 0  # the truncated u +- z se would be empty
+    assert est.ci_low[1] == 0.0 and est.ci_high[1] == pytest.approx(1.959964 * se, rel=1e-6)
+    assert est.unbiased[0] > 1 + 1.96 * se  # the mirror case above 1: [1 - z se, 1], not [1, 1]
+    assert est.ci_high[0] == 1.0 and est.ci_low[0] == pytest.approx(1 - 1.959964 * se, rel=1e-6)
+

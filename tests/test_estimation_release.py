@@ -162,3 +162,36 @@ def test_estimate_a_release_written_by_optrr_perturb(tmp_path, capsys):
         x = states.index((cats[0].index(cell["values"][0]), cats[1].index(cell["values"][1])))
         assert abs(cell["unbiased"] - true_counts[x] / n) <= 6 * se[x], (cell, se[x])
     assert res["rows"] == n
+
+
+def test_an_exported_table_keeps_attributes_named_like_its_statistics():
+    """A data column called "estimate" or "observed" keeps its labels in the CSV (they were overwritten)."""
+    import numpy as np
+
+    from optrr_engine.estimation.result import MarginalEstimate
+
+    est = MarginalEstimate(
+        sizes=(2, 2), method="map", estimate=np.full((2, 2), 0.25), unbiased=np.full((2, 2), 0.25),
+        std_error=np.full((2, 2), 0.1), ci_low=np.zeros((2, 2)), ci_high=np.full((2, 2), 0.5), confidence=0.95,
+        rows=40, observed=np.full((2, 2), 10), attributes=["estimate", "observed"],
+        categories=[["lo", "hi"], ["no", "yes"]],
+    )
+    frame = est.to_frame()
+    assert list(frame["estimate (attribute)"]) == ["lo", "lo", "hi", "hi"]
+    assert list(frame["observed (attribute)"]) == ["no", "yes", "no", "yes"]
+    assert list(frame["estimate"]) == [0.25] * 4 and list(frame["observed"]) == [10] * 4
+    assert set(frame["method"]) == {"map"} and set(frame["confidence"]) == {0.95}
+
+
+def test_cli_json_is_standard_json(tmp_path, capsys):
+    """NaN / Infinity are not JSON (JavaScript's JSON.parse refuses them): non-finite numbers print as null."""
+    import json
+    import math
+
+    from optrr_engine.cli.common import print_json
+
+    print_json({"a": math.nan, "b": [math.inf, 1.5], "c": {"d": -math.inf}})
+    out = capsys.readouterr().out
+    assert json.loads(out, parse_constant=lambda c: pytest.fail(f"non-standard {c}")) == {
+        "a": None, "b": [None, 1.5], "c": {"d": None}
+    }

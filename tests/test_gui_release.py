@@ -9,6 +9,7 @@ import os
 import threading
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from optrr_engine.release.manifest import load_manifest, mechanism_from_manifest
@@ -200,8 +201,12 @@ def test_analyse_a_release(qtbot, window, tmp_path):
     assert "Wald test on the estimated table" in view.tests.toPlainText()  # in words, not the JSON key
     csv_path, json_path = tmp_path / "e.csv", tmp_path / "e.json"
     assert view.export("csv", str(csv_path)) and view.export("json", str(json_path))
-    assert csv_path.read_text().startswith("age,menopause")
-    assert json.loads(json_path.read_text())["chi_square"]["attributes"] == ["age", "menopause"]
+    assert csv_path.read_text().startswith("age,menopause,estimate,")
+    frame = pd.read_csv(csv_path)
+    assert set(frame["method"]) == {"map"} and set(frame["rows"]) == {286}  # the CSV says what it holds
+    text = json_path.read_text()
+    assert json.loads(text)["chi_square"]["attributes"] == ["age", "menopause"]
+    assert "NaN" not in text and "Infinity" not in text  # standard JSON
 
 
 def test_analyse_reports_a_file_that_does_not_match_its_manifest(qtbot, window, tmp_path):

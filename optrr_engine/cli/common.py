@@ -55,5 +55,7 @@ def json_default(obj):
 
 
 def print_json(obj) -> None:
-    json.dump(obj, sys.stdout, default=json_default, allow_nan=True)
+    from ..io.json_file import strict_json
+
+    json.dump(strict_json(obj), sys.stdout, default=json_default, allow_nan=False)
     sys.stdout.write("\n")

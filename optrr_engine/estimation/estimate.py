@@ -129,8 +129,12 @@ def estimate_from_counts(
             }
         )
     ctl.report(1.0, "done")
-    low = np.clip(unbiased - z * se, 0.0, 1.0)
-    high = np.clip(unbiased + z * se, 0.0, 1.0)
+    # a share is in [0, 1]: an unbiased estimate u outside it gives the interval of the nearest bound, [0, z se]
+    # or [1 - z se, 1] (the truncated u +- z se would shrink to [0, 0] or [1, 1] when u is more than z se outside:
+    # "certainly 0", which it is not)
+    centre = np.clip(unbiased, 0.0, 1.0)
+    low = np.clip(centre - z * se, 0.0, 1.0)
+    high = np.clip(centre + z * se, 0.0, 1.0)
     info["min_abs_eigenvalue"] = float(np.min(np.abs(op.eigenvalues)))
     return MarginalEstimate(
         sizes=op.sizes,

@@ -9,9 +9,10 @@ import numpy as np
 
 #: What each method means, for reports.
 METHOD_NOTES = {
-    "map": "smoothed maximum likelihood: the posterior mode with one pseudo-record per cell toward the uniform "
-    "distribution (EM, SQUAREM-accelerated): non-negative, sums to 1, consistent, lower error than maximum "
-    "likelihood on sparse or noisy tables; the default for shown and exported distributions",
+    "map": "smoothed maximum likelihood: the posterior mode under a uniform prior worth min(cells, sqrt(rows)) "
+    "pseudo-records in all (EM, SQUAREM-accelerated): non-negative, sums to 1, consistent, lower error than "
+    "maximum likelihood on sparse or noisy tables, pulled towards uniform where the data say little; the default "
+    "for shown and exported distributions",
     "ibu": "maximum-likelihood estimate (iterative Bayesian update = EM, SQUAREM-accelerated): non-negative, "
     "sums to 1, consistent",
     "unbiased": "unbiased estimate M^-1 lambda_hat, for inference and confidence intervals (may contain negative "
@@ -22,7 +23,9 @@ METHOD_NOTES = {
 INTERVAL_NOTE = (
     "intervals: estimate of the unbiased estimator +/- z * standard error, where the standard error comes from "
     "the multinomial covariance of the observed frequencies pushed through M^-1 (records i.i.d.), truncated to "
-    "[0, 1]; they are per-cell (not simultaneous) and do not depend on the point-estimate method"
+    "[0, 1]; an unbiased estimate below 0 (above 1) gives [0, z * standard error] ([1 - z * standard error, 1]), "
+    "never the empty [0, 0]; they are "
+    "per-cell (not simultaneous) and do not depend on the point-estimate method"
 )
 
 
@@ -86,14 +89,20 @@ class MarginalEstimate:
         }
 
     def to_frame(self):
+        """One row per cell: the attributes' values (an attribute named like a statistic column, e.g. "estimate",
+        becomes "estimate (attribute)"), the statistics, and what they are (method, confidence, the rows the table
+        was estimated from), so that an exported CSV says what it holds."""
         import pandas as pd
 
+        stats = ["estimate", "ci_low", "ci_high", "unbiased", "std_error", "observed", "method", "confidence", "rows"]
+        names = [f"{n} (attribute)" if n in stats else n for n in self.names()]
         rows = []
         for c in self.cells():
-            row = dict(zip(self.names(), c["values"], strict=True))
+            row = dict(zip(names, c["values"], strict=True))
             row.update({k: v for k, v in c.items() if k != "values"})
+            row.update(method=self.method, confidence=self.confidence, rows=self.rows)
             rows.append(row)
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=names + stats)
 
     def marginal_of(self, axes) -> np.ndarray:
         """Point estimate summed over the other attributes (axes kept in the given order)."""

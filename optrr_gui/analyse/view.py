@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import math
 import os
+from html import escape
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -33,7 +33,10 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine.analysis.chi_square import format_p_value
+from optrr_engine.errors import InputError
 from optrr_engine.estimation.release_estimate import default_manifest_path
+from optrr_engine.io.atomic import write_text_atomic
+from optrr_engine.io.json_file import strict_json
 
 from ..common.widgets import Spinner, fmt_eps
 from ..workers.jobs.analyse import estimate_task, open_release_task
@@ -236,15 +239,11 @@ class AnalyseView(QWidget):
         """The loud line for a test-seed release (ignored as data, never silently analysed as private)."""
         if not warning:
             return ""
-        from html import escape
-
         return f"<br><span style='color:#cc0000'><b>WARNING: {escape(warning)}</b></span>"
 
     def _failed(self, exc: BaseException | str) -> None:
         """Opening or estimating failed: no table of an earlier release or estimate stays on screen. The message
         is shown once: beside the file when opening failed, above the results when estimating failed."""
-        from html import escape
-
         self.spinner.stop()
         self.cancel_button.setEnabled(False)
         self.clear_results()
@@ -401,18 +400,16 @@ class AnalyseView(QWidget):
                 return False
         self.window_.settings.set_last_dir("export", path)
         if kind == "csv":
-            est.to_frame().to_csv(path, index=False)
+            text = est.to_frame().to_csv(index=False)
         else:
             d = est.to_json_dict()
             if self.result.get("chi2"):
                 d["chi_square"] = self.result["chi2"]
-            Path(path).write_text(json.dumps(d, indent=2, default=_json_default), encoding="utf-8")
+            text = json.dumps(strict_json(d), indent=2, default=str, allow_nan=False) + "\n"
+        try:
+            write_text_atomic(path, text)  # the save dialog asked before replacing; never a half-written file
+        except InputError as exc:
+            self.result_label.setText(f"<span style='color:#cc0000'>{escape(str(exc))}</span>")
+            return False
         return True
 
-
-def _json_default(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return str(value)

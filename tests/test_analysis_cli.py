@@ -50,8 +50,9 @@ def test_analyze_detects_association_and_flags_raw_test_validity(tmp_path, capsy
     assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,status", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     tests = {t["test"]: t for t in out["tests"]}
-    assert out["recommended"] == "wald_on_unbiased_estimate"
-    assert tests["wald_on_unbiased_estimate"]["p_value"] < 1e-6
+    assert out["recommended"] == "wald_on_unbiased_estimate" and "warning" not in out
+    assert tests["wald_on_unbiased_estimate"]["p_value"] < 1e-6 and tests["wald_on_unbiased_estimate"]["valid"]
+    assert out["table"]["estimate_method"] == "unbiased" and out["rows_in_release"] == n
     assert tests["pearson_on_perturbed_counts"]["valid"] is (method == "kronecker")
     assert all(t["assumes"] for t in out["tests"])
     assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,sex"]) == 0
@@ -66,3 +67,18 @@ def test_analyze_bad_input(tmp_path, capsys):
     assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "two attributes" in err[0]
+
+
+def test_analyze_with_too_few_records_recommends_no_test(tmp_path, capsys):
+    """15 records for a 2 x 2 table (fewer than 5 per cell): every test is marked unreliable, none recommended,
+    and the warning reaches stderr and the JSON (a recipient once got "wald (recommended)" from 11 records)."""
+    rng = np.random.default_rng(3)
+    data, manifest = write_release(tmp_path, "kronecker", rng.integers(0, 2, (15, 3)), rng)
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,status", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["recommended"] is None and "only 15 records report this pair for 4 cells" in out["warning"]
+    assert all(t["valid"] is False and t["assumes"].startswith("NOT reliable") for t in out["tests"])
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,status"]) == 0
+    captured = capsys.readouterr()
+    assert "(recommended)" not in captured.out and "optrr: warning: only 15 records" in captured.err
+

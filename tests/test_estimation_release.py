@@ -195,3 +195,15 @@ def test_cli_json_is_standard_json(tmp_path, capsys):
     assert json.loads(out, parse_constant=lambda c: pytest.fail(f"non-standard {c}")) == {
         "a": None, "b": [None, 1.5], "c": {"d": None}
     }
+
+
+def test_a_table_from_few_records_says_so(tmp_path, capsys):
+    """Fewer than 5 records per cell: the estimate carries info few_rows and optrr estimate warns on stderr."""
+    from optrr_engine.estimation.estimate import few_rows
+
+    mech = run_design("kronecker", [3, 4], [1.0, 1.0]).mechanism
+    small = estimate_from_counts(mech, np.full((3, 4), 4.0))  # 48 records, 12 cells: 4 per cell
+    assert small.info["few_rows"] == few_rows(48, 12) and "only 48 records report this table for 12 cells" in (
+        small.info["few_rows"]
+    )
+    assert "few_rows" not in estimate_from_counts(mech, np.full((3, 4), 5.0)).info  # 60 records: 5 per cell

@@ -7,10 +7,22 @@ import numpy as np
 from ..errors import InputError
 from ..estimation import StructuredOperator, estimate_release
 from ..estimation.covariance import covariance_matrix
+from ..estimation.estimate import MIN_ROWS_PER_CELL
 from .chi_square import pearson_chi2, wald_independence
 
 #: Eigenvalue products must agree to this for the pair's mechanism to count as a product (independent RR).
 PRODUCT_TOL = 1e-9
+
+
+def too_few_rows(rows: int, cells: int) -> str | None:
+    """Why the pair's tests are unreliable with ``rows`` records over ``cells`` cells (fewer than
+    MIN_ROWS_PER_CELL per cell, the estimate's own rule), or None."""
+    if rows >= MIN_ROWS_PER_CELL * cells:
+        return None
+    return (
+        f"only {rows:,} records report this pair for {cells} cells (fewer than {MIN_ROWS_PER_CELL} per cell): too "
+        "few for a chi-square approximation, so no test here is reliable"
+    )
 
 
 def pair_is_product(marginal_mechanism) -> bool:
@@ -62,17 +74,27 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
         ),
     )
     raw.info["valid"] = product
+    few = too_few_rows(est.rows, int(np.prod(est.sizes)))
+    wald.info["valid"] = few is None
+    if few:
+        for test in (wald, raw):
+            test.info["valid"] = False
+            test.assumes = f"NOT reliable: {few}; " + test.assumes
     out = {
         "attributes": est.names(),
         "rows": est.rows,
+        "rows_in_release": int(manifest["rows"]),
         "table": {
             "categories": est.labels(),
             "estimate": est.unbiased.tolist(),
+            "estimate_method": "unbiased",
             "observed": np.asarray(est.observed).tolist(),
         },
         "tests": [wald.to_json_dict(), raw.to_json_dict()],
-        "recommended": wald.test,
+        "recommended": None if few else wald.test,
     }
+    if few:
+        out["warning"] = few
     if est.info.get("not_private"):
         out["not_private"] = est.info["not_private"]
     return out

@@ -33,20 +33,23 @@ def parse_names(text: str) -> list[str]:
 def run(args) -> int:
     from ..estimation import METHODS, estimate_release
     from .common import print_json, warn_not_private
+    from .release_hints import release_hints
 
     if args.method not in METHODS:
         raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
-    est = estimate_release(
-        args.release,
-        parse_names(args.marginal),
-        manifest_path=args.manifest,
-        method=args.method,
-        confidence=args.confidence,
-        check_hash=not args.no_hash_check,
-    )
+    with release_hints(args):
+        est = estimate_release(
+            args.release,
+            parse_names(args.marginal),
+            manifest_path=args.manifest,
+            method=args.method,
+            confidence=args.confidence,
+            check_hash=not args.no_hash_check,
+        )
     warn_not_private(est.info.get("not_private"))
-    if "not_identifiable" in est.info:
-        print(f"optrr: warning: {est.info['not_identifiable']}", file=sys.stderr)
+    for key in ("not_identifiable", "few_rows"):
+        if key in est.info:
+            print(f"optrr: warning: {est.info[key]}", file=sys.stderr)
     if args.json:
         print_json(est.to_json_dict())
     else:

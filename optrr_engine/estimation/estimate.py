@@ -40,6 +40,20 @@ NOT_IDENTIFIABLE = (
     "this table cannot be estimated from the release: part of it never reaches the released values (an eigenvalue "
     "of its mechanism is 0), so the estimate there is the prior's guess and has no confidence interval"
 )
+#: Records per cell below which a table is flagged: its estimate leans on the prior and its intervals and tests on
+#: a normal approximation that does not hold (the textbook five per cell; randomization only adds noise).
+MIN_ROWS_PER_CELL = 5
+
+
+def few_rows(rows: float, cells: int) -> str | None:
+    """The warning for a table of ``cells`` cells estimated from ``rows`` records, or None when there are enough."""
+    if rows >= MIN_ROWS_PER_CELL * cells:
+        return None
+    return (
+        f"only {int(round(rows)):,} records report this table for {cells:,} cells (fewer than {MIN_ROWS_PER_CELL} "
+        "per cell): the estimate leans on the prior, and its intervals and tests on a normal approximation that "
+        "does not hold here"
+    )
 
 
 def prior_records(cells: int, n: float) -> float:
@@ -129,6 +143,8 @@ def estimate_from_counts(
             }
         )
     ctl.report(1.0, "done")
+    if few_rows(n, op.cells):
+        info["few_rows"] = few_rows(n, op.cells)
     # a share is in [0, 1]: an unbiased estimate u outside it gives the interval of the nearest bound, [0, z se]
     # or [1 - z se, 1] (the truncated u +- z se would shrink to [0, 0] or [1, 1] when u is more than z se outside:
     # "certainly 0", which it is not)

@@ -308,8 +308,9 @@ class AnalyseView(QWidget):
             negatives += f"; NOT converged after {est.info['iterations']} iterations"
         if "suppression" in est.info:
             negatives += f"; {est.info['suppression']}"
-        if "not_identifiable" in est.info:
-            negatives += f"; warning: {est.info['not_identifiable']}"
+        for key in ("not_identifiable", "few_rows"):
+            if key in est.info:
+                negatives += f"; warning: {est.info[key]}"
         self.result_label.setText(
             f"{' × '.join(est.names())}: {ESTIMATORS[est.method].split(' (')[0].lower()} estimate from "
             f"{est.rows:,} perturbed rows, {level} confidence intervals{negatives}."
@@ -373,7 +374,10 @@ class AnalyseView(QWidget):
         if not chi2:
             self.tests.hide()
             return
-        parts = ["<b>Tests of association</b> (H0: the two attributes are independent)<ul>"]
+        parts = ["<b>Tests of association</b> (H0: the two attributes are independent)"]
+        if chi2.get("warning"):
+            parts.append(f"<br><span style='color:#cc0000'>{escape(chi2['warning'])}</span>")
+        parts.append("<ul>")
         for t in chi2["tests"]:
             rec = " — <b>recommended</b>" if t["test"] == chi2.get("recommended") else ""
             p = t["p_value"]

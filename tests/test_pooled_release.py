@@ -82,6 +82,9 @@ def test_named_tables_release_noise_columns_and_their_estimate_says_it(tmp_path)
     manifest = perturb_file(tmp_path / "in.csv", ReleaseConfig.from_dict(json.loads(json.dumps(doc))), out).manifest
     assert manifest["overall_epsilon"] <= 2.0
     assert [a["name"] for a in manifest["attributes"]] == ["a", "b", "c", "d"]
+    report = (tmp_path / "release.csv.report.html").read_text()  # the recipient reads it before analysing
+    assert "Released as pure noise (epsilon 0; no needed table uses them): c, d" in report
+    assert "weights scaled by 0" not in report  # (the scale of a utility design's largest weight: a noise column)
     noise = estimate_release(str(out), ["d"], manifest_path=str(manifest_path(out)))
     assert "cannot be estimated from the release" in noise.info["not_identifiable"]
     assert np.allclose(noise.estimate, 0.25)

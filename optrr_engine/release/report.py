@@ -86,6 +86,12 @@ def _warnings(m: dict) -> list[str]:
         warnings.append("Some achieved epsilons differ from the request; the table shows both.")
     for note in design.get("notes", []):
         warnings.append(_e(note))
+    noise = [a["name"] for a in m.get("attributes", []) if a.get("achieved_epsilon") == 0]
+    if noise:
+        warnings.append(
+            f"Released as pure noise (epsilon 0; no needed table uses them): {', '.join(_e(n) for n in noise)}. "
+            "Their values are drawn at random, independently of the data: do not analyse them."
+        )
     derived = [c for c in m.get("codebook") or [] if (c.get("bins") or {}).get("method") in DATA_BIN_METHODS]
     if derived:
         names = ", ".join(f"{_e(c['name'])} ({_e(c['bins']['method'].replace('_', ' '))})" for c in derived)
@@ -116,10 +122,8 @@ def _privacy_and_attributes(m: dict) -> str:
     budget = design.get("budget")
     budget_html = ""
     if budget:
-        budget_html = (
-            f"<p>Total-budget mode: target whole-record epsilon {_num(budget['target_total'])}, "
-            f"weights scaled by {_num(budget['scale'])}.</p>"
-        )
+        scaled = f", weights scaled by {_num(budget['scale'])}" if budget.get("scale") else ""
+        budget_html = f"<p>Total-budget mode: target whole-record epsilon {_num(budget['target_total'])}{scaled}.</p>"
     return f"""<h2>Privacy</h2>
 <table>
 <tr><th>Whole-record epsilon</th><td class=num>{_num(m["overall_epsilon"])}</td></tr>

@@ -8,6 +8,7 @@ from ..errors import InputError
 from ..estimation import StructuredOperator, estimate_release
 from ..estimation.covariance import covariance_matrix
 from ..estimation.estimate import MIN_ROWS_PER_CELL
+from ..estimation.spectrum import NotIdentifiableError
 from .chi_square import pearson_chi2, wald_independence
 
 #: Eigenvalue products must agree to this for the pair's mechanism to count as a product (independent RR).
@@ -22,6 +23,26 @@ def too_few_rows(rows: int, cells: int) -> str | None:
     return (
         f"only {rows:,} records report this pair for {cells} cells (fewer than {MIN_ROWS_PER_CELL} per cell): too "
         "few for a chi-square approximation, so no test here is reliable"
+    )
+
+
+def not_testable(manifest: dict, idx, names) -> str:
+    """Why the association of two attributes whose joint table the design erased (a zero eigenvalue) cannot be
+    tested: a column with achieved epsilon 0 is released as pure noise; otherwise the pair's joint table is erased.
+    No estimation method recovers either."""
+    attrs = manifest["attributes"]
+    noise = [attrs[i]["name"] for i in idx if float(attrs[i]["achieved_epsilon"]) == 0]
+    if noise:
+        listed = " and ".join(repr(n) for n in noise)
+        return (
+            f"{listed} {'is' if len(noise) == 1 else 'are'} released as noise (achieved epsilon 0: the design puts "
+            "no privacy budget on it), so the association cannot be analysed from this release; no method "
+            "recovers it"
+        )
+    a, b = names
+    return (
+        f"the association of {a!r} and {b!r} cannot be analysed from this release: the design erased their joint "
+        "table (an eigenvalue of its mechanism is 0), and no method recovers it"
     )
 
 
@@ -60,7 +81,10 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
         mech = mechanism.marginal(idx)
         op = StructuredOperator.from_mechanism(mech)
     lam = est.observed / est.rows
-    cov = covariance_matrix(op, lam, est.unbiased, est.rows)
+    try:
+        cov = covariance_matrix(op, lam, est.unbiased, est.rows)
+    except NotIdentifiableError:
+        raise InputError(not_testable(manifest, idx, names)) from None
     wald = wald_independence(est.unbiased, cov)
     product = pair_is_product(mech)
     raw = pearson_chi2(

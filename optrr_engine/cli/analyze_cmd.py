@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import InputError
-
 
 def add_parser(sub):
     p = sub.add_parser("analyze", help="test the association of two attributes of a release (chi-square)")
@@ -16,45 +14,16 @@ def add_parser(sub):
     return p
 
 
-def not_testable(args, names) -> str:
-    """Why the association of two attributes whose table is erased by the design (a zero eigenvalue) cannot be
-    tested: columns with achieved epsilon 0 are released as pure noise; otherwise their joint table is erased.
-    No estimation method recovers either."""
-    from ..estimation.release_estimate import default_manifest_path
-    from ..estimation.release_source import attribute_index
-    from ..release.manifest import load_manifest
-
-    manifest = load_manifest(args.manifest or default_manifest_path(args.release), args.release, check_hash=False)
-    attrs = manifest["attributes"]
-    noise = [attrs[i]["name"] for i in attribute_index(manifest, names) if float(attrs[i]["achieved_epsilon"]) == 0]
-    if noise:
-        listed = " and ".join(repr(n) for n in noise)
-        return (
-            f"{listed} {'is' if len(noise) == 1 else 'are'} released as noise (achieved epsilon 0: the design puts "
-            "no privacy budget on it), so the association cannot be analysed from this release; no method "
-            "recovers it"
-        )
-    a, b = names
-    return (
-        f"the association of {a!r} and {b!r} cannot be analysed from this release: the design erased their joint "
-        "table (an eigenvalue of its mechanism is 0), and no method recovers it"
-    )
-
-
 def run(args) -> int:
     from ..analysis.chi_square import format_p_value
     from ..analysis.release_chi2 import chi2_release
-    from ..estimation.spectrum import NotIdentifiableError
     from .common import print_json, warn_not_private
     from .estimate_cmd import parse_names
     from .release_hints import release_hints
 
     names = parse_names(args.chi2)
     with release_hints(args):
-        try:
-            out = chi2_release(args.release, names, args.manifest, check_hash=not args.no_hash_check)
-        except NotIdentifiableError:
-            raise InputError(not_testable(args, names)) from None
+        out = chi2_release(args.release, names, args.manifest, check_hash=not args.no_hash_check)
     warn_not_private(out.get("not_private"))
     if args.json:
         print_json(out)

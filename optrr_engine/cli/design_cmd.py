@@ -31,6 +31,12 @@ def add_parser(sub):
     p.add_argument("--weights", help="relative weights of the attributes in budget mode")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--patterns", action="store_true", help="include pattern_probabilities even for k > 16 (k <= 22)")
+    p.add_argument(
+        "--with-mechanism",
+        action="store_true",
+        help='with --json: include the designed mechanism ("mechanism"); copy it into a release configuration to '
+        "release exactly this design (method utility needs it); up to megabytes for many columns",
+    )
     from . import design_utility
 
     design_utility.add_arguments(p)
@@ -91,6 +97,8 @@ def run(args) -> int:
         from .sampling_design import run_sampling
 
         return run_sampling(args, gather(args))
+    if args.with_mechanism and not args.json:
+        raise InputError("--with-mechanism needs --json (the mechanism is a JSON object for the configuration)")
     if args.m is not None:
         raise InputError("--m applies to --method sample-m only")
     if args.method not in METHODS and args.method != "utility":
@@ -130,6 +138,8 @@ def run(args) -> int:
     if budget:
         out["budget"] = budget
     out["predicted_error"] = design_utility.predicted_json(design.mechanism, args)
+    if args.with_mechanism:
+        out["mechanism"] = design.mechanism.to_dict()
     if design.exceeds_request():
         print(
             "optrr: warning: the design raised some attribute epsilons above the request (weaker privacy); "

@@ -16,7 +16,7 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--marginals",
         help="marginals the analysis needs: orders (1,2 = all 1- and 2-way) or attribute sets by 1-based index "
-        '("1,2;3"); default 1,2 (only 1 when k(k+1)/2 > 2000)',
+        '("1,2;3"; one set ends with ";": "1,2;"); default 1,2 (only 1 when k(k+1)/2 > 2000)',
     )
     p.add_argument(
         "--rows", type=int, default=None, help="number of rows the predicted error is computed for (default 10000)"
@@ -90,15 +90,22 @@ def utility_result(args, sizes, target):
 
 
 def predicted_json(mechanism, args) -> dict:
-    """The predicted error of a mechanism design for the JSON output (per marginal only for small lists)."""
+    """The predicted error of a design (a Mechanism, or a SamplingDesign: the same JSON, from its
+    SamplingCandidate) for the JSON output, per marginal only for small lists."""
     from ..errors import TooLargeError
+    from ..sampling.design import SamplingDesign
     from ..utility import predicted_error
 
     spec, text, _ = marginal_spec(args, mechanism.k)
     n = rows(args)
     guess = prior(args, mechanism.sizes)
     try:
-        pe = predicted_error(mechanism, n, spec, guess)
+        if isinstance(mechanism, SamplingDesign):
+            from ..utility.sampling import SamplingCandidate
+
+            pe = SamplingCandidate(mechanism).predicted_error(n, spec, guess)
+        else:
+            pe = predicted_error(mechanism, n, spec, guess)
     except TooLargeError as exc:
         return {"rows": n, "marginals": text, "skipped": str(exc)}
     out = pe.to_json()
@@ -154,6 +161,8 @@ def recommend_output(args, sizes, weights, target) -> dict:
         design = Design(cand.name, cand.mechanism, cand.mechanism.attribute_epsilons(), best.seconds, info)
     if design is not None:
         out = design.to_json_dict(include_patterns=True if args.patterns else None)
+        if args.with_mechanism:
+            out["mechanism"] = design.mechanism.to_dict()
     else:  # a sampling design
         out = {
             "method": cand.name,
@@ -163,6 +172,13 @@ def recommend_output(args, sizes, weights, target) -> dict:
             "design_seconds": best.seconds,
             **{k: v for k, v in info.items() if isinstance(v, (str, int, float))},
         }
+    if args.with_mechanism and design is None:
+        print(
+            f"optrr: note: the recommended design {cand.name} is a sampling design: no mechanism to include; a "
+            f"configuration with method {getattr(cand.design, 'method', cand.name)} and target_total is designed by "
+            "optrr perturb itself",
+            file=sys.stderr,
+        )
     out["recommended"] = cand.name
     out["budget"] = {"target_total": float(target), "weights": [float(w) for w in weights]}
     out["recommendation"] = rec.to_json(n, text)

@@ -1,5 +1,5 @@
 """``optrr design --method smp|sample-m|rsfd``: a sampling design at a whole-record epsilon, its exact
-accounting and what each released row carries."""
+accounting, what each released row carries and the predicted error of --marginals at --rows."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def sampling_json(design) -> dict:
 def run_sampling(args, gathered) -> int:
     from ..sampling import make_sampling_design
     from .common import print_json
+    from .design_utility import predicted_json, print_predicted
 
     sizes, epsilons, weights, target = gathered
     if target is None or epsilons is not None:
@@ -36,11 +37,17 @@ def run_sampling(args, gathered) -> int:
         raise InputError("method sample-m needs --m, the number of attributes each record reports")
     if args.method != "sample-m" and args.m is not None:
         raise InputError("--m applies to --method sample-m only")
+    if args.with_mechanism:
+        raise InputError(
+            f"--with-mechanism: a sampling design has no mechanism to copy; a configuration with method {args.method} "
+            "(and target_total) is designed by optrr perturb itself"
+        )
     explicit = args.weights is not None or (weights is not None and any(w != weights[0] for w in weights))
     design = make_sampling_design(
         args.method, sizes, target, m=args.m, weights=weights if explicit and args.method != "sample-m" else None
     )
     out = sampling_json(design)
+    out["predicted_error"] = predicted_json(design, args)
     if args.json:
         print_json(out)
         return 0
@@ -49,4 +56,5 @@ def run_sampling(args, gathered) -> int:
     print(f"{'attr':>6} {'size':>6} {'reported':>10} {'epsilon':>12}")
     for i, a in enumerate(out["sizes"]):
         print(f"{i + 1:>6} {a:>6} {out['reporting_probabilities'][i]:>10.4f} {out['attribute_epsilons'][i]:>12.6f}")
+    print_predicted(out)
     return 0

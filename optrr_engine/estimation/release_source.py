@@ -100,15 +100,22 @@ def encode_arrow(column, categories: list[str], name: str, not_reported: str | N
 
 
 def attribute_index(manifest: dict, names: list[str]) -> list[int]:
-    """Positions of the named attributes in the manifest (= in its mechanism)."""
+    """Positions of the named attributes in the manifest (= in its mechanism). A name that is not a randomized
+    attribute is an error; for one of the manifest's ``kept_columns`` (copied unchanged) it says so."""
     known = [str(a["name"]) for a in manifest["attributes"]]
     stripped = [k.strip() for k in known]
+    kept = [str(c) for c in manifest.get("kept_columns") or []]
     out = []
     for name in names:
         if name in known:
             out.append(known.index(name))
         elif stripped.count(str(name).strip()) == 1:
             out.append(stripped.index(str(name).strip()))
+        elif name in kept or [c.strip() for c in kept].count(str(name).strip()) == 1:
+            raise InputError(
+                f"{name!r} is a column copied unchanged (kept, not randomized); tabulate it directly from the file "
+                f"(randomized attributes: {', '.join(known)})"
+            )
         else:
             raise InputError(f"attribute {name!r} is not in the release; perturbed attributes: {', '.join(known)}")
     if len(set(out)) != len(out):

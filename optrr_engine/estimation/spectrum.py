@@ -66,10 +66,15 @@ def mechanism_eigenvalues(mechanism) -> np.ndarray:
     return lam
 
 
+class NotIdentifiableError(InputError):
+    """A marginal's mechanism has a zero eigenvalue: inversion cannot recover it (front ends may say why)."""
+
+
 def check_identifiable(eigenvalues: np.ndarray, tol: float = MIN_ABS_EIGENVALUE) -> None:
+    """Raise :class:`NotIdentifiableError` when an eigenvalue is (numerically) zero."""
     bad = np.flatnonzero(np.abs(eigenvalues) < tol)
     if bad.size:
-        raise InputError(
+        raise NotIdentifiableError(
             "this marginal is not identifiable by inversion: the mechanism has a (numerically) zero eigenvalue "
             f"on {bad.size} eigenspace(s); use the iterative Bayesian update (method 'ibu') instead"
         )

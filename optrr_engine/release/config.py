@@ -191,7 +191,8 @@ class ReleaseConfig:
     ``accept_changed_epsilons``: allow a design (e.g. the heuristic) to return an attribute epsilon above
     the request. ``input``: reader options (delimiter, encoding, decimal, sheet) used by schema. ``mechanism``:
     a designed mechanism (``Mechanism.to_dict()``) to release exactly as it is, never recomputed (the GUI
-    stores the one it shows); None designs anew with ``method``."""
+    stores the one it shows); None designs anew with ``method``, except ``utility``, which needs it (the release
+    is refused once the category counts are known, naming the ``optrr design`` command that writes it)."""
 
     method: str = "auto"
     columns: list = field(default_factory=list)
@@ -243,11 +244,6 @@ class ReleaseConfig:
         if not isinstance(self.method, str):
             raise InputError("method must be a text such as auto, optimal or kronecker")
         self.method = METHOD_ALIASES.get(self.method, self.method)
-        if self.method == "utility" and self.mechanism is None:
-            raise InputError(
-                "method utility is released with the mechanism its design wrote: add 'mechanism' (from optrr design "
-                "--method utility --json or the GUI), or choose another method"
-            )
         if self.method not in (*METHODS, "auto", "utility") and self.method not in SAMPLING_METHODS:
             known = ", ".join((*METHODS, *SAMPLING_METHODS))
             raise InputError(f"method {self.method!r} is unknown; choose one of {known}")

@@ -5,9 +5,10 @@ method raises any eps_i (the paper's heuristic can), the release stops with a on
 column, unless the configuration sets ``accept_changed_epsilons``; the manifest then lists every change.
 A configuration that carries a ``mechanism`` (the one the GUI showed) is released exactly as it is: it is
 checked against the columns' category counts and requested epsilons (or the whole-record target), never
-recomputed. If "auto" is configured but this build of the engine has no "auto" method, an exact design is used instead
-(optimal LP for k <= AUTO_FALLBACK_OPTIMAL_K, else the family optimum, else Kronecker), and the manifest
-says so.
+recomputed; method "utility" is released only so (without one, the error names the ``optrr design`` command
+that writes it for these columns). If "auto" is configured but this build of the engine has no "auto" method,
+an exact design is used instead (optimal LP for k <= AUTO_FALLBACK_OPTIMAL_K, else the family optimum, else
+Kronecker), and the manifest says so.
 """
 
 from __future__ import annotations
@@ -78,6 +79,31 @@ def _given(config, mech, sizes, eps, target):
     return Design(config.method, mech, np.asarray(eps, dtype=float), 0.0, {"mechanism_source": "configuration"})
 
 
+def utility_design_command(config, sizes, names: list[str]) -> str:
+    """The ``optrr design --method utility ... --json --with-mechanism`` command whose "mechanism" releases these
+    columns (category counts ``sizes``, in mechanism order ``names``) at the configuration's target_total, for
+    its needed_marginals (by 1-based index; a single set ends with ";", else "1,2" would read as orders)."""
+    import shlex
+
+    target = "E" if config.target_total is None else repr(float(config.target_total))
+    cmd = ["optrr", "design", "--method", "utility", "--sizes", ",".join(str(int(a)) for a in sizes)]
+    cmd += ["--target-total", target]
+    sets = [s for s in config.needed_marginals or [] if all(n in names for n in s)]
+    if sets:
+        text = ";".join(",".join(str(names.index(n) + 1) for n in s) for s in sets)
+        cmd += ["--marginals", text if ";" in text else text + ";"]
+    return " ".join(shlex.quote(c) for c in [*cmd, "--json", "--with-mechanism"])
+
+
+def _utility_without_mechanism(config, sizes, names: list[str]) -> InputError:
+    need = "" if config.target_total is not None else "set target_total (the whole-record epsilon E), then "
+    return InputError(
+        "method utility is released with the mechanism of its design, and the configuration has no 'mechanism': "
+        f'{need}run `{utility_design_command(config, sizes, names)}` and copy the "mechanism" object of its '
+        "output into the configuration (the GUI does this itself), or choose another method"
+    )
+
+
 def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> ReleaseDesign:
     from ..designs import METHODS
     from ..sampling.design import SAMPLING_METHODS
@@ -102,6 +128,8 @@ def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> 
             scale = float(design.mechanism.attribute_epsilons()[int(np.argmax(weights))])
             budget = {"target_total": float(target), "weights": [float(w) for w in weights], "scale": scale}
         notes.append("the mechanism given in the configuration, released as it is (not recomputed)")
+    elif method == "utility":
+        raise _utility_without_mechanism(config, sizes, names)
     elif method in METHODS:
         design, budget = _run(method, sizes, eps, weights, target, ctl)
     elif method == "auto":

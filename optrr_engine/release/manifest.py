@@ -200,6 +200,10 @@ def manifest_text(manifest: dict) -> str:
     return json.dumps(manifest, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+class HashMismatchError(InputError):
+    """The data file's SHA-256 is not the manifest's ``output_sha256`` (a front end may add how to skip the check)."""
+
+
 def _fail(path, what: str) -> InputError:
     return InputError(f"manifest {os.path.basename(os.fspath(path))} {what}")
 
@@ -302,7 +306,7 @@ def load_manifest(path, data_path=None, check_hash: bool = True) -> dict:
         if not os.path.exists(data):
             raise InputError(f"data file {data} described by manifest {os.path.basename(path)} does not exist")
         if sha256_file(data) != manifest["output_sha256"]:
-            raise InputError(
+            raise HashMismatchError(
                 f"data file {os.path.basename(data)} does not match manifest {os.path.basename(path)} "
                 "(SHA-256 differs): the file was changed or the manifest belongs to another release"
             )

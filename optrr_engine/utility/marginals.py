@@ -16,8 +16,9 @@ MAX_MARGINALS = 20_000
 
 
 def parse_marginals(text, names=None) -> dict:
-    """ "1,2" -> orders 1 and 2; "a,b;c" -> the sets {a, b} and {c}. Attributes are names (when ``names`` is
-    given) or 1-based indices. A list of lists (configuration files) is read as sets."""
+    """ "1,2" -> orders 1 and 2; "a,b;c" -> the sets {a, b} and {c}; "1,2;" -> the one set {1, 2} (empty parts
+    are skipped). Attributes are names (when ``names`` is given) or 1-based indices. A list of lists
+    (configuration files) is read as sets."""
     if isinstance(text, (list, tuple)):
         return {"sets": [_resolve_set(s, names) for s in text]}
     text = str(text).strip()
@@ -25,7 +26,10 @@ def parse_marginals(text, names=None) -> dict:
         raise InputError('the marginals list is empty: use e.g. 1,2 (all 1- and 2-way) or "a,b;c"')
     if ";" not in text and all(t.strip().isdigit() and 1 <= int(t) <= 3 for t in text.split(",")):
         return {"orders": sorted({int(t) for t in text.split(",")})}
-    return {"sets": [_resolve_set([t.strip() for t in part.split(",")], names) for part in text.split(";")]}
+    parts = [part for part in text.split(";") if part.strip()]
+    if not parts:
+        raise InputError('the marginals list is empty: use e.g. 1,2 (all 1- and 2-way) or "a,b;c"')
+    return {"sets": [_resolve_set([t.strip() for t in part.split(",")], names) for part in parts]}
 
 
 def _resolve_set(items, names) -> tuple[int, ...]:

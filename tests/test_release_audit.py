@@ -157,3 +157,26 @@ def test_the_internal_files_are_readable_by_their_owner_only(tmp_path, audit_dir
     os.umask(mask)
     for sent in ("r1.csv", "r1.csv.manifest.json", "r1.csv.report.html"):
         assert mode(tmp_path / sent) == 0o666 & ~mask, sent
+
+
+def test_a_weekly_release_to_the_same_name_keeps_one_internal_report_each(tmp_path, audit_dir, monkeypatch):
+    """Last week's release moved away, this week's goes to the same name: it is not refused by last week's internal
+    report (it was, for good: the GUI cannot pass --force), and each release keeps its own report."""
+    import optrr_engine.release.manifest as manifest_module
+    from optrr_engine.release.perturb import perturb_file
+
+    src = tmp_path / "in.csv"
+    src.write_text("a,b\n" + "x,p\ny,q\nx,r\n" * 20)
+    cfg = {"method": "kronecker", "columns": [
+        {"name": "a", "role": "perturb", "epsilon": 1.0, "categories": ["x", "y"]},
+        {"name": "b", "role": "perturb", "epsilon": 1.0, "categories": ["p", "q", "r"]},
+    ]}
+    reports = []
+    for week in ("2026-11-19T09:00:00Z", "2026-11-26T09:00:00Z"):
+        monkeypatch.setattr(manifest_module, "utc_now", lambda week=week: week)
+        made = perturb_file(src, cfg, tmp_path / "weekly.csv", allow_repeat=True)
+        reports.append(made.audit_entry["files"]["internal_report"])
+        for suffix in ("", ".manifest.json", ".report.html"):  # archived elsewhere
+            os.rename(f"{tmp_path / 'weekly.csv'}{suffix}", f"{tmp_path / week[:10]}{suffix}")
+    assert len(set(reports)) == 2 and all(os.path.exists(r) for r in reports)
+    assert [os.path.basename(r).split(".")[3] for r in reports] == ["20261119T090000Z", "20261126T090000Z"]

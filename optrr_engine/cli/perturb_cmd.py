@@ -94,7 +94,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..release.audit import audit_folder, audit_path, internal_report_path
+    from ..release.audit import audit_folder, audit_path
     from ..release.manifest import manifest_path, report_path
     from ..release.perturb import perturb_file
     from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
@@ -178,6 +178,6 @@ def run(args) -> int:
             f"whole-record epsilon {manifest['overall_epsilon']:.6g} (method {manifest['design']['method']}); "
             f"{'shuffled' if manifest['shuffled'] else 'input order'}; {randomness}\n"
             f"send:     {args.output}, {manifest_path(args.output)}, {report_path(args.output)}\n"
-            f"keep:     {audit_path(folder)}, {internal_report_path(folder, args.output)}"
+            f"keep:     {audit_path(folder)}, {made.audit_entry['files']['internal_report']}"
         )
     return 0

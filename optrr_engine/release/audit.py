@@ -77,16 +77,22 @@ def audit_path(folder) -> str:
     return os.path.join(os.fspath(folder), AUDIT_NAME)
 
 
-def internal_report_path(folder, output_path) -> str:
-    """``OUTPUT.XXXXXXXX.internal-report.html`` in the audit folder, XXXXXXXX the first 8 hex digits of the SHA-256
-    of the release's absolute path: one audit folder serves every project, so releases of the same name in
-    different folders get different internal reports (a release written again to the same path, with --force,
-    replaces its own)."""
+def internal_report_path(folder, output_path, stamp: str) -> str:
+    """``OUTPUT.XXXXXXXX.STAMP.internal-report.html`` in the audit folder, XXXXXXXX the first 8 hex digits of the
+    SHA-256 of the release's absolute path (one audit folder serves every project, so releases of the same name in
+    different folders get different internal reports) and STAMP the release's start (``20261126T181500Z``): every
+    release keeps its own report, like its entry of the ledger (a weekly release to the same name, last week's
+    files moved away, was refused for good by last week's report)."""
     import hashlib
 
     output = os.path.abspath(os.fspath(output_path))
     tag = hashlib.sha256(output.encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return os.path.join(os.fspath(folder), f"{os.path.basename(output)}.{tag}{INTERNAL_REPORT_SUFFIX}")
+    return os.path.join(os.fspath(folder), f"{os.path.basename(output)}.{tag}.{stamp}{INTERNAL_REPORT_SUFFIX}")
+
+
+def file_stamp(created: str) -> str:
+    """``2026-11-26T18:15:00Z`` -> ``20261126T181500Z`` (a time in a file name)."""
+    return created.replace("-", "").replace(":", "")
 
 
 def load_audit(path) -> dict:

@@ -126,6 +126,7 @@ def perturb_file(
         append_release,
         audit_folder,
         audit_path,
+        file_stamp,
         internal_report_path,
         load_audit,
         releases_of,
@@ -153,7 +154,7 @@ def perturb_file(
     in_format = format_of(input_path)
     out_format = choose_output_format(output_path, output_format, in_format)
     folder = audit_folder(audit_dir)
-    apath, ipath = audit_path(folder), internal_report_path(folder, output_path)
+    apath, ipath = audit_path(folder), internal_report_path(folder, output_path, file_stamp(utc_now()))
     mpath, rpath = manifest_path(output_path), report_path(output_path)
     protected = [(input_path, "input file"), (config_path, "configuration"), (key_path, "key file")]
     protected.append((apath, "audit record"))

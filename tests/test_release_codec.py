@@ -99,9 +99,13 @@ def test_codec_errors(cfg, df, pattern):
     assert "\n" not in str(info.value)
 
 
-def test_unknown_value_reports_the_chunk_rows():
+def test_unknown_value_reports_its_own_rows():
+    """The rows holding the value, counted from the file's first data row (it named the whole chunk: "rows 1 to
+    286" for a value in rows 1-3)."""
     import pyarrow as pa
 
     codec = Codec(config(perturb("c", ["a", "b"])))
-    with pytest.raises(InputError, match="in data rows 1,001 to 1,002"):
+    with pytest.raises(InputError, match=r"'zz' \(in data row 1,002\)"):
         codec.encode_table(pa.table({"c": ["a", "zz"]}), first_row=1000)
+    with pytest.raises(InputError, match=r"'yy', 'zz' \(in data rows 2, 4, 5, 6, 7 and 2 more in this part"):
+        codec.encode_table(pa.table({"c": ["a", "zz", "b", "yy", "zz", "zz", "zz", "zz", "zz"]}))

@@ -27,6 +27,7 @@ from .recode import recode_arrow, released_label, source_map
 MISSING = -2
 UNKNOWN = -3
 UNLISTED = -4
+NOT_LISTED = -5  # a text of a nominal or ordinal column that is not among its categories (refused)
 
 
 def _show(values, limit: int = 3) -> str:
@@ -82,8 +83,9 @@ class ColumnCodec:
 
         return pa.array(self.labels, type=pa.string())
 
-    def _value_codes(self, values, first_row: int, n: int) -> np.ndarray:
-        """Code of each distinct text (MISSING for missing-value texts); unknown texts are an error.
+    def _value_codes(self, values) -> np.ndarray:
+        """Code of each distinct text (MISSING for missing-value texts; NOT_LISTED for a text of a nominal or
+        ordinal column that is not among its categories, which :meth:`encode` refuses with its rows).
         Order: missing-value texts, then recoded texts (so a recoded "-9" is not binned as a number), then
         numbers into bins, then the listed categories."""
         import pyarrow as pa
@@ -128,14 +130,25 @@ class ColumnCodec:
             codes[todo[ok]] = found[ok].astype(np.int64) + offset
             if self.type == "numeric":
                 codes[todo[~ok]] = UNLISTED
-            elif not ok.all():
-                bad = sorted(values.take(pa.array(todo[~ok])).to_pylist())
-                raise InputError(
-                    f"column {self.name!r} has values that are not among its categories: {_show(bad)} "
-                    f"(in data rows {first_row + 1:,} to {first_row + n:,}); add them to its categories (or "
-                    "recode them) or run optrr schema again"
-                )
+            else:
+                codes[todo[~ok]] = NOT_LISTED  # an error once encode() knows their rows
         return codes
+
+    def _refuse_not_listed(self, values, value_codes, index, first_row: int) -> None:
+        """Values of a nominal or ordinal column that are not among its categories: an error naming them and the
+        data rows (1-based, counted from the first data row of the file) where they first occur."""
+        import pyarrow as pa
+
+        bad_ids = np.flatnonzero(value_codes == NOT_LISTED)
+        bad = sorted(values.take(pa.array(bad_ids)).to_pylist())
+        rows = np.flatnonzero(np.isin(index, bad_ids))
+        shown = ", ".join(f"{first_row + int(r) + 1:,}" for r in rows[:5])
+        more = f" and {rows.size - 5:,} more in this part of the file" if rows.size > 5 else ""
+        raise InputError(
+            f"column {self.name!r} has values that are not among its categories: {_show(bad)} "
+            f"(in data row{'s' if rows.size > 1 else ''} {shown}{more}); add them to its categories (or "
+            "recode them) or run optrr schema again"
+        )
 
     def encode(self, col, first_row: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(codes with -1 on excluded rows, excluded mask) of a string Arrow column. Each distinct text is
@@ -144,7 +157,9 @@ class ColumnCodec:
 
         index, distinct = dictionary_codes(col)
         n = len(index)
-        value_codes = self._value_codes(distinct, first_row, n)
+        value_codes = self._value_codes(distinct)
+        if value_codes.size and (value_codes == NOT_LISTED).any():
+            self._refuse_not_listed(distinct, value_codes, index, first_row)
         codes = np.where(index >= 0, value_codes[index] if value_codes.size else MISSING, MISSING)
         unlisted = codes == UNLISTED
         if unlisted.any():

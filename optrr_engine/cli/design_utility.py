@@ -173,10 +173,12 @@ def recommend_output(args, sizes, weights, target) -> dict:
             **{k: v for k, v in info.items() if isinstance(v, (str, int, float))},
         }
     if args.with_mechanism and design is None:
+        method = cand.name  # smp, rsfd, or sample-M: the configuration's sample-m with sample_m M
+        if method.startswith("sample-"):
+            method = f"sample-m, sample_m {method.removeprefix('sample-')},"
         print(
             f"optrr: note: the recommended design {cand.name} is a sampling design: no mechanism to include; a "
-            f"configuration with method {getattr(cand.design, 'method', cand.name)} and target_total is designed by "
-            "optrr perturb itself",
+            f"configuration with method {method} and target_total is designed by optrr perturb itself",
             file=sys.stderr,
         )
     out["recommended"] = cand.name

@@ -232,6 +232,10 @@ class MainWindow(QMainWindow):
         self.project_path: str | None = None
         self.store: DataStore | None = None
         self.loading = False
+        #: reading the rows was cancelled: the file is only partly read (reopen it to release)
+        self.partly_read = False
+        #: an opened project's saved row count, until its data is compared with the file (``_report_data_changes``)
+        self._project_check: dict | None = None
         self.last_error = ""
         self._data_started = 0.0
         self._warm_stop = threading.Event()  # set on close: the warm-up imports stop (_stop_warm_imports)
@@ -535,13 +539,13 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"OptRR — {name}{project}{dirty}")
 
     def _on_state(self, kind, index, name) -> None:
-        if kind in ("reset", "session", "column", "columns"):
+        if kind in ("reset", "session", "column", "columns", "rows"):  # rows: a partly read file is read again
             self._update_safe_start()
         if kind in ("reset", "rows"):
             self._update_title()
             n = self.state.n_rows
             cols = len(self.state.columns)
-            rows = f"{n:,} rows" if n is not None else "counting rows…"
+            rows = f"{n:,} rows" if n is not None else "only partly read" if self.partly_read else "counting rows…"
             self.status_label.setText(
                 f"{Path(self.state.data_path).name if self.state.data_path else ''}: {rows}, {cols} columns"
             )
@@ -614,6 +618,7 @@ class MainWindow(QMainWindow):
 
     def _columns_inferred(self, path: str, options: dict, result: dict) -> None:
         self.project_path = None
+        self._project_check = None
         self.summaries = {}
         self.state.load_columns(path, options, result["columns"], None, safe_start=True)  # one reset
         self.stack.clear()
@@ -630,10 +635,12 @@ class MainWindow(QMainWindow):
             self.cancel_load.hide()
             return
         self.loading = True
+        self.partly_read = False
         self.cancel_load.show()
         columns = [c.name for c in self.state.columns]
         self.store = DataStore(columns)
         set_summaries(self.state, {})  # the previous rows' summaries no longer apply
+        self.summaries = {}
         self.data_view.model.set_store(self.store)
         self.data_view.status.setText("Reading rows…")
         self._data_started = time.perf_counter()
@@ -649,7 +656,7 @@ class MainWindow(QMainWindow):
             on_done=self._rows_loaded,
             on_error=lambda exc: self._load_failed(path, exc),
             on_progress=lambda f, msg: self.data_view.status.setText(msg),
-            on_cancelled=self._load_cancelled,
+            on_cancelled=self._rows_cancelled,
         )
 
     def _rows_loaded(self, n: int) -> None:
@@ -671,7 +678,25 @@ class MainWindow(QMainWindow):
     def _load_cancelled(self) -> None:
         self.loading = False
         self.cancel_load.hide()
+        if not self.runner.busy_channels():
+            self.status_spinner.stop()
         self.statusBar().showMessage("Reading the file was cancelled", 5000)
+
+    def _rows_cancelled(self) -> None:
+        """Reading the rows was cancelled: the file is only partly read; the release (it needs every row and
+        the row count) waits until it is opened again."""
+        self._load_cancelled()
+        self.partly_read = True
+        self._project_check = None
+        name = Path(self.state.data_path).name if self.state.data_path else "the file"
+        read = self.store.stop() if self.store is not None else 0  # chunks still on their way are not shown
+        self.data_view.model._poll()
+        self.data_view.status.setText(f"Only the first {read:,} rows were read (reading was cancelled)")
+        self._on_state("rows", None, None)  # the status bar and Release (disabled, with the reason)
+        self.show_error(
+            f"Reading {name} was cancelled: it was only partly read ({read:,} rows). The designs have no row "
+            "count and nothing can be released: open the file again (File ▸ Open) to read all of it."
+        )
 
     def cancel_loading(self) -> None:
         self.runner.cancel("schema")
@@ -710,6 +735,9 @@ class MainWindow(QMainWindow):
             self.show_error(str(exc))
             return False
         self.project_path = str(path)
+        self.partly_read = False
+        # compared with the file once its rows and column summaries are read (_report_data_changes)
+        self._project_check = {"rows": self.state.n_rows}
         self.stack.clear()
         self._update_title()
         if self.state.data_path and not os.path.exists(self.state.data_path):
@@ -736,7 +764,23 @@ class MainWindow(QMainWindow):
         self.settings.set_last_dir("project", path)
         return self.save_project_to(path)
 
+    def commit_pending_edits(self) -> None:
+        """Apply what is typed in the focused field but not yet applied (bin edges, the needed column sets, a
+        typed ε): Ctrl+S, Release and Export recipe leave the focus where it is, so the field never learns."""
+        from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit
+
+        widget = QApplication.focusWidget()
+        spin = widget if isinstance(widget, QAbstractSpinBox) else None
+        if spin is None and widget is not None and isinstance(widget.parent(), QAbstractSpinBox):
+            spin = widget.parent()  # the spin box's own line edit
+        if spin is not None:
+            spin.interpretText()  # valueChanged when the typed value differs (keyboard tracking is off)
+        elif isinstance(widget, QLineEdit) and widget.isModified() and not widget.isReadOnly():
+            if widget.hasAcceptableInput():
+                widget.editingFinished.emit()
+
     def save_project_to(self, path: str) -> bool:
+        self.commit_pending_edits()
         try:
             self.state.save_project(path)
         except OSError as exc:
@@ -756,6 +800,7 @@ class MainWindow(QMainWindow):
     def open_release(self) -> None:
         from .release.dialog import ReleaseDialog
 
+        self.commit_pending_edits()
         if not self.state.data_path:
             self.show_info(f"{self.release_blocker()}.")
             return
@@ -848,6 +893,8 @@ class MainWindow(QMainWindow):
             return "Confirm the columns to share first (step 1 above the column table)"
         if not self.state.perturbed_indices():
             return "Choose at least one column to perturb first"
+        if self.partly_read:
+            return "The data file was only partly read (reading was cancelled): open it again to release"
         return None
 
     def column_risk(self, row: int) -> str | None:
@@ -912,7 +959,47 @@ class MainWindow(QMainWindow):
         self.column_panel.set_summaries(summaries)
         current = self.data_view.table.currentIndex()
         self.show_summary_of(current.column() if current.isValid() else 0)
+        self._report_data_changes()
         self.summariesReady.emit()
+
+    def _report_data_changes(self) -> None:
+        """A reopened project: what differs from its data file now read (columns gone or new, values outside a
+        perturbed column's categories, another row count), in the message bar."""
+        from .state.data_changes import changes_message, data_changes
+
+        check, self._project_check = self._project_check, None
+        if check is None or self.store is None:
+            return
+        changes = data_changes(
+            self.state.columns, self.store.file_columns, self.summaries, check.get("rows"), self.state.n_rows
+        )
+        self._update_safe_start()
+        if changes:
+            self.show_error(changes_message(changes))
+
+    def data_problems(self) -> list[str]:
+        """Why the file as read cannot be released (the release dialog lists them): read only in part, or
+        released columns it no longer has."""
+        from .state.data_changes import absent_released, unknown_values
+
+        out = []
+        if self.partly_read:
+            out.append("The data file was only partly read (reading was cancelled): open it again to release.")
+        if self.store is not None and self.store.columns == [c.name for c in self.state.columns]:
+            absent = absent_released(self.state.columns, self.store.file_columns)
+            if absent:
+                out.append(
+                    f"Column {', '.join(absent)} is not in {Path(self.state.data_path or '').name} any more: drop it "
+                    "(role drop) or open the data file it came from."
+                )
+            for col in self.state.columns:
+                bad = unknown_values(col, self.summaries.get(col.name))
+                if bad:
+                    values = ", ".join(f"'{v}'" for v, _n in bad[:3]) + (" and more" if len(bad) > 3 else "")
+                    out.append(
+                        f"{col.name} has values that are not among its categories ({values}): add or merge them."
+                    )
+        return out
 
     def show_summary_of(self, column: int) -> None:
         if not 0 <= column < len(self.state.columns):
@@ -920,12 +1007,29 @@ class MainWindow(QMainWindow):
         col = self.state.columns[column]
         self.summary_view.show_summary(self.summaries.get(col.name), col)
 
+    def recipe_configuration(self):
+        """The configuration of the design the release would use now (the panel's choice or the recommended one),
+        with its mechanism, exactly as the release dialog builds it; None while that design is computing."""
+        from .release.configuration import release_configuration
+
+        method = self.controller.chosen()
+        summary = self.controller.current().get(method) if method else None
+        if summary is None or not summary.ok or summary.design is None:
+            return None
+        accept = bool(summary.exceeds_request and self.state.accept_changed_epsilons)
+        return release_configuration(self.state, method, summary, accept)
+
     def export_recipe(self) -> str | None:
         """File ▸ Export recipe: the release configuration and the optrr perturb command line."""
         from optrr_engine.errors import InputError
         from optrr_engine.release.recipe import script_path, write_recipe
 
+        self.commit_pending_edits()
         if not self.state.data_path:
+            return None
+        config = self.recipe_configuration()
+        if config is None:
+            self.show_info("Wait for the design the release would use, then export the recipe.")
             return None
         start = os.path.join(self.settings.last_dir("project"), Path(self.state.data_path).stem + "_release.json")
         path, _ = QFileDialog.getSaveFileName(self, "Export recipe", start, "Release configuration (*.json)")
@@ -943,7 +1047,7 @@ class MainWindow(QMainWindow):
                 return None
         out = str(Path(self.state.data_path).with_name(Path(self.state.data_path).stem + "_released.csv"))
         try:
-            command = write_recipe(self.state.to_release_config(), self.state.data_path, path, out, force=True)
+            command = write_recipe(config, self.state.data_path, path, out, force=True)
         except (InputError, OSError) as exc:
             self.show_error(f"Cannot export the recipe: {exc}")
             return None
@@ -987,6 +1091,17 @@ class MainWindow(QMainWindow):
         if not self.confirm_discard("quitting"):
             event.ignore()
             return
+        release = getattr(self, "_release_dialog", None)
+        if release is not None and release.result_state == "running":
+            buttons = QMessageBox.StandardButton
+            answer = QMessageBox.question(
+                self, "Release running", "A release is running: cancel it and quit?", buttons.Yes | buttons.No,
+                buttons.No,
+            )
+            if answer != buttons.Yes:
+                event.ignore()  # the release goes on
+                return
+            release.cancel()  # the engine stops and removes what it wrote (cancel_all below ends the wait)
         self.settings.save_window(self)
         self._stop_warm_imports()
         self.runner.cancel_all()

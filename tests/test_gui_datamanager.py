@@ -191,7 +191,23 @@ def test_help_window_opens_at_the_current_tab(qtbot, window):
     assert help_window.find("Tang et al.")
 
 
-def test_recipe_export_reproduces_the_release(qtbot, window, tmp_path, monkeypatch):
+@pytest.mark.parametrize("pick", ["recommended", "utility", "heuristic"])
+def test_recipe_export_reproduces_the_release(qtbot, window, tmp_path, monkeypatch, pick):
+    """optrr perturb on the exported recipe releases the very mechanism the window releases: the recommended
+    design, Utility (total budget: it was released as auto) and the heuristic with raised epsilons accepted (the
+    recipe left the acceptance out and the command failed)."""
+    import json
+
+    if pick == "utility":
+        window.state.set_session_value("budget_mode", True)
+    if pick == "heuristic":
+        window.state.set_session_value("accept_changed_epsilons", True)
+    if pick != "recommended":
+        window.use_design(pick)
+    wait_ready(qtbot, window)
+    method = window.controller.chosen()
+    shown = window.controller.current()[method].design.mechanism
+    assert pick == "recommended" or method == pick
     target = tmp_path / "recipe.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     command = window.export_recipe()
@@ -199,7 +215,10 @@ def test_recipe_export_reproduces_the_release(qtbot, window, tmp_path, monkeypat
     args = shlex.split(command)
     out = tmp_path / "again.csv"
     args[args.index("-o") + 1] = str(out)
-    assert main([*args[1:], "--quiet"]) == 0 and out.exists()
+    assert main([*args[1:], "--quiet", "--allow-repeat"]) == 0 and out.exists()
+    manifest = json.loads((tmp_path / "again.csv.manifest.json").read_text())
+    released = {k: v for k, v in manifest["mechanism"].items() if k != "method"}  # (the manifest names the method)
+    assert released == json.loads(json.dumps(shown.to_dict())) and manifest["design"]["method"] == method
 
 
 def test_window_fits_the_available_screen(qtbot, window):

@@ -47,7 +47,7 @@ class LazyDataModel(QAbstractTableModel):
         first_page = min(self.store.rows, ROWS_PER_FETCH)
         if self._shown < first_page:
             self._expose(first_page)
-        if self.store.complete:
+        if self.store.complete or self.store.stopped:
             self._timer.stop()
 
     # -- Spyder-style lazy rows -------------------------------------------------------------------

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import delete as shiboken_delete
 
 from optrr_engine.tolerance import eps_equal
 
@@ -59,10 +60,14 @@ def epsilon_column_width(view) -> int:
 
 def combo_width(choices, view) -> int:
     """The width a cell needs for the combo box editor of ``choices`` (its own size hint: text, arrow, frame)."""
-    probe = QComboBox(view)
+    # Without a parent, deleted right here: a probe left to deleteLater inside the view was shown at the view's
+    # (0, 0), over its header, when the Design page appeared before it was deleted (a project opened while no
+    # event loop ran, e.g. at start-up).
+    probe = QComboBox()
+    probe.setFont(view.font())
     probe.addItems(list(choices))
     width = probe.sizeHint().width() + 2
-    probe.deleteLater()
+    shiboken_delete(probe)
     return width
 
 
@@ -288,6 +293,8 @@ class AttributePanel(QWidget):
         # at least three rows under the (two-line) header: on a small screen the side scrolls instead
         self.view.setMinimumHeight(3 * row_height + 2 * self.view.fontMetrics().height() + 24)
         self.view.setAlternatingRowColors(True)
+        # Tab leaves the table (to the side panel and the mechanism); the arrow keys move between the cells
+        self.view.setTabKeyNavigation(False)
         header = self.view.horizontalHeader()
         # Sized to their contents once per file (``_fit_columns``), not by ResizeToContents: that re-measured
         # every row at each layout change (showing the safe-start banner measured 77 rows x 4 columns).

@@ -165,12 +165,14 @@ class ColumnPanel(QWidget):
         missing_row.addWidget(self.restore)
         self.bins = QLineEdit()
         self.bins.setPlaceholderText("bin edges, e.g. 0, 18, 40, 65, inf")
-        self.bins.setToolTip("Numbers are grouped into the bins between consecutive edges (press Enter to apply).")
+        self.bins.setToolTip(
+            "Numbers are grouped into the bins between consecutive edges (applied on Enter or on leaving the field)."
+        )
         self.bins_error = QLabel()
         self.bins_error.setStyleSheet("color: #cc0000;")
         self.cat_box = QGroupBox("Categories")
         cl = QVBoxLayout(self.cat_box)
-        self.bins_label = QLabel("Bin edges (press Enter to apply):")
+        self.bins_label = QLabel("Bin edges (Enter or leaving the field applies them):")
         cl.addWidget(self.bins_label)
         cl.addWidget(self.bins)
         cl.addWidget(self.bins_error)
@@ -202,7 +204,10 @@ class ColumnPanel(QWidget):
         self.merge.clicked.connect(self._merge)
         self.rename.clicked.connect(self._rename)
         self.group_rare.clicked.connect(self._group_rare)
+        # Enter, and leaving the field (another column, a button, Ctrl+S all take the focus or commit it first)
         self.bins.returnPressed.connect(self._apply_bins)
+        self.bins.editingFinished.connect(self._apply_bins)  # a second apply of the same edges changes nothing
+        self._bins_note = ""  # why edges typed for a column left meanwhile were not applied (shown until the next)
         state.subscribe(self._on_state)
         self.show_column(None)
 
@@ -448,14 +453,31 @@ class ColumnPanel(QWidget):
         if self.row is not None:
             self.show_column(self.row)
 
-    def _apply_bins(self) -> None:
+    def _apply_bins(self) -> bool:
+        """The edges typed in the field to the column shown (one undo step); False, with the reason shown
+        beside the field, when the text is not valid edges (the text stays as typed)."""
+        if self.row is None or self.state.columns[self.row].type != "numeric":
+            return True
         try:
             edges = parse_bins(self.bins.text())
         except ValueError as exc:
             self.bins_error.setText(str(exc))
-            return
+            return False
+        self._bins_note = ""
         self.bins_error.setText("")
         self._set("bins", {"method": "edges", "edges": edges})
+        return True
+
+    def _leave_typed_bins(self) -> None:
+        """Before another column is shown: edges typed but not applied go to the column they were typed for; an
+        invalid text is not lost without a word (the reason stays shown)."""
+        if not self.bins.isModified():
+            return
+        name = self.state.columns[self.row].name if self.row is not None and self.row < len(self.state.columns) else ""
+        typed = self.bins.text()
+        if not self._apply_bins():
+            self._bins_note = f"The bin edges typed for {name} ({typed}) were not applied: {self.bins_error.text()}"
+        self.bins.setModified(False)
 
     # -- display -----------------------------------------------------------------------------
     def _on_state(self, kind, index, name) -> None:
@@ -478,7 +500,13 @@ class ColumnPanel(QWidget):
             self.weight.setValue(col.weight)
 
     def show_column(self, row: int | None) -> None:
-        self.row = row if row is not None and 0 <= row < len(self.state.columns) else None
+        row = row if row is not None and 0 <= row < len(self.state.columns) else None
+        changed = row != self.row
+        if changed:
+            self._bins_note = ""
+            self._leave_typed_bins()
+            self.bins_error.setText(self._bins_note)  # an error of the text typed for the column left is its own
+        self.row = row
         enabled = self.row is not None
         for w in (self.role, self.type, self.missing, self.epsilon, self.weight, self.cat_box):
             w.setEnabled(enabled)
@@ -517,10 +545,11 @@ class ColumnPanel(QWidget):
         else:
             self.missing_list.setText("")
         self.restore.setVisible(bool(col.missing_values))
-        for w in (self.bins, self.bins_error, self.bins_label, self.others_label):
+        for w in (self.bins, self.bins_label, self.others_label):
             w.setVisible(numeric)
+        self.bins_error.setVisible(numeric or bool(self._bins_note))
         self.cat_box.setTitle("Bins (and other values)" if numeric else "Categories")
-        if numeric and not self.bins.hasFocus():
+        if numeric and (changed or not self.bins.hasFocus()):
             self.bins.setText(format_bins(col.bins))
         self._show_categories(col)
 

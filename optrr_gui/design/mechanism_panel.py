@@ -200,6 +200,7 @@ class MechanismPanel(QWidget):
         self.designs.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.designs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.designs.setWordWrap(False)
+        self.designs.setTabKeyNavigation(False)  # Tab goes on to "Use for release"; the arrow keys pick a row
         header = self.designs.horizontalHeader()
         # Sized by fit_columns (contents first, then the shrinkable columns give way), again when the viewport's
         # width changes; the user may still drag a border.
@@ -242,6 +243,7 @@ class MechanismPanel(QWidget):
         self.attributes.setHorizontalHeaderLabels(ATTR_COLUMNS)
         self.attributes.verticalHeader().hide()
         self.attributes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.attributes.setTabKeyNavigation(False)
         self.attributes.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.attributes.horizontalHeader().setStretchLastSection(True)
         self.attributes.horizontalHeaderItem(4).setToolTip(

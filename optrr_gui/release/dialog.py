@@ -37,10 +37,11 @@ from optrr_engine.release.manifest import mechanism_from_manifest
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
 
 from ..common.widgets import fmt_eps, fmt_seconds
-from ..state.design_summary import BUDGET_ONLY_METHODS, METHOD_LABELS, noise_note
+from ..state.design_summary import METHOD_LABELS, noise_note
 from ..state.needed_marginals import WAY_OUT, label_index_sets
 from ..state.needed_marginals import describe as describe_needed
 from ..workers.jobs.release import remove_release_leftovers, run_release
+from .configuration import release_configuration
 
 #: Output formats offered: label -> (engine output_format, extension).
 FORMATS = {
@@ -452,6 +453,11 @@ class ReleaseDialog(QDialog):
             )
         self.needed_label.setText(text)
 
+    def data_problems(self) -> list[str]:
+        """The window's reasons the file as read cannot be released (partly read, columns gone)."""
+        data_problems = getattr(self.window_, "data_problems", None)
+        return data_problems() if data_problems is not None else []
+
     def problems(self) -> list[str]:
         out = []
         if not self.state.data_path:
@@ -460,6 +466,7 @@ class ReleaseDialog(QDialog):
             out.append("First choose the columns to share (Design tab, step 1), then confirm them.")
         if not self.state.perturbed_indices():
             out.append("Choose at least one column to perturb.")
+        out.extend(self.data_problems())
         if self.waiting():
             out.append("Waiting for the designs still computing (or choose to release now).")
         elif self.chosen_method() is None:
@@ -527,6 +534,9 @@ class ReleaseDialog(QDialog):
         if os.path.abspath(output) == os.path.abspath(self.state.data_path or ""):
             self.progress_label.setText("The output cannot be the input file; choose another name.")
             return False
+        if self.data_problems():  # a partly read file, or released columns no longer in it
+            self.progress_label.setText("<span style='color:#cc0000'>" + "<br>".join(self.data_problems()) + "</span>")
+            return False
         method = self.chosen_method()
         summary = self.window_.controller.current().get(method) if method else None
         if summary is None or not summary.ok or summary.design is None:
@@ -555,11 +565,9 @@ class ReleaseDialog(QDialog):
         except InputError as exc:
             self.progress_label.setText(f"<span style='color:#cc0000'>{exc}</span>")
             return False
-        config = self.state.to_release_config(method=method)
-        config.accept_changed_epsilons = bool(self.accept_changes.isChecked())
-        config.allow_unidentifiable = bool(self.allow_unidentifiable.isChecked())
-        if method not in BUDGET_ONLY_METHODS or method == "utility":
-            config.mechanism = summary.design.mechanism.to_dict()  # released exactly as shown, never recomputed
+        config = release_configuration(
+            self.state, method, summary, self.accept_changes.isChecked(), self.allow_unidentifiable.isChecked()
+        )
         options = {
             "force": bool(existing),
             "allow_repeat": self.allow_repeat,

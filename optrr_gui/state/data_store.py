@@ -15,15 +15,16 @@ import numpy as np
 
 
 class EncodedChunk:
-    """One chunk of rows: per column, integer codes (-1 = missing) and the distinct values they index."""
+    """One chunk of rows: per column, integer codes (-1 = missing) and the distinct values they index;
+    ``names``: the columns the file itself has (None: not known)."""
 
-    __slots__ = ("start", "rows", "codes", "uniques")
+    __slots__ = ("start", "rows", "codes", "uniques", "names")
 
-    def __init__(self, rows: int, codes: list, uniques: list, start: int = 0):
-        self.start, self.rows, self.codes, self.uniques = start, rows, codes, uniques
+    def __init__(self, rows: int, codes: list, uniques: list, start: int = 0, names: list | None = None):
+        self.start, self.rows, self.codes, self.uniques, self.names = start, rows, codes, uniques, names
 
     def __reduce__(self):  # sent from a worker process to the window
-        return (EncodedChunk, (self.rows, self.codes, self.uniques, self.start))
+        return (EncodedChunk, (self.rows, self.codes, self.uniques, self.start, self.names))
 
 
 def encode_chunk(table, columns: list[str]) -> EncodedChunk:
@@ -44,7 +45,7 @@ def encode_chunk(table, columns: list[str]) -> EncodedChunk:
         small = np.int32 if len(uniques) > 32_000 else np.int16
         all_codes.append(np.asarray(codes).astype(small, copy=False))
         all_uniques.append(uniques)
-    return EncodedChunk(rows, all_codes, all_uniques)
+    return EncodedChunk(rows, all_codes, all_uniques, names=[str(n) for n in names])
 
 
 def _encode_arrow(column) -> tuple[np.ndarray, np.ndarray]:
@@ -75,6 +76,10 @@ class DataStore:
         self._rows = 0
         self._lock = threading.Lock()
         self.complete = False
+        #: the columns of the file itself (from its first chunk; None until then)
+        self.file_columns: list[str] | None = None
+        #: reading was cancelled: chunks still arriving from the reader are ignored (the rows read so far stay)
+        self.stopped = False
 
     @property
     def rows(self) -> int:
@@ -87,10 +92,20 @@ class DataStore:
     def append_encoded(self, chunk: EncodedChunk) -> int:
         """Add an encoded chunk (thread-safe); returns the number of rows now stored."""
         with self._lock:
+            if self.stopped:
+                return self._rows
+            if self.file_columns is None and chunk.names is not None:
+                self.file_columns = list(chunk.names)
             chunk.start = self._rows
             self._chunks.append(chunk)
             self._starts.append(chunk.start)
             self._rows += chunk.rows
+            return self._rows
+
+    def stop(self) -> int:
+        """No more rows (reading was cancelled); returns the number of rows kept."""
+        with self._lock:
+            self.stopped = True
             return self._rows
 
     def column_parts(self, column: int) -> list[tuple]:
@@ -111,6 +126,13 @@ class DataStore:
             values.update("" if code < 0 else format_cell(chunk.uniques[column][code]) for code in codes)
             rows -= chunk.rows
         return values
+
+    def absent_columns(self) -> list[str]:
+        """The store's columns that the file does not have (none known before its first chunk)."""
+        if self.file_columns is None:
+            return []
+        present = set(self.file_columns)
+        return [c for c in self.columns if c not in present]
 
     def cell(self, row: int, column: int) -> str:
         i = bisect.bisect_right(self._starts, row) - 1

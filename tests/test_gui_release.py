@@ -473,3 +473,26 @@ def test_a_perturbed_column_the_schema_dropped_needs_the_tick_too(qtbot, window)
     dialog.accept_clear.setChecked(True)
     assert not any("published as they are" in p for p in dialog.problems())
 
+
+
+def test_the_default_output_never_lands_inside_the_application(tmp_path):
+    """The bundled sample lives in the installed application's folder: its release goes to the home folder."""
+    from pathlib import Path
+
+    from optrr_gui.release.dialog import default_output
+    from optrr_gui.state.paths import DEFAULT_SAMPLE
+
+    assert Path(default_output(str(DEFAULT_SAMPLE), ".csv")).parent == Path.home()
+    data = tmp_path / "ward.csv"
+    assert default_output(str(data), ".csv") == str(tmp_path / "ward_released.csv")
+    (tmp_path / "out").mkdir()
+    assert default_output(str(data), ".csv", str(tmp_path / "out")) == str(tmp_path / "out" / "ward_released.csv")
+
+
+def test_rows_left_out_by_a_missing_value_need_the_tick(qtbot, window):
+    from tests.test_gui_datamanager import index_of
+
+    window.state.set_column_value(index_of(window, "node-caps"), "missing", "exclude")
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    assert not dialog.accept_clear.isHidden() and any("published as they are" in p for p in dialog.problems())

@@ -55,9 +55,14 @@ CHANNEL = "release"
 
 
 def default_output(input_path: str, extension: str, folder: str | None = None) -> str:
+    """``STEM_released.EXT`` in ``folder`` (the last release folder), else beside the input; never in the app's own
+    sample folder (inside the installed application) nor in a folder it cannot write: then the home folder."""
+    from ..state.paths import SAMPLE_DIR
+
     p = Path(input_path)
     folder = Path(folder) if folder else p.parent
-    if not os.access(folder, os.W_OK):
+    inside_app = Path(os.path.abspath(folder)) == Path(os.path.abspath(SAMPLE_DIR))
+    if inside_app or not os.access(folder, os.W_OK):
         folder = Path.home()
     return str(folder / f"{p.stem}_released{extension}")
 
@@ -165,10 +170,15 @@ def brought_back(state) -> list:
     return [c for c in state.columns if c.role == "perturb" and schema_dropped(c)]
 
 
+def excluding_columns(state) -> list:
+    """Released columns whose missing values leave their row out (``missing: exclude``)."""
+    return [c for c in state.columns if c.role in ("perturb", "keep") and c.missing == "exclude"]
+
+
 def needs_check(state) -> bool:
-    """A release that publishes something as it is (columns in the clear, or the labels of a column the schema
-    dropped) waits for the user's tick."""
-    return bool(kept_columns(state) or brought_back(state))
+    """A release that publishes something as it is, outside the epsilons (columns in the clear, the labels of a
+    column the schema dropped, rows selected by a raw value), waits for the user's tick."""
+    return bool(kept_columns(state) or brought_back(state) or excluding_columns(state))
 
 
 def columns_html(state) -> str:
@@ -196,7 +206,7 @@ def columns_html(state) -> str:
             f"</b> (OptRR proposed to drop them: a likely identifier, free text or too many categories): "
             f"{names(back)}</span>"
         )
-    excluding = [c for c in perturbed + kept if c.missing == "exclude"]
+    excluding = excluding_columns(state)
     if excluding:
         lines.append(
             f"<span style='color:#b05000'><b>Rows left out where a value is missing</b>: {names(excluding)}. "

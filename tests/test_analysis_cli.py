@@ -76,9 +76,10 @@ def test_analyze_with_too_few_records_recommends_no_test(tmp_path, capsys):
     data, manifest = write_release(tmp_path, "kronecker", rng.integers(0, 2, (15, 3)), rng)
     assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,status", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["recommended"] is None and "only 15 records report this pair for 4 cells" in out["warning"]
+    assert out["recommended"] is None and "only 15 records report this table for 4 cells" in out["warning"]
     assert all(t["valid"] is False and t["assumes"].startswith("NOT reliable") for t in out["tests"])
     assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,status"]) == 0
     captured = capsys.readouterr()
     assert "(recommended)" not in captured.out and "optrr: warning: only 15 records" in captured.err
+    assert "tests on a normal approximation that does not hold" in out["warning"]
 

@@ -207,3 +207,15 @@ def test_a_table_from_few_records_says_so(tmp_path, capsys):
         small.info["few_rows"]
     )
     assert "few_rows" not in estimate_from_counts(mech, np.full((3, 4), 5.0)).info  # 60 records: 5 per cell
+    # optrr estimate prints it on stderr
+    frame = tmp_path / "few.csv"
+    frame.write_text("a,b\n" + "x,p\ny,q\n" * 3)
+    cfg = tmp_path / "few.json"
+    cfg.write_text(json.dumps({"method": "kronecker", "columns": [
+        {"name": "a", "role": "perturb", "epsilon": 1.0, "categories": ["x", "y"]},
+        {"name": "b", "role": "perturb", "epsilon": 1.0, "categories": ["p", "q"]},
+    ]}))
+    assert main(["perturb", str(frame), "--config", str(cfg), "-o", str(tmp_path / "few_rel.csv"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["estimate", str(tmp_path / "few_rel.csv"), "--marginal", "a,b"]) == 0
+    assert "optrr: warning: only 6 records report this table for 4 cells" in capsys.readouterr().err

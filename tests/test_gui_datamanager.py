@@ -92,7 +92,7 @@ def test_release_dialog_names_rows_left_out_by_a_missing_value(qtbot, window):
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
     text = dialog.columns_label.text()
-    assert "Rows left out where a value is missing</b>: node-caps" in text and "no ε protects it" in text
+    assert "Rows left out where a value is missing" in text and "no ε protects it)</b>: node-caps" in text
 
 
 def test_column_summaries_in_the_data_tab(qtbot, window):

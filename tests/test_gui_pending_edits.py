@@ -5,6 +5,7 @@ closing the window during a release asks first."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from PySide6.QtCore import Qt
@@ -183,5 +184,7 @@ def test_closing_the_window_during_a_release_asks_first(qtbot, window, tmp_path,
         dialog.cancel()
         window.runner.cancel_all()
     else:
-        assert not window.isVisible() and dialog.result_state == "cancelled"
+        assert not window.isVisible()
     qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
+    if answer == "Yes":  # the release was cancelled, not finished, and left nothing under the output name
+        assert dialog.result_state == "cancelled" and not os.path.exists(dialog.output_path)

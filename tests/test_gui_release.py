@@ -496,3 +496,32 @@ def test_rows_left_out_by_a_missing_value_need_the_tick(qtbot, window):
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
     assert not dialog.accept_clear.isHidden() and any("published as they are" in p for p in dialog.problems())
+
+
+def test_the_tick_follows_the_session_while_the_dialog_is_open(qtbot, window):
+    """The dialog is not modal: a column set to keep after the tick clears the tick and is listed (it went out
+    in the clear unseen); a column set to keep while nothing was orange shows the box."""
+    from tests.test_gui_datamanager import index_of
+
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    assert dialog.accept_clear.isHidden() and not any("published as they are" in p for p in dialog.problems())
+    window.state.set_column_value(index_of(window, "breast"), "role", "keep")
+    assert any("published as they are" in p for p in dialog.problems()) and not dialog.accept_clear.isHidden()
+    dialog.accept_clear.setChecked(True)
+    assert not any("published as they are" in p for p in dialog.problems())
+    window.state.set_column_value(index_of(window, "irradiat"), "role", "keep")
+    assert any("published as they are" in p for p in dialog.problems()) and not dialog.accept_clear.isChecked()
+    assert "NOT private (2)</b>: breast, irradiat" in dialog.columns_label.text()
+
+
+def test_bin_edges_computed_from_the_data_need_the_tick(qtbot, window):
+    from tests.test_gui_datamanager import index_of
+
+    j = index_of(window, "age")
+    window.state.set_column_fields(j, {"type": "numeric", "bins": {"method": "quantile", "count": 3,
+                                                                  "edges": [float("-inf"), 40.0, 50.0, float("inf")]}})
+    dialog = ReleaseDialog(window, window)
+    qtbot.addWidget(dialog)
+    assert "Bin edges computed from the data, published rounded</b>: age" in dialog.columns_label.text()
+

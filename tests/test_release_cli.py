@@ -246,6 +246,7 @@ def test_sigterm_mid_run_cleans_up_like_ctrl_c(tmp_path, shuffle, audit_dir):
     proc, _cfg = held_perturb(tmp_path, shuffle)
     assert any(n.startswith(".") for n in os.listdir(tmp_path))
     os.kill(proc.pid, signal.SIGTERM)
+    os.kill(proc.pid, signal.SIGTERM)  # a second kill must not interrupt the clean-up the first one started
     _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
     assert "optrr: terminated" in err and "Traceback" not in err

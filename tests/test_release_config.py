@@ -132,3 +132,23 @@ def test_load_config_errors(tmp_path):
     nan.write_text('{"columns": [{"name": "a", "role": "perturb", "epsilon": NaN, "categories": ["x", "y"]}]}')
     with pytest.raises(InputError, match="'a': epsilon is NaN"):
         load_config(nan)
+
+
+def test_what_is_published_outside_epsilon_is_one_rule():
+    """Kept columns, rows left out (perturbed columns only: a kept column's missing cells are copied, no row is
+    left out, and the recipient must not be told otherwise), labels of a column the schema dropped, bins from data."""
+    from optrr_engine.release.config import ColumnConfig, ReleaseConfig
+    from optrr_engine.release.schema import DROPPED
+
+    cols = [
+        ColumnConfig("id", "perturb", categories=["a", "b"], epsilon=1.0, warnings=[f"likely identifier{DROPPED}"]),
+        ColumnConfig("age", "perturb", type="numeric", epsilon=1.0, missing="exclude",
+                     bins={"method": "quantile", "count": 2, "edges": [float("-inf"), 40.0, float("inf")]}),
+        ColumnConfig("note", "keep", categories=["x", "y"], missing="exclude"),
+        ColumnConfig("sex", "perturb", categories=["F", "M"], epsilon=1.0),
+    ]
+    cfg = ReleaseConfig(method="kronecker", columns=cols)
+    assert cfg.published_outside_epsilon() == {
+        "kept": ["note"], "rows_left_out": ["age"], "labels_of_dropped": ["id"], "bins_from_data": ["age"],
+    }
+    assert "missing value in age are left out" in cfg.row_selection_note() and "note" not in cfg.row_selection_note()

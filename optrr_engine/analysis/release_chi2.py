@@ -7,23 +7,11 @@ import numpy as np
 from ..errors import InputError
 from ..estimation import StructuredOperator, estimate_release
 from ..estimation.covariance import covariance_matrix
-from ..estimation.estimate import MIN_ROWS_PER_CELL
 from ..estimation.spectrum import NotIdentifiableError
 from .chi_square import pearson_chi2, wald_independence
 
 #: Eigenvalue products must agree to this for the pair's mechanism to count as a product (independent RR).
 PRODUCT_TOL = 1e-9
-
-
-def too_few_rows(rows: int, cells: int) -> str | None:
-    """Why the pair's tests are unreliable with ``rows`` records over ``cells`` cells (fewer than
-    MIN_ROWS_PER_CELL per cell, the estimate's own rule), or None."""
-    if rows >= MIN_ROWS_PER_CELL * cells:
-        return None
-    return (
-        f"only {rows:,} records report this pair for {cells} cells (fewer than {MIN_ROWS_PER_CELL} per cell): too "
-        "few for a chi-square approximation, so no test here is reliable"
-    )
 
 
 def not_testable(manifest: dict, idx, names) -> str:
@@ -98,7 +86,7 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
         ),
     )
     raw.info["valid"] = product
-    few = too_few_rows(est.rows, int(np.prod(est.sizes)))
+    few = est.info.get("few_rows")  # the estimate's own rule (estimation.estimate.few_rows)
     wald.info["valid"] = few is None
     if few:
         for test in (wald, raw):

@@ -45,6 +45,11 @@ class Terminated(KeyboardInterrupt):
 
 
 def _raise_terminated(signum, frame):
+    """The first SIGTERM ends the command like Ctrl-C; later ones are ignored, so that a second ``kill`` does not
+    interrupt the clean-up the first one started."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise Terminated
 
 
@@ -56,9 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
     try:
         return _main(argv)
+    except Terminated:  # before or after the command's own handling (parsing the arguments, restoring)
+        print("optrr: terminated", file=sys.stderr)
+        return 143
     finally:
-        if main_thread:
-            signal.signal(signal.SIGTERM, previous)
+        if main_thread:  # a handler installed outside Python reads as None: the default then
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 def _main(argv) -> int:

@@ -143,8 +143,9 @@ def estimate_from_counts(
             }
         )
     ctl.report(1.0, "done")
-    if few_rows(n, op.cells):
-        info["few_rows"] = few_rows(n, op.cells)
+    few = few_rows(n, op.cells)
+    if few:
+        info["few_rows"] = few
     # a share is in [0, 1]: an unbiased estimate u outside it gives the interval of the nearest bound, [0, z se]
     # or [1 - z se, 1] (the truncated u +- z se would shrink to [0, 0] or [1, 1] when u is more than z se outside:
     # "certainly 0", which it is not)

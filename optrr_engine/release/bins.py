@@ -17,6 +17,8 @@ import numpy as np
 from ..errors import InputError
 
 BIN_METHODS = ("quantile", "equal_width", "edges")
+#: Bin methods whose edges are computed from the data (published as they are, rounded); "edges" are typed.
+DATA_BIN_METHODS = ("quantile", "equal_width")
 DEFAULT_BIN_COUNT = 4
 MAX_BIN_COUNT = 1000
 

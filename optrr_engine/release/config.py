@@ -225,10 +225,32 @@ class ReleaseConfig:
         """Columns written to the release, in configuration order."""
         return [c for c in self.columns if c.role in ("perturb", "keep")]
 
+    def published_outside_epsilon(self) -> dict[str, list[str]]:
+        """What this release publishes as it is, outside the epsilons, by kind (the names of the columns): "kept"
+        (copied unchanged), "rows_left_out" (perturbed columns with ``missing: exclude``: whether a record appears
+        shows that the value is recorded), "labels_of_dropped" (perturbed columns the schema proposed to drop: the
+        codebook lists every label, e.g. every patient number), "bins_from_data" (perturbed columns whose bin edges
+        are computed from the data). The one rule for the release dialog's tick and the recipient's notes."""
+        from .bins import DATA_BIN_METHODS
+        from .schema import drop_reason
+
+        perturbed = self.perturbed()
+        return {
+            "kept": [c.name for c in self.kept()],
+            "rows_left_out": [c.name for c in perturbed if c.missing == "exclude"],
+            "labels_of_dropped": [
+                c.name for c in perturbed if c.type != "numeric" and any(drop_reason(str(w)) for w in c.warnings)
+            ],
+            "bins_from_data": [
+                c.name for c in perturbed if isinstance(c.bins, dict) and c.bins.get("method") in DATA_BIN_METHODS
+            ],
+        }
+
     def row_selection_note(self) -> str | None:
         """What a recipient must know when rows are left out by ``missing: "exclude"`` (from the configuration
-        only, never from the data): the selection is a deterministic function of the raw values."""
-        names = [c.name for c in self.released() if c.missing == "exclude"]
+        only, never from the data): the selection is a deterministic function of the raw values. Only perturbed
+        columns select rows (a kept column's missing cells are copied as they are)."""
+        names = self.published_outside_epsilon()["rows_left_out"]
         if not names:
             return None
         listed = ", ".join(names)

@@ -101,7 +101,7 @@ def perturb_file(
     design_check=None,
 ) -> Release:
     """Write the release OUTPUT, OUTPUT.manifest.json and OUTPUT.report.html (for the recipient) and update
-    the audit record optrr-audit.json with OUTPUT.internal-report.html (for the hospital, in ``audit_dir``,
+    the audit record optrr-audit.json with OUTPUT.TAG.STAMP.internal-report.html (for the hospital, in ``audit_dir``,
     default: :func:`.audit.default_audit_dir`, a per-user folder never shipped); return the :class:`Release`
     (manifest, audit entry and ledger: no need to read the audit record again).
 

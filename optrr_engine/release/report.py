@@ -2,7 +2,7 @@
 
 - external (``OUTPUT.report.html``, sent with the release): rendered from the manifest alone, so it says
   nothing the manifest does not (nothing about the raw file);
-- internal (``OUTPUT.internal-report.html``, kept by the hospital beside its audit record): the same plus
+- internal (``OUTPUT.TAG.STAMP.internal-report.html``, kept by the hospital beside its audit record): the same plus
   the input file, its hash, the rows left out, the dropped columns, the key fingerprint and the privacy
   ledger of every release of the same source.
 """
@@ -64,11 +64,9 @@ def _randomness_text(m: dict) -> str:
     return f"{_e(r.get('generator', ''))}, keyed from the operating system's entropy (recorded nowhere)"
 
 
-#: Bin methods whose edges come from the data (``release.bins``); "edges" are typed by the user.
-DATA_BIN_METHODS = ("quantile", "equal_width")
-
-
 def _warnings(m: dict) -> list[str]:
+    from .bins import DATA_BIN_METHODS
+
     design = m.get("design", {})
     warnings = []
     if (m.get("randomness") or {}).get("private") is False:

@@ -313,8 +313,8 @@ class AnalyseView(QWidget):
                 negatives += f"; warning: {est.info[key]}"
         self.result_label.setText(
             f"{' × '.join(est.names())}: {ESTIMATORS[est.method].split(' (')[0].lower()} estimate from "
-            f"{est.rows:,} perturbed rows, {level} confidence intervals of the unbiased estimate (they hold for any "
-            f"estimate shown){negatives}."
+            f"{est.rows:,} perturbed rows, {level} confidence intervals of the unbiased estimate (the same whichever "
+            f"estimate is shown){negatives}."
         )
         if len(est.sizes) == 2:
             self._show_two_way(est)

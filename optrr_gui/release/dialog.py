@@ -157,61 +157,41 @@ def suppression_sentence(suppression: str | None, k: int) -> str:
     return f"No column suppressed: every row carries all {k} randomized columns."
 
 
-def kept_columns(state) -> list:
-    """The columns exported in the clear (role keep)."""
-    return [c for c in state.columns if c.role == "keep"]
+#: What is published outside the epsilons (ReleaseConfig.published_outside_epsilon), as the dialog says it.
+OUTSIDE_EPSILON_TEXT = {
+    "kept": "Exported in the clear, NOT private",
+    "labels_of_dropped": "Randomized, but every category label is published in the codebook (OptRR proposed to "
+    "drop them: a likely identifier, free text or too many categories)",
+    "rows_left_out": "Rows left out where a value is missing (whether a person's record appears shows that the "
+    "value is recorded for them; no ε protects it)",
+    "bins_from_data": "Bin edges computed from the data, published rounded",
+}
 
 
-def brought_back(state) -> list:
-    """Perturbed columns the schema dropped (a likely identifier, free text, too many categories): the codebook
-    beside the release lists every one of their category labels, e.g. every patient number."""
-    from ..state.config_bridge import schema_dropped
-
-    return [c for c in state.columns if c.role == "perturb" and schema_dropped(c)]
+def outside_epsilon(state) -> dict[str, list[str]]:
+    """The engine's list of what this release publishes as it is (the one rule; the tick waits for it)."""
+    return state.to_release_config().published_outside_epsilon()
 
 
-def excluding_columns(state) -> list:
-    """Released columns whose missing values leave their row out (``missing: exclude``)."""
-    return [c for c in state.columns if c.role in ("perturb", "keep") and c.missing == "exclude"]
-
-
-def needs_check(state) -> bool:
-    """A release that publishes something as it is, outside the epsilons (columns in the clear, the labels of a
-    column the schema dropped, rows selected by a raw value), waits for the user's tick."""
-    return bool(kept_columns(state) or brought_back(state) or excluding_columns(state))
-
-
-def columns_html(state) -> str:
-    """Before the release: every column randomized, every column exported in the clear, every column dropped."""
+def columns_html(state, outside: dict | None = None) -> str:
+    """Before the release: every column randomized and dropped, and in orange what is published outside the
+    epsilons (``outside``: :func:`outside_epsilon`)."""
     from html import escape
 
     def names(cols) -> str:
-        return ", ".join(escape(c.name) for c in cols) or "none"
+        return ", ".join(escape(str(c)) for c in cols) or "none"
 
-    perturbed = [c for c in state.columns if c.role == "perturb"]
-    kept = kept_columns(state)
-    dropped = [c for c in state.columns if c.role == "drop"]
+    outside = outside_epsilon(state) if outside is None else outside
+    perturbed = [c.name for c in state.columns if c.role == "perturb"]
+    dropped = [c.name for c in state.columns if c.role == "drop"]
     lines = [f"Randomized ({len(perturbed)}): {names(perturbed)}"]
-    if kept:
-        lines.append(
-            f"<span style='color:#b05000'><b>Exported in the clear, NOT private ({len(kept)})</b>: {names(kept)}</span>"
-        )
-    else:
+    if not outside["kept"]:
         lines.append("Exported in the clear: none")
     lines.append(f"Dropped, not exported ({len(dropped)}): {names(dropped)}")
-    back = brought_back(state)
-    if back:
-        lines.append(
-            f"<span style='color:#b05000'><b>Randomized, but every category label is published in the codebook"
-            f"</b> (OptRR proposed to drop them: a likely identifier, free text or too many categories): "
-            f"{names(back)}</span>"
-        )
-    excluding = excluding_columns(state)
-    if excluding:
-        lines.append(
-            f"<span style='color:#b05000'><b>Rows left out where a value is missing</b>: {names(excluding)}. "
-            "Whether a person's record appears shows that this value is recorded for them; no ε protects it.</span>"
-        )
+    for kind, text in OUTSIDE_EPSILON_TEXT.items():
+        if outside[kind]:
+            count = f" ({len(outside[kind])})" if kind == "kept" else ""
+            lines.append(f"<span style='color:#b05000'><b>{escape(text)}{count}</b>: {names(outside[kind])}</span>")
     return "<br>".join(lines)
 
 
@@ -273,7 +253,7 @@ class ReleaseDialog(QDialog):
             "every category label of a perturbed column (all patient numbers, if it is an identifier); a release "
             "with them needs this tick (set their role to drop in the Design tab otherwise)."
         )
-        self.accept_clear.setVisible(needs_check(self.state))
+        self._outside: dict | None = None  # what the tick was given for (a change clears it: _refresh_columns)
         self.accept_clear.toggled.connect(self._design_changed)
         self.needed_label = QLabel()
         self.needed_label.setWordWrap(True)
@@ -393,8 +373,21 @@ class ReleaseDialog(QDialog):
         """The user chose to wait for the designs still computing, and some are."""
         return bool(self.window_.controller.running()) and self.wait_designs.isChecked()
 
+    def _refresh_columns(self) -> None:
+        """The column list and the tick as the session is now (the dialog is not modal: the roles may change
+        while it is open). A change of what is published outside the epsilons clears the tick."""
+        outside = outside_epsilon(self.state)
+        if outside != self._outside:
+            self._outside = outside
+            self.accept_clear.setChecked(False)
+            self.columns_label.setText(columns_html(self.state, outside))
+        self.accept_clear.setVisible(any(outside.values()))
+
+    def needs_check(self) -> bool:
+        return bool(self._outside and any(self._outside.values())) and not self.accept_clear.isChecked()
+
     def _prepare(self) -> None:
-        self.columns_label.setText(columns_html(self.state))
+        self._refresh_columns()
         try:
             self.audit_label.setText(os.path.join(self.window_.settings.audit_dir(), AUDIT_NAME))
         except InputError as exc:
@@ -408,6 +401,7 @@ class ReleaseDialog(QDialog):
         """The design shown and whether Release is possible (again whenever a design finishes)."""
         if self.result_state == "running":
             return
+        self._refresh_columns()
         controller = self.window_.controller
         running = controller.running()
         for w in (self.running_label, self.release_now, self.wait_designs):
@@ -469,6 +463,7 @@ class ReleaseDialog(QDialog):
         return data_problems() if data_problems is not None else []
 
     def problems(self) -> list[str]:
+        self._refresh_columns()
         out = []
         if not self.state.data_path:
             out.append("Open a data file first.")
@@ -487,7 +482,7 @@ class ReleaseDialog(QDialog):
                 out.append(f"No design can be computed: {message} (Design tab).")
             elif self.state.perturbed_indices():
                 out.append("No design meets the requested ε; change the ε or pick a design in the mechanism panel.")
-        if needs_check(self.state) and not self.accept_clear.isChecked():
+        if self.needs_check():
             out.append("Some columns are published as they are (orange): tick the box after checking them, or drop "
                        "them.")
         if self.state.needed_marginals is not None:
@@ -552,7 +547,8 @@ class ReleaseDialog(QDialog):
         if summary is None or not summary.ok or summary.design is None:
             self.progress_label.setText("The design shown is being recomputed; wait for it, then release.")
             return False
-        if needs_check(self.state) and not self.accept_clear.isChecked():
+        self._refresh_columns()
+        if self.needs_check():
             self.progress_label.setText("Tick the box after checking what is published as it is (orange).")
             return False
         if summary.exceeds_request and not self.accept_changes.isChecked():

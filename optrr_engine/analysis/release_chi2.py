@@ -18,8 +18,10 @@ def not_testable(manifest: dict, idx, names) -> str:
     """Why the association of two attributes whose joint table the design erased (a zero eigenvalue) cannot be
     tested: a column with achieved epsilon 0 is released as pure noise; otherwise the pair's joint table is erased.
     No estimation method recovers either."""
-    attrs = manifest["attributes"]
-    noise = [attrs[i]["name"] for i in idx if float(attrs[i]["achieved_epsilon"]) == 0]
+    from ..release.manifest import noise_columns
+
+    attrs = [manifest["attributes"][i] for i in idx]
+    noise = noise_columns([a["name"] for a in attrs], [a["achieved_epsilon"] for a in attrs])
     if noise:
         listed = " and ".join(repr(n) for n in noise)
         return (

@@ -311,3 +311,10 @@ def load_manifest(path, data_path=None, check_hash: bool = True) -> dict:
                 "(SHA-256 differs): the file was changed or the manifest belongs to another release"
             )
     return manifest
+
+
+def noise_columns(names, epsilons) -> list:
+    """The columns released as pure noise: achieved epsilon exactly 0 (their values are drawn independently of the
+    data; the utility design for named tables does this to the columns no table uses). Nothing about them, nor
+    any table containing them, can be estimated."""
+    return [n for n, e in zip(names, epsilons, strict=True) if float(e) == 0.0]

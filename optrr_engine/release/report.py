@@ -66,6 +66,7 @@ def _randomness_text(m: dict) -> str:
 
 def _warnings(m: dict) -> list[str]:
     from .bins import DATA_BIN_METHODS
+    from .manifest import noise_columns
 
     design = m.get("design", {})
     warnings = []
@@ -84,7 +85,8 @@ def _warnings(m: dict) -> list[str]:
         warnings.append("Some achieved epsilons differ from the request; the table shows both.")
     for note in design.get("notes", []):
         warnings.append(_e(note))
-    noise = [a["name"] for a in m.get("attributes", []) if a.get("achieved_epsilon") == 0]
+    attrs = m.get("attributes", [])
+    noise = noise_columns([a["name"] for a in attrs], [a.get("achieved_epsilon", 1.0) for a in attrs])
     if noise:
         warnings.append(
             f"Released as pure noise (epsilon 0; no needed table uses them): {', '.join(_e(n) for n in noise)}. "

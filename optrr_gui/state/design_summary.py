@@ -279,8 +279,10 @@ def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=
 def noise_note(achieved, names=None) -> str:
     """Columns a design releases as uniform noise (ε exactly 0: the utility design for named tables does this to
     the columns no table uses), named; "" when there are none."""
+    from optrr_engine.release.manifest import noise_columns
+
     labels = list(names) if names else [f"column {i + 1}" for i in range(len(achieved))]
-    noise = [labels[i] for i, e in enumerate(achieved) if e == 0.0]
+    noise = noise_columns(labels, achieved)
     if not noise:
         return ""
     shown = ", ".join(noise[:6]) + (f" and {len(noise) - 6} more" if len(noise) > 6 else "")

@@ -764,12 +764,22 @@ class MainWindow(QMainWindow):
         self.settings.set_last_dir("project", path)
         return self.save_project_to(path)
 
-    def commit_pending_edits(self) -> None:
+    def commit_pending_edits(self) -> bool:
         """Apply what is typed in the focused field but not yet applied (bin edges, the needed column sets, a
-        typed ε): Ctrl+S, Release and Export recipe leave the focus where it is, so the field never learns."""
+        typed ε): Ctrl+S, Release and Export recipe leave the focus where it is, so the field never learns. False
+        (and the reason in the message bar) when typed bin edges are not valid: saving or releasing then would
+        keep the old edges while the field shows the new ones."""
         from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit
 
         widget = QApplication.focusWidget()
+        if widget is self.column_panel.bins and widget.isModified():
+            if not self.column_panel.apply_typed_bins():
+                self.show_error(
+                    f"The bin edges typed ({widget.text()}) are not valid: {self.column_panel.bins_error.text()}. "
+                    "Correct them (or undo the typing) first."
+                )
+                return False
+            return True
         spin = widget if isinstance(widget, QAbstractSpinBox) else None
         if spin is None and widget is not None and isinstance(widget.parent(), QAbstractSpinBox):
             spin = widget.parent()  # the spin box's own line edit
@@ -778,9 +788,11 @@ class MainWindow(QMainWindow):
         elif isinstance(widget, QLineEdit) and widget.isModified() and not widget.isReadOnly():
             if widget.hasAcceptableInput():
                 widget.editingFinished.emit()
+        return True
 
     def save_project_to(self, path: str) -> bool:
-        self.commit_pending_edits()
+        if not self.commit_pending_edits():
+            return False
         try:
             self.state.save_project(path)
         except OSError as exc:
@@ -800,7 +812,8 @@ class MainWindow(QMainWindow):
     def open_release(self) -> None:
         from .release.dialog import ReleaseDialog
 
-        self.commit_pending_edits()
+        if not self.commit_pending_edits():
+            return
         if not self.state.data_path:
             self.show_info(f"{self.release_blocker()}.")
             return
@@ -1024,7 +1037,8 @@ class MainWindow(QMainWindow):
         from optrr_engine.errors import InputError
         from optrr_engine.release.recipe import script_path, write_recipe
 
-        self.commit_pending_edits()
+        if not self.commit_pending_edits():
+            return None
         if not self.state.data_path:
             return None
         config = self.recipe_configuration()

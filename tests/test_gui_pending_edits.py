@@ -113,6 +113,19 @@ def test_ctrl_s_saves_bin_edges_typed_without_enter(qtbot, saved_window):
     assert window.state.columns[row].bins["edges"] == [-INF, 2.5, INF]
 
 
+def test_ctrl_s_with_invalid_typed_bin_edges_saves_nothing_and_says_why(qtbot, saved_window):
+    """Saving the old edges while the field shows the new, invalid ones would say "Saved" about what is not shown:
+    nothing is saved, the message bar says why, the typed text stays."""
+    window, row, project = saved_window
+    before = project.read_text(encoding="utf-8")
+    old_edges = window.state.columns[row].bins
+    type_into(qtbot, window.column_panel.bins, "-inf, 3, 2, inf")
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)  # Ctrl+S
+    assert project.read_text(encoding="utf-8") == before and window.state.columns[row].bins == old_edges
+    assert "are not valid" in window.message_bar.label.text()
+    assert window.column_panel.bins.text() == "-inf, 3, 2, inf"
+
+
 def test_ctrl_s_saves_a_typed_epsilon(qtbot, saved_window):
     window, row, project = saved_window
     type_into(qtbot, window.column_panel.epsilon.spin.lineEdit(), "0.7")  # keyboard tracking off: not applied

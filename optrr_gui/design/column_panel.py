@@ -468,6 +468,13 @@ class ColumnPanel(QWidget):
         self._set("bins", {"method": "edges", "edges": edges})
         return True
 
+    def apply_typed_bins(self) -> bool:
+        """Apply the typed bin edges now (before a save or a release); False, with the reason shown, when invalid."""
+        ok = self._apply_bins()
+        if ok:
+            self.bins.setModified(False)
+        return ok
+
     def _leave_typed_bins(self) -> None:
         """Before another column is shown: edges typed but not applied go to the column they were typed for; an
         invalid text is not lost without a word (the reason stays shown)."""

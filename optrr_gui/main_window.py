@@ -96,6 +96,8 @@ def scrolling(widget):
 
 #: The Release action's tooltip once a release is possible (before, the reason comes first).
 RELEASE_TIP = "Randomize the file with the chosen design and write the release, its manifest and report"
+#: Why a file whose reading was cancelled cannot be released (the Release tooltip and the release dialog).
+PARTLY_READ = "The data file was only partly read (reading was cancelled): open it again to release"
 #: Shares (per cent) of the design tab's width: the columns (left) and the mechanism (right).
 DESIGN_SPLIT = (45, 55)
 #: Shares (per cent) of the column side's height: the column table (top) and the chosen column's panel.
@@ -907,7 +909,7 @@ class MainWindow(QMainWindow):
         if not self.state.perturbed_indices():
             return "Choose at least one column to perturb first"
         if self.partly_read:
-            return "The data file was only partly read (reading was cancelled): open it again to release"
+            return PARTLY_READ
         return None
 
     def column_risk(self, row: int) -> str | None:
@@ -997,7 +999,7 @@ class MainWindow(QMainWindow):
 
         out = []
         if self.partly_read:
-            out.append("The data file was only partly read (reading was cancelled): open it again to release.")
+            out.append(f"{PARTLY_READ}.")
         if self.store is not None and self.store.columns == [c.name for c in self.state.columns]:
             absent = absent_released(self.state.columns, self.store.file_columns)
             if absent:

@@ -112,7 +112,8 @@ def test_budget_mode_orders_designs_by_the_engines_rank_even_when_a_needed_table
 
 def test_a_design_summary_carries_the_engines_rank_key():
     from optrr_engine.designs import run_design
-    from optrr_gui.state.design_summary import candidate_of, needed_spec, summarise
+    from optrr_engine.utility.candidate import candidate_of
+    from optrr_gui.state.design_summary import needed_spec, summarise
 
     design = run_design("kronecker", [2, 3, 2], [1.0, 1.0, 1.0])
     request = {"needed": {"orders": [1, 2], "sets": []}}

@@ -90,22 +90,16 @@ def utility_result(args, sizes, target):
 
 
 def predicted_json(mechanism, args) -> dict:
-    """The predicted error of a design (a Mechanism, or a SamplingDesign: the same JSON, from its
-    SamplingCandidate) for the JSON output, per marginal only for small lists."""
+    """The predicted error of a design (a Mechanism or a SamplingDesign: the same JSON, from its candidate) for the
+    JSON output, per marginal only for small lists."""
     from ..errors import TooLargeError
-    from ..sampling.design import SamplingDesign
-    from ..utility import predicted_error
+    from ..utility.candidate import candidate_of
 
     spec, text, _ = marginal_spec(args, mechanism.k)
     n = rows(args)
     guess = prior(args, mechanism.sizes)
     try:
-        if isinstance(mechanism, SamplingDesign):
-            from ..utility.sampling import SamplingCandidate
-
-            pe = SamplingCandidate(mechanism).predicted_error(n, spec, guess)
-        else:
-            pe = predicted_error(mechanism, n, spec, guess)
+        pe = candidate_of(mechanism).predicted_error(n, spec, guess)
     except TooLargeError as exc:
         return {"rows": n, "marginals": text, "skipped": str(exc)}
     out = pe.to_json()

@@ -90,9 +90,8 @@ def _main(argv) -> int:
     except Cancelled:
         print("optrr: cancelled", file=sys.stderr)
         return 130
-    except Terminated:
-        print("optrr: terminated", file=sys.stderr)
-        return 143
+    except Terminated:  # said by main(), which also catches it around the parsing
+        raise
     except KeyboardInterrupt:
         print("optrr: interrupted", file=sys.stderr)
         return 130

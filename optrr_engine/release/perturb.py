@@ -188,8 +188,9 @@ def perturb_file(
     mechanism = release_design.mechanism
     if design_check is not None:
         release_design.notes.extend(design_check(mechanism, codec.attributes, cfg) or [])
-    if cfg.row_selection_note():
-        release_design.notes.append(cfg.row_selection_note())
+    selection = cfg.row_selection_note()
+    if selection:
+        release_design.notes.append(selection)
     ctl.check()
     input_sha = sha256_file(input_path, ctl.sub(0.1, 0.15))
     previous = releases_of(audit, input_sha)

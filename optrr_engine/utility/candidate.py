@@ -50,3 +50,15 @@ class MechanismCandidate:
 
     def predicted_error(self, n: int, marginals=None, prior=None, given_data: bool = False) -> PredictedError:
         return predicted_error(self.mechanism, n, marginals, prior, given_data)
+
+
+def candidate_of(design) -> DesignCandidate:
+    """The candidate of a mechanism (MechanismCandidate, named by its method) or of a sampling design
+    (SamplingCandidate): one way to predict the error of either."""
+    from ..sampling.design import SamplingDesign
+    from .sampling import SamplingCandidate
+
+    if isinstance(design, SamplingDesign):
+        return SamplingCandidate(design)
+    return MechanismCandidate(getattr(design, "method", "design"), design)
+

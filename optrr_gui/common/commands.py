@@ -89,23 +89,6 @@ class SetColumnValue(QUndoCommand):
         return True
 
 
-class SetColumnFields(QUndoCommand):
-    """Set several fields of one column at once (a recoding: ``recode`` and ``categories``): one undo step,
-    one state change (one redraw)."""
-
-    def __init__(self, state: SessionState, index: int, values: dict, text: str):
-        super().__init__(text)
-        self.state, self.index = state, index
-        self.old = {name: state.column_value(index, name) for name in values}
-        self.new = dict(values)
-
-    def redo(self) -> None:
-        self.state.set_column_fields(self.index, self.new)
-
-    def undo(self) -> None:
-        self.state.set_column_fields(self.index, self.old)
-
-
 class SetColumnsFields(QUndoCommand):
     """Set fields of several columns at once (``{index: {field: value}}``: e.g. roles with the categories a
     column brought back from "drop" needs): one undo step, one state change."""
@@ -121,6 +104,14 @@ class SetColumnsFields(QUndoCommand):
 
     def undo(self) -> None:
         self.state.set_columns_fields(self.old)
+
+
+class SetColumnFields(SetColumnsFields):
+    """Set several fields of one column at once (a recoding: ``recode`` and ``categories``): one undo step,
+    one state change (one redraw)."""
+
+    def __init__(self, state: SessionState, index: int, values: dict, text: str):
+        super().__init__(state, {index: values}, text)
 
 
 class SetSessionValue(QUndoCommand):

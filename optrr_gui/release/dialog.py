@@ -459,8 +459,7 @@ class ReleaseDialog(QDialog):
 
     def data_problems(self) -> list[str]:
         """The window's reasons the file as read cannot be released (partly read, columns gone)."""
-        data_problems = getattr(self.window_, "data_problems", None)
-        return data_problems() if data_problems is not None else []
+        return self.window_.data_problems()
 
     def problems(self) -> list[str]:
         self._refresh_columns()
@@ -539,8 +538,9 @@ class ReleaseDialog(QDialog):
         if os.path.abspath(output) == os.path.abspath(self.state.data_path or ""):
             self.progress_label.setText("The output cannot be the input file; choose another name.")
             return False
-        if self.data_problems():  # a partly read file, or released columns no longer in it
-            self.progress_label.setText("<span style='color:#cc0000'>" + "<br>".join(self.data_problems()) + "</span>")
+        data_problems = self.data_problems()  # a partly read file, or released columns no longer in it
+        if data_problems:
+            self.progress_label.setText("<span style='color:#cc0000'>" + "<br>".join(data_problems) + "</span>")
             return False
         method = self.chosen_method()
         summary = self.window_.controller.current().get(method) if method else None

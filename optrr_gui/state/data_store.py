@@ -127,13 +127,6 @@ class DataStore:
             rows -= chunk.rows
         return values
 
-    def absent_columns(self) -> list[str]:
-        """The store's columns that the file does not have (none known before its first chunk)."""
-        if self.file_columns is None:
-            return []
-        present = set(self.file_columns)
-        return [c for c in self.columns if c not in present]
-
     def cell(self, row: int, column: int) -> str:
         i = bisect.bisect_right(self._starts, row) - 1
         if i < 0:

@@ -171,6 +171,8 @@ def expected_errors(mechanism, n_rows: int | None) -> list[float]:
     if not n_rows:
         return [math.nan] * mechanism.k
     if not hasattr(mechanism, "marginal"):  # a sampling design
+        from optrr_engine.utility.candidate import candidate_of
+
         pe = candidate_of(mechanism).predicted_error(int(n_rows), {"orders": [1]})
         return [m.max_cell_sd for m in pe.marginals]
     p, q = np.exp(mechanism.one_way_log_probs()).T
@@ -181,17 +183,6 @@ def expected_errors(mechanism, n_rows: int | None) -> list[float]:
 PREDICT_MAX_K = 200
 #: Rows the error is predicted for when no data is loaded.
 PREDICT_DEFAULT_ROWS = 10_000
-
-
-def candidate_of(design):
-    """The engine's design candidate (optrr_engine.utility) of a mechanism or a sampling design."""
-    from optrr_engine.sampling import SamplingDesign
-    from optrr_engine.utility import MechanismCandidate
-    from optrr_engine.utility.sampling import SamplingCandidate
-
-    if isinstance(design, SamplingDesign):
-        return SamplingCandidate(design)
-    return MechanismCandidate(getattr(design, "method", "design"), design)
 
 
 def needed_spec(request: dict, k: int) -> tuple[dict, str]:
@@ -225,6 +216,8 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
         sp, label = needed_spec(request or {}, k)
         if not sp.get("orders", sp.get("sets")):
             return {}
+        from optrr_engine.utility.candidate import candidate_of
+
         pe = candidate_of(mechanism).predicted_error(int(n_rows or PREDICT_DEFAULT_ROWS), sp)
     except (OptRRError, ValueError):
         return {}

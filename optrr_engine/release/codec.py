@@ -134,6 +134,16 @@ class ColumnCodec:
                 codes[todo[~ok]] = NOT_LISTED  # an error once encode() knows their rows
         return codes
 
+    def not_listed(self, texts) -> list[str]:
+        """The texts among ``texts`` (distinct values of the column) that :meth:`encode` refuses: in a nominal or
+        ordinal column, neither among its categories nor recoded nor a missing-value text ([] in a numeric column,
+        whose unlisted texts are released as missing)."""
+        import pyarrow as pa
+
+        texts = [str(t) for t in texts]
+        codes = self._value_codes(pa.array(texts, type=pa.string()))
+        return [t for t, c in zip(texts, codes, strict=True) if c == NOT_LISTED]
+
     def _refuse_not_listed(self, values, value_codes, index, first_row: int) -> None:
         """Values of a nominal or ordinal column that are not among its categories: an error naming them and the
         data rows (1-based, counted from the first data row of the file) where they first occur."""

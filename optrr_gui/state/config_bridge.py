@@ -102,14 +102,20 @@ def _spec_key(col: ColumnState):
     return key
 
 
+def column_codec(col: ColumnState) -> ColumnCodec:
+    """The engine's codec of the column as if it is perturbed (raises ``OptRRError`` when the column cannot be
+    perturbed as configured)."""
+    d = col.copied_fields()
+    d.update(role="perturb", epsilon=1.0, weight=1.0)  # the coding never depends on the privacy level
+    cfg = ColumnConfig(**d)
+    cfg.validate()
+    return ColumnCodec(cfg)
+
+
 def codec_size(col: ColumnState) -> int:
     """The number of categories the engine's codec encodes for the column if it is perturbed (raises
     ``OptRRError`` when the column cannot be perturbed as configured)."""
-    d = col.copied_fields()
-    d.update(role="perturb", epsilon=1.0, weight=1.0)  # the count never depends on the privacy level
-    cfg = ColumnConfig(**d)
-    cfg.validate()
-    return ColumnCodec(cfg).size
+    return column_codec(col).size
 
 
 class _Cache:

@@ -3,6 +3,9 @@ perturbed column outside its categories, another row count), in words for the wi
 
 from __future__ import annotations
 
+from optrr_engine.errors import OptRRError
+
+from .config_bridge import column_codec
 from .session import ColumnState
 
 #: At most this many values (and columns) are named in one sentence.
@@ -23,14 +26,16 @@ def absent_released(columns: list[ColumnState], file_columns: list[str] | None) 
 
 
 def unknown_values(col: ColumnState, summary) -> list[tuple[str, int]]:
-    """(value, rows) of the values of a perturbed nominal or ordinal column that are neither among its categories
-    nor recoded nor missing-value texts (the release refuses them); [] when not known or not checked."""
+    """(value, rows) of the values of a perturbed nominal or ordinal column that the release refuses (the engine's
+    codec decides: neither among its categories nor recoded nor missing-value texts); [] when not known, not
+    checked, or when the column cannot be coded at all (the column table says why)."""
     if col.role != "perturb" or col.type == "numeric" or col.categories is None or summary is None:
         return []
-    known = {str(v) for v in col.categories} | {str(v) for v in col.missing_values or []}
-    for texts in (col.recode or {}).values():
-        known.update(str(t) for t in texts)
-    return [(str(v), int(n)) for v, n in zip(summary.values, summary.counts, strict=True) if str(v) not in known]
+    try:
+        refused = set(column_codec(col).not_listed(summary.values))
+    except OptRRError:
+        return []
+    return [(str(v), int(n)) for v, n in zip(summary.values, summary.counts, strict=True) if str(v) in refused]
 
 
 def data_changes(

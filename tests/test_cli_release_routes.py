@@ -220,3 +220,16 @@ def test_analyze_says_an_erased_joint_table_cannot_be_analysed(tmp_path, capsys,
     line = error_line(capsys)
     assert "the association of 'a' and 'b' cannot be analysed" in line and "erased their joint table" in line
     assert "ibu" not in line
+
+
+def test_inverting_a_noise_column_points_to_the_default_not_to_ibu(tmp_path, capsys, developer, audit_dir):
+    """Unbiased and clip refuse a table with a zero eigenvalue and name the default method, which gives the prior's
+    guess there and says so (ibu recovers it no better, so it is not offered as the way out)."""
+    rel = utility_release(tmp_path, capsys)
+    for method in ("unbiased", "clip"):
+        assert main(["estimate", rel, "--marginal", "buying,safety", "--method", method]) == 2
+        line = error_line(capsys)
+        assert "cannot be estimated by inversion" in line and "map" in line and "prior's guess" in line, line
+        assert "ibu" not in line and "instead" not in line
+    assert main(["estimate", rel, "--marginal", "buying,safety"]) == 0
+    assert "cannot be estimated from the release" in capsys.readouterr().err

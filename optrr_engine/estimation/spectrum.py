@@ -75,6 +75,7 @@ def check_identifiable(eigenvalues: np.ndarray, tol: float = MIN_ABS_EIGENVALUE)
     bad = np.flatnonzero(np.abs(eigenvalues) < tol)
     if bad.size:
         raise NotIdentifiableError(
-            "this marginal is not identifiable by inversion: the mechanism has a (numerically) zero eigenvalue "
-            f"on {bad.size} eigenspace(s); use the iterative Bayesian update (method 'ibu') instead"
+            "this table cannot be estimated by inversion (methods unbiased and clip): part of it never reaches the "
+            f"released values (its mechanism has a (numerically) zero eigenvalue on {bad.size} eigenspace(s)); the "
+            "default method, map, still gives an estimate, in which that part is the prior's guess, and says so"
         )

@@ -547,7 +547,13 @@ class MainWindow(QMainWindow):
             self._update_title()
             n = self.state.n_rows
             cols = len(self.state.columns)
-            rows = f"{n:,} rows" if n is not None else "only partly read" if self.partly_read else "counting rows…"
+            if n is not None:
+                rows = f"{n:,} rows"
+            elif self.partly_read:
+                read = self.store.rows if self.store is not None else 0
+                rows = f"only partly read ({read:,} rows before the cancel)"
+            else:
+                rows = "counting rows…"
             self.status_label.setText(
                 f"{Path(self.state.data_path).name if self.state.data_path else ''}: {rows}, {cols} columns"
             )

@@ -53,11 +53,13 @@ def test_analyze_detects_association_and_flags_raw_test_validity(tmp_path, capsy
     assert out["recommended"] == "wald_on_unbiased_estimate" and "warning" not in out
     assert tests["wald_on_unbiased_estimate"]["p_value"] < 1e-6 and tests["wald_on_unbiased_estimate"]["valid"]
     assert out["table"]["estimate_method"] == "unbiased" and out["rows_in_release"] == n
+    wald = tests["wald_on_unbiased_estimate"]
+    assert wald["p_value_method"].startswith("simulated") and "p_value_chi2_approximation" in wald
     assert tests["pearson_on_perturbed_counts"]["valid"] is (method == "kronecker")
     assert all(t["assumes"] for t in out["tests"])
     assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,sex"]) == 0
     text = capsys.readouterr().out
-    assert "H0" in text and "assumes" in text and "(recommended)" in text
+    assert "H0" in text and "assumes" in text and "(recommended)" in text and "p-value: simulated" in text
 
 
 def test_analyze_bad_input(tmp_path, capsys):

@@ -199,6 +199,7 @@ def test_analyse_a_release(qtbot, window, tmp_path):
     assert view.table.columnCount() == len(view.result["estimate"].labels()[1])
     assert view.tests.isVisible() and "recommended" in view.tests.toPlainText()
     assert "Wald test on the estimated table" in view.tests.toPlainText()  # in words, not the JSON key
+    assert "p-value: simulated" in view.tests.toPlainText()  # how the p-value was obtained
     csv_path, json_path = tmp_path / "e.csv", tmp_path / "e.json"
     assert view.export("csv", str(csv_path)) and view.export("json", str(json_path))
     assert csv_path.read_text().startswith("age,menopause,estimate,")

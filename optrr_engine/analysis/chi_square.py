@@ -87,33 +87,38 @@ def pearson_chi2(table, test: str = "pearson", assumes: str = "the table holds o
     return Chi2Result(stat, dof, _chi2_sf(stat, dof), test, assumes)
 
 
+def wald_statistics(estimates: np.ndarray, covariances: np.ndarray) -> np.ndarray:
+    """W = d^T (J Cov J^T)^{-1} d for a batch of estimated r x c tables (shape (B, r, c)) with the covariances of
+    their C-order cells (shape (B, rc, rc)); d_ij = p_ij - p_i. p_.j on the free cells i < r-1, j < c-1 and J its
+    Jacobian (module docstring). A singular J Cov J^T uses the pseudo-inverse. Never negative."""
+    p = np.asarray(estimates, dtype=float)
+    cov = np.asarray(covariances, dtype=float)
+    batch, r, c = p.shape
+    row, col = p.sum(axis=2), p.sum(axis=1)
+    fi, fj = (a.reshape(-1) for a in np.meshgrid(np.arange(r - 1), np.arange(c - 1), indexing="ij"))
+    ck, cl = (a.reshape(-1) for a in np.meshgrid(np.arange(r), np.arange(c), indexing="ij"))
+    same_row = (fi[:, None] == ck[None, :]).astype(float)  # (free, cells)
+    same_col = (fj[:, None] == cl[None, :]).astype(float)
+    jac = same_row * same_col - same_row * col[:, fj][:, :, None] - same_col * row[:, fi][:, :, None]
+    cov_d = jac @ cov @ np.swapaxes(jac, 1, 2)
+    vec = (p - row[:, :, None] * col[:, None, :])[:, fi, fj]
+    try:
+        sol = np.linalg.solve(cov_d, vec[:, :, None])[:, :, 0]
+    except np.linalg.LinAlgError:
+        sol = (np.linalg.pinv(cov_d) @ vec[:, :, None])[:, :, 0]
+    return np.maximum(np.einsum("bf,bf->b", vec, sol), 0.0)
+
+
 def wald_independence(estimate: np.ndarray, covariance: np.ndarray) -> Chi2Result:
-    """Wald test of H0 "independent" for an estimated r x c distribution with covariance of its C-order cells."""
+    """Wald test of H0 "independent" for an estimated r x c distribution with covariance of its C-order cells
+    (the chi-square p-value; :mod:`.wald_simulation` simulates it where the sample is small)."""
     p = np.asarray(estimate, dtype=float)
     r, c = p.shape
-    row, col = p.sum(axis=1), p.sum(axis=0)
-    d = p - np.outer(row, col)
-    free = [(i, j) for i in range(r - 1) for j in range(c - 1)]
-    jac = np.zeros((len(free), r * c))
-    for k, (i, j) in enumerate(free):
-        for kk in range(r):
-            for ll in range(c):
-                g = float(i == kk and j == ll)
-                if kk == i:
-                    g -= col[j]
-                if ll == j:
-                    g -= row[i]
-                jac[k, kk * c + ll] = g
-    cov_d = jac @ np.asarray(covariance) @ jac.T
-    vec = np.array([d[i, j] for i, j in free])
-    try:
-        stat = float(vec @ np.linalg.solve(cov_d, vec))
-    except np.linalg.LinAlgError:
-        stat = float(vec @ np.linalg.pinv(cov_d) @ vec)
-    dof = len(free)
+    stat = float(wald_statistics(p[None], np.asarray(covariance, dtype=float)[None])[0])
+    dof = (r - 1) * (c - 1)
     assumes = (
         "records are independent and the sample is large enough for the estimated table to be approximately "
         "normal; uses the covariance of the unbiased estimate, so the randomization noise is accounted for; "
         "H0: the two attributes are independent in the true data"
     )
-    return Chi2Result(max(stat, 0.0), dof, _chi2_sf(max(stat, 0.0), dof), "wald_on_unbiased_estimate", assumes)
+    return Chi2Result(stat, dof, _chi2_sf(stat, dof), "wald_on_unbiased_estimate", assumes)

@@ -9,6 +9,7 @@ from ..estimation import StructuredOperator, estimate_release
 from ..estimation.covariance import covariance_matrix
 from ..estimation.spectrum import NotIdentifiableError
 from .chi_square import pearson_chi2, wald_independence
+from .wald_simulation import MAX_SIMULATED_CELLS, SIMULATIONS, simulated_p_value
 
 #: Eigenvalue products must agree to this for the pair's mechanism to count as a product (independent RR).
 PRODUCT_TOL = 1e-9
@@ -76,6 +77,20 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
     except NotIdentifiableError:
         raise InputError(not_testable(manifest, idx, names)) from None
     wald = wald_independence(est.unbiased, cov)
+    simulated = simulated_p_value(op, est.estimate, est.observed, wald.statistic, cancel=cancel)
+    if simulated is not None:
+        wald.info["p_value_chi2_approximation"] = wald.p_value
+        wald.p_value = simulated
+        wald.info["p_value_method"] = (
+            f"simulated: chi-square scaled to the statistic's law over {SIMULATIONS} simulated releases of "
+            "independent attributes with the estimated margins, through this release's mechanism (the plain "
+            "chi-square law is too light-tailed with few records per cell)"
+        )
+    else:
+        wald.info["p_value_method"] = (
+            f"chi-square approximation (not simulated: the table has more than {MAX_SIMULATED_CELLS} cells, or "
+            "the simulated statistic did not vary)"
+        )
     product = pair_is_product(mech)
     raw = pearson_chi2(
         est.observed,

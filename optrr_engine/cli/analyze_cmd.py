@@ -39,5 +39,7 @@ def run(args) -> int:
     for t in out["tests"]:
         mark = "  (recommended)" if t["test"] == out["recommended"] else ""
         print(f"- {t['test']}{mark}: chi2 = {t['statistic']:.6g}, df = {t['dof']}, p = {format_p_value(t['p_value'])}")
+        if t.get("p_value_method"):
+            print(f"    p-value: {t['p_value_method']}")
         print(f"    assumes: {t['assumes']}")
     return 0

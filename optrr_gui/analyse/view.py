@@ -383,10 +383,11 @@ class AnalyseView(QWidget):
             rec = " — <b>recommended</b>" if t["test"] == chi2.get("recommended") else ""
             p = t["p_value"]
             p_text = format_p_value(p, 3) if p is not None and not (isinstance(p, float) and math.isnan(p)) else "—"
+            how = f"p-value: {escape(t['p_value_method'])}<br>" if t.get("p_value_method") else ""
             parts.append(
                 f"<li>{TEST_LABELS.get(t['test'], t['test'].replace('_', ' '))}{rec}: χ² = {t['statistic']:.3f}, "
                 f"df = {t['dof']}, "
-                f"p = {p_text}<br><small>{t['assumes']}</small></li>"
+                f"p = {p_text}<br><small>{how}{t['assumes']}</small></li>"
             )
         parts.append("</ul>")
         self.tests.setHtml("".join(parts))

@@ -39,19 +39,107 @@ def _categories(cats: list, limit: int = 12) -> str:
     return shown + (f", … ({len(cats)} in all)" if len(cats) > limit else "")
 
 
+def _whole_record_target(m: dict) -> float | None:
+    """The whole-record epsilon the configuration asked for (target_total: total-budget mode or a sampling
+    design), or None when it asked for per-column epsilons."""
+    design = m.get("design") or {}
+    for source in (design.get("budget") or {}, design.get("info") or {}):
+        if isinstance(source.get("target_total"), (int, float)):
+            return float(source["target_total"])
+    return None
+
+
+def _asked_per_column(m: dict) -> bool:
+    """True when the configuration gave per-column epsilons (the only case with a per-column request)."""
+    return _whole_record_target(m) is None and (m.get("mechanism") or {}).get("kind") != "sampling"
+
+
+def _attribute_header(m: dict) -> str:
+    if _asked_per_column(m):
+        requested = "<th>Requested ε</th>"
+    elif (m.get("design") or {}).get("epsilon_changes"):
+        requested = "<th>Share of the target ε</th>"
+    else:
+        requested = ""
+    return (
+        f"<tr><th>Column</th><th>Type</th><th>Categories</th>{requested}<th>Achieved ε</th>"
+        "<th>Category labels</th></tr>"
+    )
+
+
 def _attribute_rows(m: dict) -> str:
+    # per-column request: the column's own epsilon; total-budget mode: its share of the target, shown only when
+    # an achieved epsilon differs from it; sampling designs: no per-column request at all
+    show_requested = _asked_per_column(m) or bool((m.get("design") or {}).get("epsilon_changes"))
     rows = []
     for a in m["attributes"]:
         req, ach = a["requested_epsilon"], a["achieved_epsilon"]
         flag = ""
-        if isinstance(req, (int, float)) and isinstance(ach, (int, float)) and not eps_equal(ach, req):
+        if (
+            show_requested
+            and isinstance(req, (int, float))
+            and isinstance(ach, (int, float))
+            and not eps_equal(ach, req)
+        ):
             flag = " (raised: weaker privacy)" if ach > req else " (lowered: more privacy)"
+        requested = f"<td class=num>{_num(req)}</td>" if show_requested else ""
         rows.append(
             f"<tr><td>{_e(a['name'])}</td><td>{_e(a.get('type', ''))}</td><td class=num>{len(a['categories'])}</td>"
-            f"<td class=num>{_num(req)}</td><td class=num>{_num(ach)}{_e(flag)}</td>"
+            f"{requested}<td class=num>{_num(ach)}{_e(flag)}</td>"
             f"<td class=small>{_categories(a['categories'])}</td></tr>"
         )
     return "".join(rows)
+
+
+def _requested_row(m: dict) -> str:
+    """What the configuration asked for: the sum of the per-column epsilons, or the whole-record target."""
+    target = _whole_record_target(m)
+    if _asked_per_column(m):
+        total = _num(m.get("sum_requested_epsilons", ""))
+        return f"<tr><th>Sum of requested epsilons</th><td class=num>{total}</td></tr>"
+    if target is None:  # a sampling design without its target (older manifests): no request to show
+        return ""
+    return (
+        f"<tr><th>Requested</th><td>whole-record epsilon <span class=num>{_num(target)}</span> (a target for the "
+        "whole record; no per-column epsilons were asked for)</td></tr>"
+    )
+
+
+def _column_epsilon_text(m: dict) -> str:
+    """What a column's achieved epsilon bounds, and what it does not (docs/sampling.md, "What eps_i bounds")."""
+    overall = _num(m["overall_epsilon"], 4)
+    text = (
+        "It is the epsilon of the channel of that attribute alone: it bounds what the column's released value, "
+        "taken by itself, reveals about that attribute. It does not bound what the whole released row reveals to "
+        "an attacker who knows (or partly knows) the record's other attributes: any change of one record, "
+        "including a change of this attribute alone with all the others known, is bounded by the whole-record "
+        f"epsilon ({overall}), which can be larger than the column's ε."
+    )
+    mech = m.get("mechanism") or {}
+    method = mech.get("method") if mech.get("kind") == "sampling" else None
+    if method == "rsfd":
+        text += (
+            " With RS+FD a row holds one randomized true value and uniform fake values in the other columns, and which"
+            " one is real is not marked; the column's ε counts the fakes as noise, which is exactly right for an "
+            "attacker with no information about the record's other attributes. One who knows (or partly knows) them "
+            "can tell the fakes from the real value better and learns more about this attribute than the column's ε, "
+            "never more than the whole-record epsilon. The per-attribute ε of the RS+FD paper (Arcolezi et al. 2021) "
+            "is meant for that case (one attribute changed, the others known) and is not the column's ε either."
+        )
+    elif method == "smp":
+        text += (
+            " With SMP a row reports one column, randomized at the whole-record epsilon, and marks the others "
+            "“not reported”; a column's channel is that randomized value or “not reported”, so its ε equals the "
+            "whole-record epsilon (0 for a column of weight 0, never reported)."
+        )
+    elif method is not None:
+        text += (
+            " With a sampling design a column's ε is that of its randomized value or “not reported”, averaged over the"
+            " sets of columns the rows report; a row also shows which other columns it reports, so the whole row can "
+            "reveal somewhat more about this attribute than the column's ε even to an attacker who knows nothing else "
+            "about the record, and, to one who knows the other reported attributes, up to the whole-record epsilon."
+        )
+    return f"<p class=small><b>What a column's achieved ε bounds.</b> {_e(text)}</p>"
 
 
 def _randomness_text(m: dict) -> str:
@@ -82,7 +170,8 @@ def _warnings(m: dict) -> list[str]:
             "protect only the randomized attributes."
         )
     if design.get("epsilon_changes"):
-        warnings.append("Some achieved epsilons differ from the request; the table shows both.")
+        asked = "the request" if _asked_per_column(m) else "the column's share of the whole-record target"
+        warnings.append(f"Some achieved epsilons differ from {asked}; the table shows both.")
     for note in design.get("notes", []):
         warnings.append(_e(note))
     attrs = m.get("attributes", [])
@@ -128,17 +217,17 @@ def _privacy_and_attributes(m: dict) -> str:
 <table>
 <tr><th>Whole-record epsilon</th><td class=num>{_num(m["overall_epsilon"])}</td></tr>
 <tr><th>What it means</th><td>{_e(record_sentence(float(m["overall_epsilon"])))}</td></tr>
-<tr><th>Sum of requested epsilons</th><td class=num>{_num(m.get("sum_requested_epsilons", ""))}</td></tr>
+{_requested_row(m)}
 <tr><th>Design method</th><td>{_e(design.get("method", m["mechanism"].get("method", "")))}
  (requested: {_e(design.get("method_requested", ""))})</td></tr>
 <tr><th>Random numbers</th><td>{_randomness_text(m)}</td></tr>
 </table>
 {budget_html}
 <h2>Attributes</h2>
-<table><tr><th>Column</th><th>Type</th><th>Categories</th><th>Requested ε</th><th>Achieved ε</th>
-<th>Category labels</th></tr>
+<table>{_attribute_header(m)}
 {_attribute_rows(m)}
-</table>"""
+</table>
+{_column_epsilon_text(m)}"""
 
 
 _INTRO = """<p>Each record was randomized with randomized response (local differential privacy). Lower epsilon means

@@ -67,10 +67,10 @@ def print_estimate(est) -> None:
         eps = ", ".join(f"{e:.4g}" for e in est.info["attribute_epsilons"])
         print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; these attributes: {eps}")
     if "suppression" in est.info:
-        print(
-            f"sampling design ({est.info['sampling_method']}): {est.info['suppression']}; "
+        reporting = est.info.get("reporting") or (
             f"{est.info['records_reporting_all']:,} of {est.info['records_total']:,} records report these attributes"
         )
+        print(f"sampling design ({est.info['sampling_method']}): {est.info['suppression']}; {reporting}")
     if "iterations" in est.info:
         print(convergence_line(est.info))
     cells = est.cells()

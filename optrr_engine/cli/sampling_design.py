@@ -25,6 +25,7 @@ def sampling_json(design) -> dict:
 
 def run_sampling(args, gathered) -> int:
     from ..sampling import make_sampling_design
+    from ..sampling.design import no_mechanism_to_copy, sample_m_weights_refusal, unequal_weights
     from .common import print_json
     from .design_utility import predicted_json, print_predicted
 
@@ -38,11 +39,11 @@ def run_sampling(args, gathered) -> int:
     if args.method != "sample-m" and args.m is not None:
         raise InputError("--m applies to --method sample-m only")
     if args.with_mechanism:
-        raise InputError(
-            f"--with-mechanism: a sampling design has no mechanism to copy; a configuration with method {args.method} "
-            "(and target_total) is designed by optrr perturb itself"
-        )
-    explicit = args.weights is not None or (weights is not None and any(w != weights[0] for w in weights))
+        raise InputError(f"--with-mechanism: {no_mechanism_to_copy(args.method)}")
+    if args.method == "sample-m" and unequal_weights(weights):
+        way_out = 'leave out --weights (and the spec\'s "weights") or make them equal'
+        raise InputError(sample_m_weights_refusal(way_out))
+    explicit = args.weights is not None or unequal_weights(weights)
     design = make_sampling_design(
         args.method, sizes, target, m=args.m, weights=weights if explicit and args.method != "sample-m" else None
     )

@@ -40,20 +40,38 @@ NOT_IDENTIFIABLE = (
     "this table cannot be estimated from the release: part of it never reaches the released values (an eigenvalue "
     "of its mechanism is 0), so the estimate there is the prior's guess and has no confidence interval"
 )
-#: Records per cell below which a table is flagged: its estimate leans on the prior and its intervals and tests on
-#: a normal approximation that does not hold (the textbook five per cell; randomization only adds noise).
+#: Records per cell below which a table is flagged: its point estimate rests on too few records (the default one
+#: leans on its prior) and its intervals and tests on a normal approximation that does not hold (the textbook five
+#: per cell; randomization only adds noise).
 MIN_ROWS_PER_CELL = 5
+#: What too few records do to the point estimate of each method (the sentence of :func:`few_rows`).
+FEW_ROWS_EFFECT = {
+    "map": "the estimate leans on its prior (pulled towards uniform)",
+    "ibu": "the maximum-likelihood estimate follows the noise of a handful of randomized records",
+    "unbiased": "the unbiased estimate (no prior) is mostly randomization noise and may have cells far below 0 or "
+    "above 1",
+    "clip": "the clipped unbiased estimate (no prior) is mostly randomization noise",
+}
 
 
-def few_rows(rows: float, cells: int) -> str | None:
-    """The warning for a table of ``cells`` cells estimated from ``rows`` records, or None when there are enough."""
+def few_rows(rows: float, cells: int, method: str | None = DEFAULT_METHOD) -> str | None:
+    """The warning for a table of ``cells`` cells estimated from ``rows`` records by ``method`` (its effect on the
+    point estimate; None: no point estimate named, only the intervals and tests), or None when there are enough
+    records. One rule for ``optrr estimate``, the Analyse tab and ``optrr analyze`` (which reads the estimate's
+    ``info["few_rows"]``)."""
     if rows >= MIN_ROWS_PER_CELL * cells:
         return None
-    return (
+    head = (
         f"only {int(round(rows)):,} records report this table for {cells:,} cells (fewer than {MIN_ROWS_PER_CELL} "
-        "per cell): the estimate leans on the prior, and its intervals and tests on a normal approximation that "
-        "does not hold here"
+        "per cell)"
     )
+    tail = "a normal approximation that does not hold here"
+    effect = FEW_ROWS_EFFECT.get(method) if method is not None else None
+    if effect is None:
+        return f"{head}: its intervals and tests lean on {tail}"
+    if method == DEFAULT_METHOD:  # "leans on its prior, and its intervals and tests [lean] on ..."
+        return f"{head}: {effect}, and its intervals and tests on {tail}"
+    return f"{head}: {effect}, and its intervals and tests lean on {tail}"
 
 
 def prior_records(cells: int, n: float) -> float:
@@ -143,7 +161,7 @@ def estimate_from_counts(
             }
         )
     ctl.report(1.0, "done")
-    few = few_rows(n, op.cells)
+    few = few_rows(n, op.cells, method)
     if few:
         info["few_rows"] = few
     # a share is in [0, 1]: an unbiased estimate u outside it gives the interval of the nearest bound, [0, z se]

@@ -75,8 +75,40 @@ class SamplingCounter:
         self.counter.add(out[np.ix_(rows, np.asarray(self.attrs, dtype=np.int64))])
 
 
-def marginal_operator(design: SamplingDesign, attrs, subset_rows=None) -> StructuredOperator:
-    """The structured operator of the pooled channel on ``attrs`` (module docstring)."""
+def no_rows_message(design: SamplingDesign, attrs, rows_total: int | None = None) -> str:
+    """Why no record of a release reports all of ``attrs`` together: the design never samples them together
+    (more attributes than a row carries, or a sampling weight of 0), or it does but none of the ``rows_total``
+    records of this release happened to (then the expected number of such records, n * P(subset holds A))."""
+    attrs = [int(a) for a in attrs]
+    coverage = design.coverage(attrs)
+    if len(attrs) > design.m or coverage <= 0:
+        if len(attrs) <= design.m:  # a weight of 0 keeps an attribute (or these together) out of every subset
+            what = "this attribute (its sampling weight is 0)" if len(attrs) == 1 else "these attributes together"
+            return (
+                f"no record of the release reports all of these attributes together: this design never samples {what}; "
+                f"{design.suppression_text()}"
+            )
+        which = "1 attribute" if design.m == 1 else f"at most {design.m} attributes that are sampled together"
+        return (
+            "no record of the release reports all of these attributes together; "
+            f"{design.suppression_text()}, so choose {which}"
+        )
+    records = "records" if rows_total is None else f"{int(rows_total):,} records"
+    expected = "" if rows_total is None else f" (about {float(rows_total) * coverage:.3g} were expected)"
+    bigger = ", or a larger m (more columns per row)," if design.method == "sample-m" else ""
+    return (
+        "no record of this release happens to report all of these attributes together: the design can report them "
+        f"together (a record's sampled columns hold them all with probability {coverage:.3g}), but none of its "
+        f"{records} did{expected}: {design.suppression_text()}. A larger release{bigger} would give such records; "
+        "or estimate fewer attributes at once"
+    )
+
+
+def marginal_operator(
+    design: SamplingDesign, attrs, subset_rows=None, rows_total: int | None = None
+) -> StructuredOperator:
+    """The structured operator of the pooled channel on ``attrs`` (module docstring); ``rows_total`` (the
+    release's records) only words the refusal when no record reports ``attrs`` together (:func:`no_rows_message`)."""
     attrs = [int(a) for a in attrs]
     sizes = design.sizes[attrs]
     masks = 1 << len(attrs)
@@ -93,10 +125,7 @@ def marginal_operator(design: SamplingDesign, attrs, subset_rows=None) -> Struct
     rows = np.asarray(subset_rows, dtype=float)
     total = rows.sum()
     if total <= 0:
-        raise InputError(
-            "no record of the release reports all of these attributes together; "
-            f"{design.suppression_text()}, so choose at most {design.m} attributes that are sampled together"
-        )
+        raise InputError(no_rows_message(design, attrs, rows_total))
     lam = np.zeros(masks)
     for s, n_s in enumerate(rows):
         if n_s == 0:
@@ -109,13 +138,65 @@ def marginal_operator(design: SamplingDesign, attrs, subset_rows=None) -> Struct
 
 def estimate_sampling_counts(design: SamplingDesign, counter: SamplingCounter, method: str = DEFAULT_METHOD, **kwargs):
     """MarginalEstimate of the counter's attributes; ``info`` says how many records reported them."""
-    op = marginal_operator(design, counter.attrs, counter.subset_rows)
+    op = marginal_operator(design, counter.attrs, counter.subset_rows, counter.rows_seen)
     est = estimate_from_counts(op, counter.counter.table, method=method, **kwargs)
-    est.info["sampling_method"] = design.method
-    est.info["records_reporting_all"] = int(counter.counter.rows)
-    est.info["records_total"] = int(counter.rows_seen)
-    est.info["suppression"] = design.suppression_text()
+    est.info.update(reporting_info(design, counter, kwargs.get("attributes")))
     return est
+
+
+def reporting_info(design: SamplingDesign, counter: SamplingCounter, attributes=None, names=None) -> dict:
+    """What the records of a sampling release carry about the counter's attributes, for ``MarginalEstimate.info``:
+    ``records_reporting_all`` (records holding a value of every one of them; for RS+FD every record, real or
+    fake), ``records_total``, ``suppression``, ``reporting`` (a plain sentence saying what is true), and
+
+    - SMP / sample-m: ``expected_records_reporting_all`` (n * P(a record's subset holds them)), ``subset_rows``
+      (rows per subset of the design, in the order of the manifest's ``mechanism.subsets``, read back by
+      ``optrr analyze``: only subsets holding all of the attributes are counted, the others are 0 by construction)
+      and ``reporting_subsets`` (only the subsets holding them: their columns, rows and expected rows);
+    - RS+FD (1-way): ``expected_real_reports``, n * w_j, the records expected to carry the attribute's real
+      (randomized) value; the others carry a uniform fake one. No ``subset_rows``: which value is real is not
+      marked, so no record can be attributed to a subset."""
+    n = int(counter.rows_seen)
+    reporting = int(counter.counter.rows)
+    labels = list(attributes) if attributes else [f"column {a + 1}" for a in counter.attrs]
+    what = ", ".join(str(a) for a in labels)
+    info: dict = {
+        "sampling_method": design.method,
+        "records_reporting_all": reporting,
+        "records_total": n,
+        "suppression": design.suppression_text(),
+    }
+    if design.fills_fakes:
+        (j,) = counter.attrs
+        weight = float(sum(w for s, w in zip(design.subsets, design.probs, strict=True) if tuple(s) == (j,)))
+        real = n * weight
+        info["expected_real_reports"] = real
+        share = f"1/{design.k}" if np.isclose(weight, 1.0 / design.k) else f"its sampling weight {weight:.3g}"
+        info["reporting"] = (
+            f"all {n:,} records carry a value of {what}, but only about {real:,.1f} of them (n x {share}) carry its "
+            "real (randomized) value; the others carry a uniform fake value, and which is which is not marked (the "
+            "estimate accounts for the fakes)"
+        )
+        return info
+    coverage = design.coverage(counter.attrs)
+    info["expected_records_reporting_all"] = n * coverage
+    info["subset_rows"] = [int(v) for v in counter.subset_rows]
+    need = set(counter.attrs)
+    info["reporting_subsets"] = [
+        {
+            "columns": [names[i] if names else i + 1 for i in sub],
+            "rows": int(counter.subset_rows[s]),
+            "expected_rows": n * float(w),
+        }
+        for s, (sub, w) in enumerate(zip(design.subsets, design.probs, strict=True))
+        if need <= set(sub) and w > 0
+    ]
+    together = "" if len(counter.attrs) == 1 else " together"
+    info["reporting"] = (
+        f"{reporting:,} of {n:,} records report {what}{together} (about {n * coverage:,.1f} expected: a record's "
+        f"sampled columns hold {'it' if len(counter.attrs) == 1 else 'them'} with probability {coverage:.3g})"
+    )
+    return info
 
 
 def estimate_sampled_codes(design: SamplingDesign, released: np.ndarray, attrs, method: str = DEFAULT_METHOD, **kw):
@@ -161,5 +242,6 @@ def estimate_sampling_release(release_path, manifest, design, names, method, con
     est.info["release"] = os.path.basename(release_path)
     est.info["whole_record_epsilon"] = design.whole_record_epsilon()
     est.info["attribute_epsilons"] = [float(e) for e in design.attribute_epsilons()[idx]]
-    est.info["subset_rows"] = [int(v) for v in counter.subset_rows]
+    if not design.fills_fakes:  # the subsets by column name
+        est.info.update(reporting_info(design, counter, [names[i] for i in idx], names))
     return est

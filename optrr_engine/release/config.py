@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..sampling.design import SAMPLING_METHODS
+from ..sampling.design import SAMPLING_METHODS, no_mechanism_to_copy, sample_m_weights_refusal
 from ..validation import check_epsilon, first_duplicate, positive_number
 from .bins import bins_to_json, normalize_bins
 from .recode import check_against_categories, normalize_recode
@@ -294,6 +294,7 @@ class ReleaseConfig:
                 raise InputError(f"column {c.name!r} appears twice in the configuration")
             seen.add(c.name)
             c.validate(self.budget_mode)
+        self._validate_sample_m()
         return self
 
     def given_mechanism(self):
@@ -304,26 +305,80 @@ class ReleaseConfig:
             return None
         if not isinstance(self.mechanism, dict):
             raise InputError("'mechanism' must be an object as written by OptRR (sizes and blocks)")
+        self._refuse_sampling_mechanism()
         try:
             return Mechanism.from_dict(self.mechanism)
         except InputError as exc:
             raise InputError(f"the configuration's mechanism is invalid: {exc}") from None
 
+    def _refuse_sampling_mechanism(self) -> None:
+        """A sampling design is never given as a 'mechanism' (a sampling release's manifest holds one of kind
+        "sampling"), and a sampling method never releases a given one: it is designed anew from the
+        configuration (the same explanation as ``optrr design --with-mechanism``)."""
+        assert isinstance(self.mechanism, dict)
+        given = self.mechanism.get("method")
+        if self.mechanism.get("kind") == "sampling":
+            method = given if given in SAMPLING_METHODS else self.method
+            settings = [f'"method": "{method}"']
+            target = self.mechanism.get("target_epsilon")
+            if isinstance(target, (int, float)) and not isinstance(target, bool):
+                settings.append(f'"target_total": {target:g}')
+            m = self.mechanism.get("m")
+            if method == "sample-m" and isinstance(m, int) and not isinstance(m, bool):
+                settings.append(f'"sample_m": {m}')
+            raise InputError(
+                f"the configuration's 'mechanism' is a sampling design (as in the manifest of a {method} release): "
+                f"{no_mechanism_to_copy(method)}; remove 'mechanism' and set {', '.join(settings)}"
+            )
+        if self.method in SAMPLING_METHODS:
+            raise InputError(
+                f"method {self.method} does not release a given 'mechanism': {no_mechanism_to_copy(self.method)}; "
+                "remove 'mechanism', or set the method of the design it comes from"
+            )
+
     def _validate_sampling(self) -> None:
         """Sampling designs (smp, sample-m, rsfd) are defined by a whole-record epsilon (target_total); the
-        columns' weights are smp / rsfd sampling weights; sample-m needs sample_m (attributes per record)."""
+        columns' weights are smp / rsfd sampling weights; sample-m needs sample_m (attributes per record, checked
+        against the perturbed columns by _validate_sample_m once the columns are)."""
         if self.method not in SAMPLING_METHODS:
             if self.sample_m is not None:
                 raise InputError("sample_m applies to method sample-m only")
             return
         if self.target_total is None:
             raise InputError(f"method {self.method} needs target_total, the whole-record epsilon")
-        if self.method == "sample-m":
-            m = self.sample_m
-            if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-                raise InputError("method sample-m needs sample_m, the number of attributes each record reports (>= 1)")
-        elif self.sample_m is not None:
+        if self.method != "sample-m" and self.sample_m is not None:
             raise InputError("sample_m applies to method sample-m only")
+
+    def _validate_sample_m(self) -> None:
+        """sample_m of method sample-m: a whole number from 1 to the number of perturbed columns."""
+        if self.method != "sample-m":
+            return
+        k = len(self.perturbed())
+        upto = f"from 1 to {k} (the number of perturbed columns)" if k else "from 1 to the number of perturbed columns"
+        m = self.sample_m
+        if m is None:
+            raise InputError(
+                f"method sample-m needs sample_m, the number of columns each record reports: a whole number {upto}"
+            )
+        if isinstance(m, bool) or not isinstance(m, int) or m < 1 or (k and m > k):
+            raise InputError(f"sample_m must be a whole number {upto}; got {m!r}")
+
+    def check_sample_m_weights(self) -> None:
+        """A configuration as written (a file, a dict) that states unequal weights for sample-m, which chooses its
+        subsets uniformly, is refused rather than released without them. (An in-memory one, the GUI's, whose
+        sample-m rows are uniform whatever the session's weights, writes none: :meth:`to_dict`.)"""
+        if self.method != "sample-m":
+            return
+        cols = [c for c in self.perturbed() if c.weight is not None]
+        odd = [c for c in cols if float(c.weight) != float(cols[0].weight)]
+        if odd:
+            first, other = cols[0], odd[0]
+            raise InputError(
+                sample_m_weights_refusal(
+                    f"column {other.name!r} has weight {float(other.weight):g} and column {first.name!r} "
+                    f'{float(first.weight):g}: remove the columns\' "weight" or make them equal'
+                )
+            )
 
     def check_releasable(self) -> None:
         if not self.perturbed():
@@ -350,6 +405,9 @@ class ReleaseConfig:
         if self.mechanism is not None:
             d["mechanism"] = self.mechanism
         d["columns"] = [c.to_dict() for c in self.columns]
+        if self.method == "sample-m":  # uniform subsets: the columns' weights do not apply (check_sample_m_weights)
+            for c in d["columns"]:
+                c.pop("weight", None)
         return d
 
     @classmethod
@@ -381,7 +439,9 @@ class ReleaseConfig:
             allow_unidentifiable=d.get("allow_unidentifiable", False),
             mechanism=d.get("mechanism"),
         )
-        return cfg.validate()
+        cfg.validate()
+        cfg.check_sample_m_weights()
+        return cfg
 
 
 def load_config(path) -> ReleaseConfig:

@@ -38,6 +38,35 @@ INNER_METHODS = ("optimal", "kronecker")
 MAX_SUBSETS = 5000
 
 
+def unequal_weights(weights) -> bool:
+    """Whether ``weights`` are given and not all equal (equal weights are the uniform choice of sample-m)."""
+    if weights is None:
+        return False
+    try:
+        return len({float(w) for w in weights}) > 1
+    except (TypeError, ValueError):  # not numbers at all: certainly not the uniform choice
+        return True
+
+
+def sample_m_weights_refusal(way_out: str) -> str:
+    """The one refusal of weights for sample-m (the engine, ``optrr design`` and a release configuration), with
+    ``way_out`` naming what to leave out where the weights came from."""
+    return (
+        "sample-m chooses its subsets uniformly and takes no weights (equal weights are the same as none); "
+        f"{way_out}, or choose method smp or rsfd, which sample the columns by weight"
+    )
+
+
+def no_mechanism_to_copy(method: str) -> str:
+    """Why a sampling design is never copied as a "mechanism" (``optrr design --with-mechanism`` and a release
+    configuration's ``mechanism``): it is designed anew from its method and whole-record epsilon."""
+    more = ", sample_m" if method == "sample-m" else ""
+    return (
+        f"a sampling design has no mechanism to copy; a configuration with method {method} (and target_total{more}) "
+        "is designed by optrr perturb itself"
+    )
+
+
 def _grr(size: int, eps: float) -> Mechanism:
     from ..blocks import IndependentBlock
 
@@ -231,7 +260,10 @@ def _check_common(sizes, target) -> tuple[np.ndarray, float]:
 def _weights(weights, k: int) -> np.ndarray:
     if weights is None:
         return np.full(k, 1.0 / k)
-    w = np.asarray(weights, dtype=float)
+    try:
+        w = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"sampling weights must be {k} non-negative numbers, not all 0; got {weights!r}") from None
     if w.shape != (k,) or np.any(~np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
         raise InputError(f"sampling weights must be {k} non-negative numbers, not all 0")
     return w / w.sum()
@@ -296,7 +328,7 @@ def make_sampling_design(method: str, sizes, target: float, m: int | None = None
     if method == "sample-m":
         if m is None:
             raise InputError("the sample-m design needs m, the number of attributes each record reports")
-        if weights is not None:
-            raise InputError("sample-m chooses its subsets uniformly; weights apply to smp and rsfd only")
+        if unequal_weights(weights):
+            raise InputError(sample_m_weights_refusal("leave the weights out"))
         return sample_m_design(sizes, target, m, inner_method or "optimal")
     raise InputError(f"unknown sampling method {method!r}; choose one of {', '.join(SAMPLING_METHODS)}")

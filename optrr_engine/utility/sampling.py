@@ -2,14 +2,15 @@
 
 Marginal A is estimated from the n * coverage(A) records that report all of A, through the pooled channel
 whose eigenvalues are sum_{S >= A} (w_S / coverage(A)) lambda_T(M_{S,A}) (estimation/sampled.py, with the
-expected subset counts); RS+FD uses all n records and its 1-way channel (its |A| >= 2 eigenvalues are 0, so
-those marginals are named non-identifiable).
+expected subset counts); RS+FD uses all n records and its 1-way channel. Its |A| >= 2 eigenvalues are 0: no
+record reports two real values together, so those marginals are treated exactly as SMP's joint marginals (no
+rows report them: erased, no predicted error of any estimate).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -18,6 +19,12 @@ from ..sampling.design import MAX_SUBSETS, SamplingDesign
 from .marginals import resolve_marginals
 from .predicted import MarginalError, PredictedError, error_of_marginal
 from .prior import UniformPrior
+
+#: Why an RS+FD joint marginal has no predicted error (it is erased, as SMP's joint marginals are).
+RSFD_JOINT_REASON = (
+    "never reported together: each RS+FD record carries the real value of one attribute and fake values for the "
+    "others, so joint distributions cannot be recovered"
+)
 
 
 @dataclass
@@ -51,10 +58,12 @@ class SamplingCandidate:
         design = self.design
         sizes = design.sizes
         if design.fills_fakes:
-            lam = np.zeros(1 << len(attrs))
-            lam[0] = 1.0
-            if len(attrs) == 1:
-                lam = marginal_operator(design, attrs).eigenvalues
+            if len(attrs) > 1:
+                # no record carries the real values of two attributes together: not estimable exactly as SMP's
+                # joint marginals (0 rows report them: erased, no predicted error of any estimate, shown as "-")
+                err = error_of_marginal(sizes, attrs, np.ones(1 << len(attrs)), prior.marginal(sizes, attrs), 0.0)
+                return replace(err, reason=RSFD_JOINT_REASON)
+            lam = marginal_operator(design, attrs).eigenvalues
             return error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n, data_rows)
         need = set(attrs)
         expected = np.array([w if need <= set(s) else 0.0 for s, w in zip(design.subsets, design.probs, strict=True)])

@@ -9,13 +9,29 @@ from __future__ import annotations
 from math import comb
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from ..state.needed_marginals import MAX_NEEDED, ORDERS, describe, effective, format_sets, parse_sets, unknown_names
+from ..state.needed_marginals import (
+    MAX_NEEDED,
+    ORDERS,
+    describe,
+    effective,
+    format_sets,
+    parse_sets,
+    sets_error,
+    unknown_names,
+)
+
+#: The field's look while its text is refused (not applied).
+BAD_STYLE = "QLineEdit { border: 1px solid #cc0000; background: #fff0f0; }"
 
 
 class MarginalsEditor(QWidget):
     edited = Signal(object)  # the new value for SessionState.needed_marginals (None = the default)
+    SETS_TIP = (
+        "Column sets you need together, by name: columns separated by commas, sets by semicolons "
+        "(e.g. “age, sex; smoker, bmi”); only perturbed columns. Press Enter to apply."
+    )
 
     def __init__(self, state, parent=None):
         super().__init__(parent)
@@ -27,8 +43,11 @@ class MarginalsEditor(QWidget):
             "cannot be estimated from the design (unless you override it in the release dialog)."
         )
         self.orders = {}
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(2)
+        lay = QHBoxLayout()
+        outer.addLayout(lay)
         lay.addWidget(self.label)
         for o in ORDERS:
             box = QCheckBox(f"{o}-way")
@@ -38,10 +57,7 @@ class MarginalsEditor(QWidget):
             lay.addWidget(box)
         self.sets = QLineEdit()
         self.sets.setPlaceholderText("and column sets: age, sex; bmi")
-        self.sets.setToolTip(
-            "Column sets you need together, by name: columns separated by commas, sets by semicolons "
-            "(e.g. “age, sex; smoker, bmi”). Press Enter to apply."
-        )
+        self.sets.setToolTip(self.SETS_TIP)
         self.sets.editingFinished.connect(self._sets_edited)
         self.sets.setMinimumWidth(60)
         lay.addWidget(self.sets, 1)
@@ -49,15 +65,26 @@ class MarginalsEditor(QWidget):
         self.default_button.setToolTip("All 1- and 2-way tables (only 1-way when there are more than 2000 of them)")
         self.default_button.clicked.connect(lambda: self._emit(None))
         lay.addWidget(self.default_button)
+        #: Why the typed column sets were not applied (red, under the field); hidden when they were.
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #cc0000")
+        self.error_label.hide()
+        outer.addWidget(self.error_label)
         self.message = ""
+        self.sets_message = ""
         state.subscribe(self._on_state)
         self.refresh()
 
     def names(self) -> list[str]:
         return [c.name for c in self.state.perturbed_columns()]
 
+    def roles(self) -> dict[str, str]:
+        return {c.name: c.role for c in self.state.columns}
+
     def _on_state(self, kind, _index, name) -> None:
         if kind in ("reset", "columns") or (kind == "session" and name == "needed_marginals"):
+            self._show_sets_error("")  # the session's value replaces the refused text
             self.refresh()
         elif kind == "column" and name in ("role", "name"):
             self.refresh()
@@ -69,11 +96,19 @@ class MarginalsEditor(QWidget):
             box.blockSignals(True)
             box.setChecked(o in value["orders"])
             box.blockSignals(False)
-        if not self.sets.hasFocus():
+        if not self.sets.hasFocus() and not self.sets_message:  # refused text stays, to be corrected
             self.sets.setText(format_sets(value["sets"]))
         unknown = unknown_names(self.state.needed_marginals, names)
         note = f" Not perturbed, left out: {', '.join(unknown)}." if unknown else ""
         self.setToolTip(f"Needed: {describe(self.state.needed_marginals, len(names))}.{note}")
+
+    def _show_sets_error(self, message: str) -> None:
+        """Show (or clear, with "") why the typed column sets were not applied: a red field and the reason."""
+        self.sets_message = message
+        self.sets.setStyleSheet(BAD_STYLE if message else "")
+        self.error_label.setText(message)
+        self.error_label.setVisible(bool(message))
+        self.sets.setToolTip(message or self.SETS_TIP)
 
     def _current(self) -> dict:
         value = effective(self.state.needed_marginals, len(self.names()))
@@ -92,12 +127,13 @@ class MarginalsEditor(QWidget):
         self._emit(value)
 
     def _sets_edited(self) -> None:
-        try:
-            sets = parse_sets(self.sets.text())
-        except ValueError as exc:
-            self.message = str(exc)
-            self.sets.setToolTip(self.message)
+        error = sets_error(self.sets.text(), self.names(), self.roles())
+        if error:  # not applied: no undo step, the previous sets stay in the session
+            self.message = error
+            self._show_sets_error(error)
             return
+        self._show_sets_error("")
+        sets = parse_sets(self.sets.text())
         value = self._current()
         if sets == value["sets"]:
             return
@@ -108,3 +144,6 @@ class MarginalsEditor(QWidget):
         self.message = ""
         if value != self.state.needed_marginals:
             self.edited.emit(value)
+        elif self.sets_message:  # e.g. Default while refused text is shown: show the session's sets again
+            self._show_sets_error("")
+            self.refresh()

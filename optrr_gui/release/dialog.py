@@ -485,12 +485,18 @@ class ReleaseDialog(QDialog):
             out.append("Some columns are published as they are (orange): tick the box after checking them, or drop "
                        "them.")
         if self.state.needed_marginals is not None:
-            from ..state.needed_marginals import name_lists
+            from ..state.needed_marginals import applied_error, name_lists
 
+            perturbed = [c.name for c in self.state.perturbed_columns()]
             try:
-                name_lists(self.state.needed_marginals, [c.name for c in self.state.perturbed_columns()])
+                name_lists(self.state.needed_marginals, perturbed)
             except ValueError as exc:
                 out.append(f"Too many needed tables: {exc}.")
+            # a set naming a column dropped, kept or renamed since: the release could not answer it
+            roles = {c.name: c.role for c in self.state.columns}
+            unanswerable = applied_error(self.state.needed_marginals, perturbed, roles)
+            if unanswerable:
+                out.append(unanswerable)
         return out
 
     def _format_changed(self, label: str) -> None:

@@ -10,6 +10,8 @@ erases one of them, ``optrr_engine.utility.release_check``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from difflib import get_close_matches
 from itertools import combinations
 from math import comb
 
@@ -98,6 +100,51 @@ def unknown_names(value, names) -> list[str]:
     """Names in the named sets that are not perturbed columns (they cannot be needed from the release)."""
     known = set(names)
     return sorted({n for s in (effective(value, len(names))["sets"]) for n in s if n not in known})
+
+
+ROLE_WORDS = {"keep": "published as it is (role keep)", "drop": "dropped (role drop)"}
+
+
+def name_problem(name: str, perturbed: Sequence[str], roles: Mapping[str, str] | None = None) -> str:
+    """Why ``name`` cannot be needed, in words ("" when it is a perturbed column): dropped or kept, two names
+    without the comma between them, or not a column at all (with the closest perturbed column, if any)."""
+    if name in perturbed:
+        return ""
+    roles = roles or {}
+    if name in roles:
+        return f"“{name}” is {ROLE_WORDS.get(roles[name], 'not perturbed')}; only perturbed columns can be needed"
+    words = name.split()
+    if len(words) > 1 and all(w in perturbed for w in words):
+        return f"“{name}” is not a column: a comma is missing between {', '.join(words)}"
+    close = get_close_matches(name, list(perturbed), n=1, cutoff=0.6)
+    hint = f" (did you mean “{close[0]}”?)" if close else ""
+    return f"“{name}” is not a perturbed column{hint}"
+
+
+def sets_error(text: str, perturbed: Sequence[str], roles: Mapping[str, str] | None = None) -> str:
+    """What is wrong with typed column sets ("age, sex; bmi"), in words, "" when every set parses and names only
+    perturbed columns ``perturbed``; ``roles`` (name -> role of every column) tells dropped and kept ones apart."""
+    try:
+        sets = parse_sets(text)
+    except ValueError as exc:
+        return f"{exc}."
+    problems = []
+    for name in dict.fromkeys(n for s in sets for n in s):
+        problem = name_problem(name, perturbed, roles)
+        if problem:
+            problems.append(problem)
+    return ("Not applied: " + "; ".join(problems) + ".") if problems else ""
+
+
+def applied_error(value, perturbed: Sequence[str], roles: Mapping[str, str] | None = None) -> str:
+    """The problem of needed sets already in the session that name columns no longer perturbed (a role changed
+    or a column renamed after they were applied), in words; "" when there is none. Such sets are left out of the
+    release's ``needed_marginals``, so the release could not answer them."""
+    unknown = unknown_names(value, list(perturbed))
+    if not unknown:
+        return ""
+    problems = "; ".join(name_problem(n, perturbed, roles) for n in unknown)
+    return f"A needed column set names a column that is not perturbed: {problems}. Edit the needed sets (Design tab)."
 
 
 def index_sets(value, names) -> list[tuple[int, ...]]:

@@ -1,6 +1,9 @@
 """The epsilon editor: a spin box and a log-scale slider that move together, with the wording
 "lower = more private" next to them. Emits ``valueEdited(value, final)``; ``final`` is False while the
 slider is dragged (those edits merge into one undo step).
+
+Typed text is committed exactly or not at all (:class:`ExactSpinBox`): a plain ``QDoubleSpinBox`` drops the
+keystrokes it finds out of range, so "1e-5" became 15 and "1000" became 10 without a word.
 """
 
 from __future__ import annotations
@@ -8,7 +11,8 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QToolTip, QVBoxLayout, QWidget
 
 from ..state.session import MAX_EPSILON, MIN_EPSILON
 
@@ -26,18 +30,98 @@ def value_to_slider(value: float, lo: float = MIN_EPSILON, hi: float = MAX_EPSIL
     return round((math.log(value) - math.log(lo)) / (math.log(hi) - math.log(lo)) * SLIDER_STEPS)
 
 
+#: Decimals the spin box keeps: typed values with at most this many decimals are committed exactly.
+EXACT_DECIMALS = 10
+#: Decimals always shown (more only when the value has them: 0.0125 shows as 0.0125, 1 as 1.000).
+SHOWN_DECIMALS = 3
+INVALID_STYLE = "QDoubleSpinBox { background-color: #ffd6d6; border: 1px solid #c00000; }"
+
+
+class ExactSpinBox(QDoubleSpinBox):
+    """A ``QDoubleSpinBox`` that never turns typed text into another value. While typing every keystroke is
+    kept (partial or out-of-range text is *Intermediate*, never refused); on Enter or focus-out a number within
+    the range (plain or scientific, e.g. ``5e-1``) is committed exactly, anything else is refused: the previous
+    value stays, and ``inputRefused(message)`` says why in words."""
+
+    inputRefused = Signal(str)
+
+    def __init__(self, parent=None, name: str = "ε"):
+        super().__init__(parent)
+        self.name = name
+        self.setDecimals(EXACT_DECIMALS)
+        self.setCorrectionMode(QDoubleSpinBox.CorrectionMode.CorrectToPreviousValue)
+
+    def _number_text(self, text: str) -> str:
+        text = text.strip()
+        prefix, suffix = self.prefix().strip(), self.suffix().strip()
+        if prefix and text.startswith(prefix):
+            text = text[len(prefix) :]
+        if suffix and text.endswith(suffix):
+            text = text[: -len(suffix)]
+        return text.strip()
+
+    def problem(self, text: str) -> str | None:
+        """Why ``text`` (as shown, with the prefix) cannot be committed, or None when it can."""
+        typed = self._number_text(text)
+        lo, hi = self.minimum(), self.maximum()
+        range_msg = f"{self.name} must be a number from {lo:g} to {hi:g}; got {typed!r}"
+        try:
+            value = float(typed)
+        except ValueError:
+            return range_msg
+        if not math.isfinite(value) or not lo <= value <= hi:
+            return range_msg
+        if float(f"{value:.{self.decimals()}f}") != value:
+            return f"{self.name} can have at most {self.decimals()} decimals; got {typed!r}"
+        return None
+
+    def validate(self, text: str, pos: int):
+        # Never Invalid: a refused keystroke would silently change the number being typed.
+        state = QValidator.State.Acceptable if self.problem(text) is None else QValidator.State.Intermediate
+        return state, text, pos
+
+    def fixup(self, text: str) -> str:
+        # Called on Enter / focus-out when the text is not acceptable: the previous value is kept (correction
+        # mode), and the user is told why.
+        message = self.problem(text)
+        if message is not None:
+            self.inputRefused.emit(message)
+        return text
+
+    def valueFromText(self, text: str) -> float:
+        try:
+            return float(self._number_text(text))
+        except ValueError:
+            return self.value()
+
+    def textFromValue(self, value: float) -> str:
+        shown = f"{value:.{SHOWN_DECIMALS}f}"
+        if float(shown) == value:
+            return shown
+        return f"{value:.{EXACT_DECIMALS}f}".rstrip("0")
+
+    def sizeHint(self):
+        hint = super().sizeHint()
+        # Wide enough for the largest value with the usual decimals (textFromValue(max) is short).
+        text = f"{self.prefix()}{self.maximum():.{SHOWN_DECIMALS}f}{self.suffix()}  "
+        hint.setWidth(max(hint.width(), self.fontMetrics().horizontalAdvance(text) + 30))
+        return hint
+
+
 class EpsilonEditor(QWidget):
     """Spin box + log slider for one epsilon (or a weight when ``kind='weight'``)."""
 
     valueEdited = Signal(float, bool)
+    #: Typed text that was not committed: the message in words (the field also turns red with it as tooltip).
+    inputRefused = Signal(str)
 
     def __init__(self, parent=None, kind: str = "epsilon", compact: bool = False):
         super().__init__(parent)
         self.kind = kind
         self._updating = False
         self._lo, self._hi = (MIN_EPSILON, MAX_EPSILON) if kind == "epsilon" else (0.01, 100.0)
-        self.spin = QDoubleSpinBox(self)
-        self.spin.setDecimals(3)
+        self.error: str | None = None
+        self.spin = ExactSpinBox(self, name="ε" if kind == "epsilon" else "the weight")
         self.spin.setRange(self._lo, self._hi)
         self.spin.setSingleStep(0.1)
         self.spin.setKeyboardTracking(False)
@@ -57,6 +141,7 @@ class EpsilonEditor(QWidget):
                 "this column a larger ε: more accurate, less private."
             )
             self.spin.setPrefix("w ")
+        self._tip = tip
         self.spin.setToolTip(tip)
         self.slider.setToolTip(tip)
         self.spin.setAccessibleName(f"{kind} value")
@@ -82,6 +167,7 @@ class EpsilonEditor(QWidget):
             self.hint.setStyleSheet("color: palette(mid); font-size: 9pt;")
             outer.addWidget(self.hint)
         self.spin.valueChanged.connect(self._spin_changed)
+        self.spin.inputRefused.connect(self._refused)
         self.slider.valueChanged.connect(self._slider_moved)
         self.slider.sliderReleased.connect(self._slider_released)
 
@@ -90,6 +176,8 @@ class EpsilonEditor(QWidget):
 
     def setValue(self, value: float) -> None:
         """Show a value without emitting ``valueEdited``."""
+        if float(value) != self.spin.value():
+            self._clear_error()
         self._updating = True
         try:
             self.spin.setValue(float(value))
@@ -97,9 +185,29 @@ class EpsilonEditor(QWidget):
         finally:
             self._updating = False
 
+    def _refused(self, message: str) -> None:
+        """Typed text not committed: say so on the field (red, tooltip) and in the window's status bar."""
+        self.error = message
+        self.spin.setStyleSheet(INVALID_STYLE)
+        self.spin.setToolTip(f"{message}\n\n{self._tip}")
+        if self.spin.isVisible():
+            QToolTip.showText(self.spin.mapToGlobal(self.spin.rect().bottomLeft()), message, self.spin)
+        window = self.window()
+        status_bar = getattr(window, "statusBar", None)
+        if callable(status_bar):
+            status_bar().showMessage(f"Not changed: {message}", 10_000)
+        self.inputRefused.emit(message)
+
+    def _clear_error(self) -> None:
+        if self.error is not None:
+            self.error = None
+            self.spin.setStyleSheet("")
+            self.spin.setToolTip(self._tip)
+
     def _spin_changed(self, value: float) -> None:
         if self._updating:
             return
+        self._clear_error()
         self._updating = True
         self.slider.setValue(value_to_slider(value, self._lo, self._hi))
         self._updating = False

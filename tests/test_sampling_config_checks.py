@@ -12,6 +12,8 @@ from optrr_engine.errors import InputError
 from optrr_engine.release.config import ColumnConfig, ReleaseConfig
 from optrr_engine.sampling import make_sampling_design
 from tests.conftest import TEST_DATA
+from tests.test_cli_release_routes import car_config as routes_car_config
+from tests.test_cli_release_routes import error_line
 
 CAR = TEST_DATA / "car.csv"
 
@@ -21,23 +23,12 @@ def _developer(developer):
     """The insecure test seed (reproducible releases) is accepted."""
 
 
-def error_line(capsys) -> str:
-    err = capsys.readouterr().err
-    lines = [ln for ln in err.splitlines() if ln.startswith("optrr: error: ")]
-    assert len(lines) == 1, err
-    return lines[0]
+CAR_COLUMNS = ("buying", "maint", "doors", "persons", "lug_boot", "safety", "class")
 
 
 def car_config(tmp_path, capsys, method, **top) -> dict:
     """car.csv's schema with every column perturbed, in budget mode (target_total 1.5) with ``method``."""
-    path = tmp_path / "schema.json"
-    assert main(["schema", str(CAR), "-o", str(path), "--quiet"]) == 0
-    capsys.readouterr()
-    cfg = json.loads(path.read_text())
-    for c in cfg["columns"]:
-        c.pop("epsilon", None)
-    cfg.update({"method": method, "target_total": 1.5, **top})
-    return cfg
+    return routes_car_config(tmp_path, capsys, perturb=CAR_COLUMNS, method=method, target_total=1.5, **top)
 
 
 def perturb(tmp_path, cfg, name):

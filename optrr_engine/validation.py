@@ -99,8 +99,20 @@ def check_seconds(seconds: float, name: str = "time budget") -> float:
     return positive_number(seconds, name, " of seconds")
 
 
-def check_target(target: float) -> float:
-    return positive_number(target, "target total epsilon")
+def check_target(target: float, columns: int | None = None, what: str = "") -> float:
+    """A whole-record epsilon target: a finite number of at least MIN_EPSILON and, when ``columns`` is given, at
+    most ``columns`` x MAX_EPSILON (no column may exceed MAX_EPSILON, so more can never be used; ``columns``: how
+    many randomized values a record carries, ``what`` says which, e.g. "each row's 1 reported column")."""
+    x = positive_number(target, "target total epsilon")
+    if x < MIN_EPSILON:
+        raise InputError(f"the whole-record epsilon {x:g} is below the smallest accepted, {MIN_EPSILON:g}")
+    if columns is not None and x > MAX_EPSILON * columns:
+        carried = what or f"{columns} randomized column{'s' if columns != 1 else ''}"
+        raise InputError(
+            f"the whole-record epsilon {x:g} cannot be used with {carried}: at most {MAX_EPSILON:g} per column is "
+            f"accepted (larger values give essentially no privacy), so at most {MAX_EPSILON * columns:g} here"
+        )
+    return x
 
 
 def first_duplicate(values):

@@ -248,13 +248,16 @@ class SamplingDesign:
         return self
 
 
-def _check_common(sizes, target) -> tuple[np.ndarray, float]:
-    from ..validation import check_sizes
+def _check_common(sizes, target, reported: int = 1) -> tuple[np.ndarray, float]:
+    """Category counts and the whole-record target; ``reported`` randomized values per row (their epsilons are at
+    most the target each, and no column may exceed MAX_EPSILON)."""
+    from ..validation import check_sizes, check_target
 
     sizes = check_sizes(sizes)
     if isinstance(target, bool) or not np.isfinite(float(target)) or float(target) <= 0:
         raise InputError(f"the whole-record epsilon must be a positive number; got {target!r}")
-    return sizes, float(target)
+    what = f"each row's {reported} reported column{'s' if reported != 1 else ''}"
+    return sizes, check_target(float(target), reported, what)
 
 
 def _weights(weights, k: int) -> np.ndarray:
@@ -294,12 +297,13 @@ def sample_m_design(sizes, target: float, m: int, inner_method: str = "optimal")
     """m attributes uniformly at random, jointly perturbed by an inner design at the whole-record epsilon
     (equal weights; one design per distinct tuple of category counts)."""
     from ..budget import distribute_budget
+    from ..validation import check_sizes
 
-    sizes, target = _check_common(sizes, target)
-    k = sizes.size
+    k = check_sizes(sizes).size
     if isinstance(m, bool) or int(m) != m or not 1 <= int(m) <= k:
         raise InputError(f"m must be a whole number from 1 to {k} (the number of attributes); got {m!r}")
     m = int(m)
+    sizes, target = _check_common(sizes, target, m)
     if inner_method not in INNER_METHODS:
         raise InputError(f"unknown inner method {inner_method!r}; choose one of {', '.join(INNER_METHODS)}")
     count = math.comb(k, m)

@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from .designs import Design, run_design
-from .errors import Cancelled, InfeasibleError, InputError, OptRRError
+from .errors import Cancelled, InfeasibleError, InputError, OptRRError, TooLargeError
 from .tasks import TaskControl
 from .tolerance import REL_TOL, eps_above, eps_within
 from .validation import MAX_EPSILON, check_sizes, check_target, check_weights
@@ -57,6 +57,12 @@ SCAN_DECADES = 4
 #: Lower bounds tried when looking for the scale above which nothing fits, and the step beyond the extrapolation.
 CUT_TRIES = 4
 CUT_STEP = 0.02
+#: Designs a budget search of the exact LP is planned for (6-10 measured, docs/decisions.md), and the most predicted
+#: seconds (optrr_engine.designs.work) such a search may take: beyond it ``optimal`` is refused up front. k = 19
+#: binary (12 s per LP) still fits; k = 20 binary (25 s) and k = 18 with a column of 50+ categories (17 s predicted,
+#: 15.4 s measured per LP) do not: minutes of exact LPs, where auto answers within its budget per design.
+SEARCH_DESIGNS = 10
+MAX_SEARCH_SECONDS = 120.0
 #: Value of the root function for a design that failed numerically (its eps_total is unknown but too high).
 FAILED = 1.0
 
@@ -174,10 +180,26 @@ def distribute_budget(
     w = check_weights(weights, len(sizes))
     target = check_target(target)
     rel_gap = max(float(rel_tol), REL_TOL)
+    if method == "optimal":
+        check_search_size(sizes)
     if progress is None and cancel is None:
         res = _remembered(method, tuple(sizes.tolist()), tuple(w.tolist()), target, rel_gap)
         return BudgetResult(res.scale, replace(res.design, info=dict(res.design.info)), res.evaluations)
     return _search(method, sizes, w, target, rel_gap, TaskControl(progress, cancel))
+
+
+def check_search_size(sizes) -> None:
+    """Refuse a budget search of the exact LP whose predicted cost (SEARCH_DESIGNS LPs) exceeds MAX_SEARCH_SECONDS,
+    or whose single LP is refused (optrr_engine.designs.optimal_lp.check_lp_size): TooLargeError, with the reason."""
+    from .designs.optimal_lp import check_lp_size
+
+    seconds = SEARCH_DESIGNS * check_lp_size(sizes)
+    if seconds > MAX_SEARCH_SECONDS:
+        raise TooLargeError(
+            f"too large for the exact design in budget mode: about {SEARCH_DESIGNS} exact LPs over {len(sizes)} "
+            f"columns, predicted {seconds:.0f} s on the reference machine (limit {MAX_SEARCH_SECONDS:.0f} s); "
+            "use auto, or perturb fewer columns or bin the columns with many categories"
+        )
 
 
 #: Budget-mode designs kept for identical requests without progress or cancel.
@@ -227,4 +249,12 @@ def _search(method: str, sizes: np.ndarray, w: np.ndarray, target: float, rel_ga
     return BudgetResult(s.lo, s.best, s.evaluations)
 
 
-__all__ = ["MONOTONE_METHODS", "REL_GAP", "BudgetResult", "distribute_budget", "forget_remembered", "overall_epsilon"]
+__all__ = [
+    "MONOTONE_METHODS",
+    "REL_GAP",
+    "BudgetResult",
+    "check_search_size",
+    "distribute_budget",
+    "forget_remembered",
+    "overall_epsilon",
+]

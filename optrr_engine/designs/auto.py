@@ -146,7 +146,7 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
     counts = np.bincount(member)
     classes_fit = n_classes <= MAX_CLASSES and grid_size(counts) <= MAX_GRID_CELLS
     classes_s = cost.classes_seconds(grid_size(counts) / (counts.max() + 1)) if classes_fit else math.inf
-    lp_s = cost.lp_seconds(k) if k <= MAX_AUTO_LP_K else math.inf
+    lp_s = cost.lp_seconds(k, int(sizes.max())) if k <= MAX_AUTO_LP_K else math.inf
     # both are the exact optimum with a dual bound: the one predicted cheaper first, the other only if it failed
     exact_steps = [
         ("classes", lambda: classes_design(sizes, eps, ctl), classes_s),

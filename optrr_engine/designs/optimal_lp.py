@@ -26,6 +26,34 @@ from ..tolerance import eps_tolerance
 
 #: Largest k for the dense-column LP (2^k columns).
 MAX_LP_K = 20
+#: Largest predicted cost (optrr_engine.designs.work.lp_seconds, seconds of this reference machine) of one exact
+#: LP; larger requests are refused at once instead of computing for minutes. k = 20 binary: 25 s (allowed); k = 19
+#: or 20 with a column of 50+ categories: 36 s / 75 s predicted (refused; k = 20 with four columns of 150-309
+#: categories was not done after 113 s CPU, 2026-11-26); k = 18 with such columns: 17 s predicted, 15.4 s measured.
+MAX_LP_SECONDS = 30.0
+
+
+def check_lp_size(sizes) -> float:
+    """Predicted seconds of the exact LP for these sizes; TooLargeError when beyond MAX_LP_K or MAX_LP_SECONDS."""
+    from .work import LARGE_CATEGORIES, lp_seconds
+
+    sizes = np.asarray(sizes, dtype=np.int64)
+    k = int(sizes.size)
+    if k > MAX_LP_K:
+        raise TooLargeError(
+            f"the exact LP handles at most k = {MAX_LP_K} attributes (2^k patterns); got k = {k}: "
+            "use --method heuristic, family or auto"
+        )
+    seconds = lp_seconds(k, int(sizes.max()) if k else 2)
+    if seconds > MAX_LP_SECONDS:
+        large = [i + 1 for i in np.flatnonzero(sizes >= LARGE_CATEGORIES).tolist()]
+        what = f"; columns {', '.join(map(str, large))} have {LARGE_CATEGORIES}+ categories" if large else ""
+        raise TooLargeError(
+            f"too large for the exact design: its LP over {k} columns is predicted to take {seconds:.0f} s on the "
+            f"reference machine (limit {MAX_LP_SECONDS:.0f} s{what}); use auto, or perturb fewer columns or bin "
+            "the columns with many categories"
+        )
+    return seconds
 
 
 class LPProblem:
@@ -146,11 +174,7 @@ def optimal(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
     k = sizes.size
     if k == 1:
         return Mechanism.single(IndependentBlock.from_epsilons(sizes, epsilons)), {"solver_status": "closed form"}
-    if k > MAX_LP_K:
-        raise TooLargeError(
-            f"the exact LP handles at most k = {MAX_LP_K} attributes (2^k patterns); got k = {k}: "
-            "use --method heuristic, family or auto"
-        )
+    check_lp_size(sizes)
     if ctl is not None:
         ctl.check()
         ctl.report(0.0, f"building the LP with {1 << k} columns")

@@ -317,9 +317,10 @@ def perturb_file(
 
 
 class IdentifierGuard:
-    """Refuses a perturbed column with a different category in nearly every row (schema's identifier rule,
-    checked on the data actually released): its categories would be the identifiers themselves, published in
-    the codebook. Counts the distinct codes seen per column with many categories."""
+    """Refuses the perturbed columns with a different category in nearly every row (schema's
+    :func:`.schema.identifier_like`, checked on the data actually released): their categories would be the
+    identifiers themselves, published in the codebook. Counts the distinct codes seen per column with enough
+    categories to qualify; :meth:`check` names every such column in one error."""
 
     def __init__(self, codec):
         from .schema import UNIQUE_MIN_ROWS
@@ -332,19 +333,19 @@ class IdentifierGuard:
         for j in self.columns:
             self.seen[j][codes[:, j]] = True
 
-    def check(self, rows: int) -> None:
-        from .schema import UNIQUE_MIN_ROWS, UNIQUE_SHARE
+    def found(self, rows: int) -> list[tuple[str, int]]:
+        """(name, distinct categories seen) of every identifier-like column, in column order."""
+        from .schema import identifier_like
 
-        if rows < UNIQUE_MIN_ROWS:
-            return
-        for j in self.columns:
-            distinct = int(self.seen[j].sum())
-            if distinct >= UNIQUE_SHARE * rows:
-                raise InputError(
-                    f"column {self.names[j]!r} has {distinct:,} different values in {rows:,} rows: it looks like an "
-                    "identifier, and its categories (the identifiers themselves) would be published in the codebook; "
-                    "drop it, or merge its values into far fewer categories"
-                )
+        distinct = {j: int(self.seen[j].sum()) for j in self.columns}
+        return [(str(self.names[j]), d) for j, d in distinct.items() if identifier_like(d, rows)]
+
+    def check(self, rows: int) -> None:
+        from .schema import identifier_refusal
+
+        found = self.found(rows)
+        if found:
+            raise InputError(identifier_refusal(found, rows))
 
 
 def encoded_chunks(source, codec):

@@ -90,6 +90,33 @@ def _dense_integers(stats: ColumnStats) -> bool:
     return stats.all_integral and np.isfinite(span) and span <= 2 * max(1, stats.numeric)
 
 
+def identifier_like(distinct: int, rows: int) -> bool:
+    """The release's identifier rule on the data actually released: a perturbed column whose ``rows`` released
+    rows (at least UNIQUE_MIN_ROWS) hold ``distinct`` different categories, at least UNIQUE_MIN_ROWS of them and
+    at least UNIQUE_SHARE of the rows. Its categories (the identifiers themselves) would be published in the
+    codebook, so ``perturb`` refuses it (:class:`.perturb.IdentifierGuard`) and the GUI's release dialog says so
+    before Release. Qt-free: both use this one function."""
+    return rows >= UNIQUE_MIN_ROWS and distinct >= UNIQUE_MIN_ROWS and distinct >= UNIQUE_SHARE * rows
+
+
+def identifier_refusal(found, rows: int) -> str:
+    """The perturb-time error naming every identifier-like column at once (``found``: (name, distinct
+    categories) of each, in column order; ``rows``: the rows released)."""
+    found = list(found)
+    if len(found) == 1:
+        name, distinct = found[0]
+        return (
+            f"column {name!r} has {distinct:,} different values in {rows:,} rows: it looks like an identifier, and "
+            "its categories (the identifiers themselves) would be published in the codebook; drop it, or merge its "
+            "values into far fewer categories"
+        )
+    listed = ", ".join(f"{name!r} ({distinct:,} different values)" for name, distinct in found)
+    return (
+        f"columns {listed} in {rows:,} rows look like identifiers, and their categories (the identifiers "
+        "themselves) would be published in the codebook; drop them, or merge their values into far fewer categories"
+    )
+
+
 def looks_like_identifier_name(name: str) -> bool:
     return bool(_ID_NAME.search(name.strip()))
 

@@ -11,7 +11,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from optrr_engine.errors import InputError
+from optrr_engine.errors import InputError, OptRRError
 from optrr_engine.release.audit import AUDIT_NAME, RepeatReleaseError, accumulated_epsilon
 from optrr_engine.release.manifest import mechanism_from_manifest
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
@@ -168,20 +168,76 @@ OUTSIDE_EPSILON_TEXT = {
 }
 
 
-def outside_epsilon(state) -> dict[str, list[str]]:
-    """The engine's list of what this release publishes as it is (the one rule; the tick waits for it)."""
-    return state.to_release_config().published_outside_epsilon()
+def outside_epsilon(state, refused=()) -> dict[str, list[str]]:
+    """The engine's list of what this release publishes as it is (the one rule; the tick waits for it), without
+    the ``refused`` columns (:func:`identifier_columns`: the release refuses them, so no tick can share them)."""
+    outside = state.to_release_config().published_outside_epsilon()
+    refused = set(refused)
+    return {kind: [n for n in names if n not in refused] for kind, names in outside.items()}
 
 
-def columns_html(state, outside: dict | None = None) -> str:
-    """Before the release: every column randomized and dropped, and in orange what is published outside the
-    epsilons (``outside``: :func:`outside_epsilon`)."""
+def identifier_columns(state, summaries: dict, decimal: str = ".") -> list[tuple[str, int, int]]:
+    """(name, distinct categories, rows) of every perturbed column that ``perturb`` will refuse as an identifier
+    (:func:`optrr_engine.release.schema.identifier_like`, the engine's one rule), from the column ``summaries``
+    of the rows read.
+
+    The counts are the engine's own: it counts the distinct *codes* of the released categories (after
+    missing-value texts, recoding and bins) in the rows it releases. So each distinct value of the summary is
+    encoded with the column's codec (the engine's ``ColumnCodec``) and the distinct codes are counted, with the
+    missing-value category when the column has empty cells; a column with ``missing: exclude`` counts neither its
+    missing cells nor their rows. Neither the summary's distinct count (it ignores recoding, bins and missing
+    values) nor the codec size (categories that never occur count too) would match. Not known here: rows left out
+    for a missing value in *another* column (the engine counts the rows it releases; the difference is small).
+    Columns the codec refuses are skipped (another problem says why), and so are columns without a summary."""
+    import pyarrow as pa
+
+    from optrr_engine.release.schema import UNIQUE_MIN_ROWS, identifier_like
+
+    from ..state.config_bridge import column_codec, column_counts
+
+    out = []
+    for col, size in zip(state.columns, column_counts(state), strict=True):
+        summary = summaries.get(col.name)
+        if col.role != "perturb" or summary is None or size is None or size < UNIQUE_MIN_ROWS:
+            continue  # distinct <= the codec size: such a column can never qualify
+        if col.missing != "exclude" and not identifier_like(size, summary.rows):
+            continue
+        try:
+            codec = column_codec(col)
+            codec.decimal = decimal  # the engine's codec reads numbers with the file's decimal mark
+            codes, excluded = codec.encode(pa.array([str(v) for v in summary.values], type=pa.string()))
+        except OptRRError:
+            continue
+        kept = ~excluded
+        seen = set(codes[kept].tolist())
+        rows = int(summary.counts[kept].sum())
+        if summary.missing and col.missing != "exclude":
+            rows += summary.missing
+            if codec.missing_code is not None:
+                seen.add(codec.missing_code)
+        if identifier_like(len(seen), rows):
+            out.append((col.name, len(seen), rows))
+    return out
+
+
+def identifier_problem(name: str, distinct: int, rows: int) -> str:
+    """The release dialog's sentence for a column :func:`identifier_columns` found."""
+    return (
+        f"{name} has {distinct:,} different values in {rows:,} rows: it looks like an identifier, and the release "
+        "refuses it (its categories, the identifiers themselves, would be published in the codebook); drop it or "
+        "merge its values into far fewer categories."
+    )
+
+
+def columns_html(state, outside: dict | None = None, refused=()) -> str:
+    """Before the release: every column randomized and dropped, in orange what is published outside the
+    epsilons (``outside``: :func:`outside_epsilon`) and in red the ``refused`` columns (:func:`identifier_columns`)."""
     from html import escape
 
     def names(cols) -> str:
         return ", ".join(escape(str(c)) for c in cols) or "none"
 
-    outside = outside_epsilon(state) if outside is None else outside
+    outside = outside_epsilon(state, refused) if outside is None else outside
     perturbed = [c.name for c in state.columns if c.role == "perturb"]
     dropped = [c.name for c in state.columns if c.role == "drop"]
     lines = [f"Randomized ({len(perturbed)}): {names(perturbed)}"]
@@ -192,6 +248,8 @@ def columns_html(state, outside: dict | None = None) -> str:
         if outside[kind]:
             count = f" ({len(outside[kind])})" if kind == "kept" else ""
             lines.append(f"<span style='color:#b05000'><b>{escape(text)}{count}</b>: {names(outside[kind])}</span>")
+    if refused:
+        lines.append(f"<span style='color:#cc0000'><b>Refused, they look like identifiers</b>: {names(refused)}</span>")
     return "<br>".join(lines)
 
 
@@ -254,6 +312,7 @@ class ReleaseDialog(QDialog):
             "with them needs this tick (set their role to drop in the Design tab otherwise)."
         )
         self._outside: dict | None = None  # what the tick was given for (a change clears it: _refresh_columns)
+        self._identifiers: tuple = (None, [])  # (what they were counted for, identifier_columns)
         self.accept_clear.toggled.connect(self._design_changed)
         self.needed_label = QLabel()
         self.needed_label.setWordWrap(True)
@@ -354,6 +413,7 @@ class ReleaseDialog(QDialog):
         lay.addStretch(0)
         lay.addLayout(buttons)
         self.format.currentTextChanged.connect(self._format_changed)
+        self.output.textChanged.connect(self._output_changed)
         self._prepare()
         window.controller.changed.connect(self._design_changed)
 
@@ -376,12 +436,23 @@ class ReleaseDialog(QDialog):
     def _refresh_columns(self) -> None:
         """The column list and the tick as the session is now (the dialog is not modal: the roles may change
         while it is open). A change of what is published outside the epsilons clears the tick."""
-        outside = outside_epsilon(self.state)
+        refused = [name for name, _d, _r in self.identifier_columns()]
+        outside = outside_epsilon(self.state, refused)
         if outside != self._outside:
             self._outside = outside
             self.accept_clear.setChecked(False)
-            self.columns_label.setText(columns_html(self.state, outside))
+        self.columns_label.setText(columns_html(self.state, outside, refused))
         self.accept_clear.setVisible(any(outside.values()))
+
+    def identifier_columns(self) -> list[tuple[str, int, int]]:
+        """:func:`identifier_columns` of the session and the window's column summaries (counted again only when
+        the columns or the summaries change)."""
+        summaries = getattr(self.window_, "summaries", None) or {}
+        decimal = (self.state.reader_options or {}).get("decimal") or "."
+        key = (self.state.data_version, id(summaries), tuple(c.name for c in self.state.columns), decimal)
+        if self._identifiers[0] != key:
+            self._identifiers = (key, identifier_columns(self.state, summaries, decimal))
+        return self._identifiers[1]
 
     def needs_check(self) -> bool:
         return bool(self._outside and any(self._outside.values())) and not self.accept_clear.isChecked()
@@ -458,8 +529,35 @@ class ReleaseDialog(QDialog):
         self.needed_label.setText(text)
 
     def data_problems(self) -> list[str]:
-        """The window's reasons the file as read cannot be released (partly read, columns gone)."""
-        return self.window_.data_problems()
+        """The reasons the release would fail or not do what the dialog shows, whatever the design: the window's
+        (partly read, columns gone, values not among the categories), the perturbed columns the engine refuses as
+        identifiers, needed column sets typed but refused (the release would use the sets applied before), and an
+        output name whose extension contradicts the format."""
+        out = list(self.window_.data_problems())
+        out.extend(identifier_problem(*found) for found in self.identifier_columns())
+        typed = getattr(self.window_, "needed_sets_error", lambda: "")()
+        if typed:
+            reason = typed.removeprefix("Not applied: ").rstrip(".")
+            out.append(
+                f"The needed column sets typed are not applied: {reason}. Correct them (Design tab, Needed) or press "
+                "Default; the release would use the sets applied before."
+            )
+        mismatch = self.format_mismatch()
+        if mismatch:
+            out.append(mismatch)
+        return out
+
+    def format_mismatch(self) -> str:
+        """The output name's extension names another format than the one chosen (the engine refuses it); ""."""
+        from optrr_engine.io.formats import extension, known_format
+
+        output = self.output.text().strip()
+        by_name = known_format(output) if output else None
+        chosen = FORMATS[self.format.currentText()][0]
+        if by_name is None or by_name == chosen:
+            return ""
+        label = self.format.currentText()
+        return f"The output name ends in {extension(output)} but the format is {label}: make them agree."
 
     def problems(self) -> list[str]:
         self._refresh_columns()
@@ -505,6 +603,20 @@ class ReleaseDialog(QDialog):
         if text:
             self.output.setText(str(Path(text).with_suffix(ext)))
 
+    def _output_changed(self, text: str) -> None:
+        """A name typed or chosen with a known extension chooses the format (``.xlsx``: Excel workbook;
+        ``.tsv``/``.txt``: CSV, tab- or comma-separated as the engine writes them); other names keep it."""
+        from optrr_engine.io.formats import known_format
+
+        by_name = known_format(text.strip()) if text.strip() else None
+        label = next((label for label, (fmt, _ext) in FORMATS.items() if fmt == by_name), None)
+        if label is not None and label != self.format.currentText():
+            self.format.blockSignals(True)  # keep the name as typed (.tsv stays .tsv)
+            self.format.setCurrentText(label)
+            self.format.blockSignals(False)
+        if self.result_state != "running":
+            self._design_changed()
+
     def choose_key_file(self) -> None:
         start = self.key_file.text()
         path, _ = QFileDialog.getOpenFileName(self, "Secret key file", start, "OptRR key (*.key);;All (*)")
@@ -531,7 +643,9 @@ class ReleaseDialog(QDialog):
         ext = FORMATS[label][1]
         path, _ = QFileDialog.getSaveFileName(self, "Release to", self.output.text(), f"{label} (*{ext})")
         if path:
-            if not path.endswith(ext):
+            from optrr_engine.io.formats import known_format
+
+            if known_format(path) is None:  # a name with a known extension chooses the format (_output_changed)
                 path += ext
             self.output.setText(path)
 
@@ -708,6 +822,13 @@ class ReleaseDialog(QDialog):
         if window.analyse_view is not None:
             window.analyse_view.open_release(self.output_path)
         self.close()
+
+    def changeEvent(self, event) -> None:
+        """Back in the dialog (it is not modal): what may have changed in the main window meanwhile without a new
+        design (e.g. the needed column sets typed there) is checked again."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self.result_state != "running":
+            self._design_changed()
 
     def closeEvent(self, event) -> None:
         if self.result_state == "running":

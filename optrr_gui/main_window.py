@@ -185,9 +185,18 @@ class StartBanner(QWidget):
         p = len(state.perturbed_indices())
         k = sum(1 for c in state.columns if c.role == "keep")
         d = sum(1 for c in state.columns if c.role == "drop")
-        budget = f"the whole record within ε = {state.target_total:g} (ε {state.budget_share():g} per column)"
         if state.budget_mode:
             budget = f"a whole-record budget ε = {state.target_total:g} shared by weight"
+        else:
+            # The ε now set, not the proposal's: their sum bounds the whole-record ε of the recommended design
+            # (Kronecker's, which every exact design meets or beats), so the target is named only within it.
+            eps = [c.epsilon for c in state.perturbed_columns()]
+            low, high = min(eps, default=0.0), max(eps, default=0.0)
+            each = f"ε {low:g}" if low == high else f"ε {low:g} to {high:g}"
+            if sum(eps) <= state.target_total * (1 + 1e-9):
+                budget = f"the whole record within ε = {state.target_total:g} ({each} per column)"
+            else:
+                budget = f"{each} per column as set (each design's whole-record ε is shown under Mechanism)"
         self.label.setText(
             f"<b>Step 1 — choose the columns to share.</b> Proposed: {p} randomized, {k} exported in the clear, "
             f"{d} dropped (likely identifiers and free text are dropped; the reason is under Warnings). "
@@ -967,10 +976,16 @@ class MainWindow(QMainWindow):
         set_many(self.stack, self.state, rows, field, float(value))
 
     def _summarize(self) -> None:
-        from .workers.jobs.summaries import summarize_store
+        from .workers.jobs.summaries import summarize_file_store
 
-        decimal = (self.state.reader_options or {}).get("decimal") or "."
-        self.runner.submit("summaries", summarize_store, self.store, decimal, on_done=self._summaries_ready)
+        self.runner.submit(
+            "summaries",
+            summarize_file_store,
+            self.store,
+            self.state.data_path,
+            self.state.reader_options,
+            on_done=self._summaries_ready,
+        )
 
     def _summaries_ready(self, summaries: dict) -> None:
         self.summaries = summaries
@@ -1021,6 +1036,12 @@ class MainWindow(QMainWindow):
                         f"{col.name} has values that are not among its categories ({values}): add or merge them."
                     )
         return out
+
+    def needed_sets_error(self) -> str:
+        """Why the needed column sets typed in the Design tab were refused (the field is red and the session keeps
+        the sets applied before), "" when the field holds what is applied."""
+        editor = getattr(self.mechanism, "needed", None)
+        return str(getattr(editor, "sets_message", "") or "")
 
     def show_summary_of(self, column: int) -> None:
         if not 0 <= column < len(self.state.columns):

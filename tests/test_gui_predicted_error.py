@@ -5,7 +5,7 @@ import math
 
 from optrr_engine.budget import distribute_budget
 from optrr_engine.utility import predicted_error
-from optrr_gui.design.mechanism_panel import DESIGN_COLUMNS
+from optrr_gui.design.mechanism_panel import DESIGN_COLUMNS, fmt_avd
 from optrr_gui.state.design_summary import recommend
 from optrr_gui.state.needed_marginals import describe, label_index_sets
 from optrr_gui.workers.jobs.design import compute_design
@@ -55,7 +55,7 @@ def test_panel_shows_the_predicted_error_column(qtbot):
             if s is not None and s.ok and s.predicted_avd is not None:
                 text = panel.designs.item(row, col).text()
                 expected = "not identifiable" if s.erased else None
-                assert text == (expected or f"{s.predicted_avd:.3g}" + (" ⚠" if s.non_identifiable else ""))
+                assert text == (expected or fmt_avd(s.predicted_avd) + (" ⚠" if s.non_identifiable else ""))
     finally:
         runner.cancel_all()
         runner.wait_for_done(30_000)

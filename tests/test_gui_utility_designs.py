@@ -17,7 +17,7 @@ from optrr_engine.errors import InputError
 from optrr_engine.release.manifest import load_manifest
 from optrr_engine.utility.identifiability import way_out
 from optrr_engine.utility.recommend import recommend as engine_recommend
-from optrr_gui.design.mechanism_panel import DESIGN_COLUMNS
+from optrr_gui.design.mechanism_panel import DESIGN_COLUMNS, fmt_avd
 from optrr_gui.release.dialog import ReleaseDialog
 from optrr_gui.state import needed_marginals as nm
 from optrr_gui.state.design_summary import BUDGET_ONLY_METHODS, recommend
@@ -143,7 +143,7 @@ def test_budget_mode_rows_and_recommendation_follow_the_engine_ranking(qtbot, wi
         s = current[method]
         if s.ok and s.predicted_avd is not None:
             expected = "not identifiable" if s.erased else None
-            assert item.text() == (expected or f"{s.predicted_avd:.3g}" + (" ⚠" if s.non_identifiable else ""))
+            assert item.text() == (expected or fmt_avd(s.predicted_avd) + (" ⚠" if s.non_identifiable else ""))
             assert "Predicted AVD" in item.toolTip()
     smp_row = panel._rows.index("smp")
     assert not panel.designs.item(smp_row, col).icon().isNull()  # the warning icon
@@ -362,7 +362,7 @@ def test_tables_too_noisy_at_these_rows_warn_but_do_not_hide_the_predicted_error
         assert s.non_identifiable and not s.erased and math.isfinite(s.predicted_avd)
         row = panel._rows.index(best)
         col = DESIGN_COLUMNS.index("Predicted AVD")
-        assert panel.designs.item(row, col).text() == f"{s.predicted_avd:.3g} ⚠"
+        assert panel.designs.item(row, col).text() == fmt_avd(s.predicted_avd) + " ⚠"
         assert panel.designs.item(0, 0).text().startswith("★")
         assert "Too noisy at 1728 rows" in panel.designs.item(row, col).toolTip()
         text = panel.status_text(best, None)

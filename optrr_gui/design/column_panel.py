@@ -62,6 +62,17 @@ def format_bins(bins) -> str:
     return ", ".join(str(b) if isinstance(b, str) else f"{b:g}" for b in edges)
 
 
+def category_title(col, n: int | None) -> str:
+    """The side panel's title after the column's name: its number of categories, or in words why there is none.
+    A dropped column lists no categories (nothing of it is released; they are read from the rows once it is
+    randomized or kept); any other column without a count has none listed yet (its rows not summarised)."""
+    if n is not None:
+        return f"{n} categories"
+    if col.role == "drop":
+        return "dropped, categories not listed"
+    return "categories not counted yet"
+
+
 class ColumnPanel(QWidget):
     #: A recoding from :meth:`start_recode` was applied (the labels merged, a list; [] when nothing was rare).
     #: Declared ``object``: a ``list`` signal converts every element to a QVariant (69,501 labels: 50 ms).
@@ -526,7 +537,7 @@ class ColumnPanel(QWidget):
         col = self.state.columns[self.row]
         counts = category_counts(self.state)
         n = counts.counts[self.row]
-        self.title.setText(f"{col.name} — {n if n is not None else '?'} categories")
+        self.title.setText(f"{col.name} — {category_title(col, n)}")
         for box, value in ((self.role, col.role), (self.type, col.type)):
             box.blockSignals(True)
             box.setCurrentText(value)

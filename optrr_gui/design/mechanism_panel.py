@@ -31,6 +31,7 @@ from ..design.controller import DesignController
 from ..plots.column_bars import ACHIEVED_COLOR, HIGHER_COLOR, LOWER_COLOR, REQUESTED_COLOR
 from ..plots.column_bars import EpsilonBars as BarChart
 from ..state.design_summary import (
+    BUDGET_ONLY_METHODS,
     METHOD_HELP,
     METHOD_LABELS,
     DesignSummary,
@@ -65,6 +66,31 @@ SHRINKABLE = (CHANGED_COL, AVD_COL, TIME_COL)
 #: The design table shows at least this many rows (more scroll) and at most all of them.
 MIN_VISIBLE_ROWS = 5
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
+REQUESTED_COL, ACHIEVED_COL, ERROR_COL = 2, 3, 4
+#: What the column table's third column holds, by where the per-column ε come from (:func:`epsilon_source`):
+#: (header, header tooltip, legend word of the chart). Per-column mode: the ε the user typed. Total-budget mode:
+#: no column's ε was typed; the budget designs split the target by the weights (the largest scale c with
+#: c x weight within the target), the utility and sampling designs choose each column's ε themselves.
+SOURCE_HEADERS = {
+    "typed": ("Requested ε", "The ε you set for this column.", "requested"),
+    "weights": (
+        "ε from weights",
+        "Not typed by you: scale c × the column's weight, with c the largest that keeps the whole record within "
+        "the target (the target shared by the weights).",
+        "from weights",
+    ),
+    "design": (
+        "ε chosen by design",
+        "Not typed by you: this design chooses each column's ε itself; the whole record stays within the target.",
+        "chosen by design",
+    ),
+}
+#: An expected error (one standard error of a share) above this many percentage points is shown in words: the
+#: released column then says nothing about any share (the 95 % interval, ± 2 standard errors, is wider than the
+#: whole range 0-100 % of a share; the number itself, e.g. "± 319 pp" for 5,110 categories at a small ε, is
+#: meaningless as an error of a share). The number stays in the cell's tooltip.
+NO_INFORMATION_PP = 50.0
+NO_INFORMATION_TEXT = "no information (noise ≫ any share)"
 #: A change of the designs' states only (a new request started: results become stale; progress) is drawn after
 #: this many milliseconds; a result arriving meanwhile is drawn at once, with the states.
 STATUS_REDRAW_MS = 100
@@ -119,6 +145,39 @@ def bulk_update(table: QTableWidget):
         table.setUpdatesEnabled(True)
 
 
+def epsilon_source(method: str | None, s: DesignSummary | None) -> str:
+    """Where a design's per-column "requested" ε come from: "typed" (ε per column), "weights" (total budget:
+    a budget design's scale c × weight, ``s.scale``) or "design" (total budget: the utility and sampling designs
+    choose them; their requested ε are their achieved ones)."""
+    if method in BUDGET_ONLY_METHODS:
+        return "design"
+    if s is not None and s.scale is not None:
+        return "weights"
+    return "typed"
+
+
+def error_cell(se: float) -> tuple[str, str]:
+    """(text, tooltip) of the Expected-error cell of one column: "± 5.6 pp", or in words above NO_INFORMATION_PP
+    (and for a column released as pure noise), the number in the tooltip."""
+    if se is None or math.isnan(se):
+        return fmt_pp(se), ""
+    if math.isinf(se):
+        return NO_INFORMATION_TEXT, "ε 0 here: the released column is pure noise, it says nothing about any share."
+    if 100 * se > NO_INFORMATION_PP:
+        return NO_INFORMATION_TEXT, (
+            f"One standard error of {fmt_pp(se)}: more than {NO_INFORMATION_PP:g} percentage points, so even the "
+            "95 % interval of a share covers everything from 0 to 100 %: at this ε and number of rows the released "
+            "column says nothing about any share."
+        )
+    return fmt_pp(se), ""
+
+
+def fmt_avd(value: float) -> str:
+    """A predicted AVD with 3 significant digits, trailing zeros kept (0.200 beside 0.204, not 0.2)."""
+    text = f"{value:#.3g}"
+    return text[:-1] if text.endswith(".") else text
+
+
 def avd_text(s: DesignSummary) -> str:
     """The predicted-error cell: the mean expected AVD, "not identifiable" when the design erases a needed table,
     the AVD with "⚠" when a needed table's unbiased estimate is too noisy at this number of rows (the estimate
@@ -128,8 +187,8 @@ def avd_text(s: DesignSummary) -> str:
     if s.erased:
         return "not identifiable"
     if s.non_identifiable:
-        return f"{s.predicted_avd:.3g} ⚠"
-    return f"{s.predicted_avd:.3g}"
+        return f"{fmt_avd(s.predicted_avd)} ⚠"
+    return fmt_avd(s.predicted_avd)
 
 
 def short_reason(error: str) -> str:
@@ -246,10 +305,12 @@ class MechanismPanel(QWidget):
         self.attributes.setTabKeyNavigation(False)
         self.attributes.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.attributes.horizontalHeader().setStretchLastSection(True)
-        self.attributes.horizontalHeaderItem(4).setToolTip(
+        self.attributes.horizontalHeaderItem(REQUESTED_COL).setToolTip(SOURCE_HEADERS["typed"][1])
+        self.attributes.horizontalHeaderItem(ERROR_COL).setToolTip(
             "How far the receiver's estimate of a category's share is expected to be from the truth "
             "(one standard error, in percentage points) for a category holding 1/a of the rows, with this "
-            "file's number of rows. Lower ε or fewer rows = larger error."
+            f"file's number of rows. Lower ε or fewer rows = larger error. Above {NO_INFORMATION_PP:g} pp it reads "
+            f'"{NO_INFORMATION_TEXT}" (the number is in the cell\'s tooltip).'
         )
 
         top = QWidget()
@@ -581,7 +642,7 @@ class MechanismPanel(QWidget):
         rows = c.state.n_rows or "10,000"
         if s.predicted_avd is not None:
             by = ", ".join(
-                f"{o}-way {'not identifiable' if v is None else f'{v:.3g}'}" for o, v in s.predicted_by_order.items()
+                f"{o}-way {'not identifiable' if v is None else fmt_avd(v)}" for o, v in s.predicted_by_order.items()
             )
             lines.append(
                 f"Predicted AVD {avd_text(s)}: the "
@@ -631,9 +692,10 @@ class MechanismPanel(QWidget):
         budget = f", scale c = {s.scale:.4g}" if s.scale is not None else ""
         if s.lower_bound is not None and s.lower_bound > 0:
             budget += f" (no mechanism can go below {fmt_eps(s.lower_bound)})"
+        requested = SOURCE_HEADERS[epsilon_source(method, s)][2]
         shown = (
             f"<b>{METHOD_LABELS.get(method, method)}: whole-record ε = {fmt_eps(s.overall_epsilon)}</b>{budget}{stale}"
-            f"&nbsp;&nbsp;<span style='color:rgb{REQUESTED_COLOR}'>■</span> requested "
+            f"&nbsp;&nbsp;<span style='color:rgb{REQUESTED_COLOR}'>■</span> {requested} "
             f"<span style='color:rgb{ACHIEVED_COLOR}'>■</span> achieved "
             f"<span style='color:rgb{HIGHER_COLOR}'>■</span> higher than asked "
             f"<span style='color:rgb{LOWER_COLOR}'>■</span> lower"
@@ -659,7 +721,8 @@ class MechanismPanel(QWidget):
                 self._attribute_rows = []
         elif shown:
             self.chart.set_data(names, s.requested, s.achieved)
-            set_text(self.changes, self._changes_text(self.shown_method, s, names))
+            target = self.controller.request.get("target_total")
+            set_text(self.changes, self._changes_text(self.shown_method, s, names, target))
         else:
             self.chart.set_data([], [], [])
         if self._detail_steps:
@@ -668,8 +731,18 @@ class MechanismPanel(QWidget):
             self.detailsDrawn.emit()
 
     @staticmethod
-    def _changes_text(method: str, s: DesignSummary, names: list[str]) -> str:
-        """Under the chart: the columns whose ε the design changed, or that it changed none."""
+    def _changes_text(method: str, s: DesignSummary, names: list[str], target: float | None = None) -> str:
+        """Under the chart: the columns whose ε the design changed, or that it changed none; in total-budget mode
+        what the per-column ε are (no column's ε was typed: ``target`` is the whole-record target)."""
+        source = epsilon_source(method, s)
+        within = f" ε = {target:g}" if target else ""
+        if source == "design":
+            return f"The design chooses each column's ε; the whole record stays within the target{within}."
+        if source == "weights" and not s.changes:
+            return (
+                f"No column's ε was typed: each gets scale c = {s.scale:.4g} × its weight, the largest c that keeps "
+                f"the whole record within the target{within}."
+            )
         if not s.changes:
             return "Every column gets exactly the ε requested."
         parts = []
@@ -687,11 +760,17 @@ class MechanismPanel(QWidget):
         """One row per column; only the cells whose text or mark changed are touched (an edit changes one
         column's ε and error: the table is then neither re-measured nor repainted as a whole)."""
         changed_attributes = s.changed_attributes
+        header, tip, _legend = SOURCE_HEADERS[epsilon_source(self.shown_method, s)]
+        head = self.attributes.horizontalHeaderItem(REQUESTED_COL)
+        if head.text() != header:
+            head.setText(header)
+            head.setToolTip(tip)
         rows = []
         for i, name in enumerate(names):
             se = s.standard_errors[i] if i < len(s.standard_errors) else math.nan
-            cells = [name, str(sizes[i]), fmt_eps(s.requested[i]), fmt_eps(s.achieved[i]), fmt_pp(se)]
-            rows.append((cells, i in changed_attributes))
+            error, error_tip = error_cell(se)
+            cells = [name, str(sizes[i]), fmt_eps(s.requested[i]), fmt_eps(s.achieved[i]), error]
+            rows.append((cells, i in changed_attributes, error_tip))
         table, shown = self.attributes, self._attribute_rows
         new = [i for i, row in enumerate(rows) if i >= len(shown) or shown[i] != row]
         self._attribute_rows = rows
@@ -700,7 +779,7 @@ class MechanismPanel(QWidget):
         with bulk_update(table):
             table.setRowCount(len(rows))
             for i in new:
-                cells, mark = rows[i]
+                cells, mark, error_tip = rows[i]
                 for col, text in enumerate(cells):
                     item = table.item(i, col)  # reused: only the texts change from one result to the next
                     if item is None:
@@ -710,6 +789,7 @@ class MechanismPanel(QWidget):
                         table.setItem(i, col, item)
                     if item.text() != text:
                         item.setText(text)
-                item = table.item(i, 3)
+                item = table.item(i, ACHIEVED_COL)
                 item.setData(Qt.ItemDataRole.ForegroundRole, QBrush(QColor(*HIGHER_COLOR)) if mark else None)
                 item.setToolTip("This design changed the ε of this column." if mark else "")
+                table.item(i, ERROR_COL).setToolTip(error_tip)

@@ -1,0 +1,152 @@
+"""Wording and numbers of the Design tab (GUI review on stroke.csv): in total-budget mode the column table does not
+call ε "requested" that nobody typed; an expected error of a share above 50 percentage points is said in words;
+the predicted AVDs of a column have the same digits; a column without categories says why in words; the step-1
+banner never names a whole-record ε the current settings do not give."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+from PySide6.QtGui import QUndoStack
+
+from optrr_engine.release.schema import infer_schema
+from optrr_gui.design.column_panel import ColumnPanel
+from optrr_gui.design.mechanism_panel import ATTR_COLUMNS, avd_text
+from optrr_gui.state.design_summary import DesignSummary
+from optrr_gui.state.session import ColumnState, SessionState
+from tests.test_gui_support import WAIT_MS, open_window, wait_ready
+
+REQUESTED, ERROR = ATTR_COLUMNS.index("Requested ε"), ATTR_COLUMNS.index("Expected error")
+#: Above this expected error (percentage points of a share) the released column says nothing about any share.
+NO_INFORMATION_PP = 50.0
+
+
+def binary_file(tmp_path, k: int = 3, n: int = 400, with_id: bool = False) -> str:
+    """k correlated binary columns (seeded; every design is quick), and with ``with_id`` an identifier first."""
+    rng = np.random.default_rng(11)
+    base = rng.integers(0, 2, n)
+    path = tmp_path / "binary.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow((["patient_id"] if with_id else []) + [f"b{i}" for i in range(k)])
+        for r in range(n):
+            values = ["yes" if (base[r] ^ (rng.random() < 0.2)) else "no" for _ in range(k)]
+            w.writerow(([f"P{r:05d}"] if with_id else []) + values)
+    return str(path)
+
+
+def show(qtbot, window, method: str) -> None:
+    """The mechanism panel shows ``method``'s columns (its table and chart drawn)."""
+    c = window.controller
+    qtbot.waitUntil(lambda: c.is_idle() and method in c.current(), timeout=WAIT_MS)
+    window.mechanism.show_design(method)
+    window.mechanism.flush()
+
+
+def column_table(window) -> tuple[str, list[list[str]], str]:
+    """(the third column's header, the cells' texts, the sentence above the table)."""
+    table = window.mechanism.attributes
+    header = table.horizontalHeaderItem(REQUESTED).text()
+    cells = [[table.item(r, col).text() for col in range(table.columnCount())] for r in range(table.rowCount())]
+    return header, cells, window.mechanism.changes.text()
+
+
+def test_total_budget_column_table_says_where_the_column_epsilons_come_from(qtbot, tmp_path):
+    window = open_window(qtbot, tmp_path, binary_file(tmp_path))
+    show(qtbot, window, "auto")
+    header, _cells, sentence = column_table(window)
+    assert header == "Requested ε" and sentence == "Every column gets exactly the ε requested."  # ε per column
+
+    window.attributes.total.setChecked(True)
+    window.attributes.target.setValue(3.0)
+    c = window.controller
+    qtbot.waitUntil(lambda: c.is_idle() and c.request.get("budget_mode") and not c.is_stale("utility"), timeout=WAIT_MS)
+    # The utility design chooses each column's ε itself: nobody requested them.
+    show(qtbot, window, "utility")
+    header, cells, sentence = column_table(window)
+    assert "requested" not in header.lower() and "requested" not in sentence.lower()
+    assert header == "ε chosen by design"
+    assert sentence == "The design chooses each column's ε; the whole record stays within the target ε = 3."
+    assert "chosen by design" in window.mechanism.shown_label.text()  # the chart's legend says the same
+    # A budget design splits the target by the weights (scale c × weight).
+    show(qtbot, window, "kronecker")
+    header, cells, sentence = column_table(window)
+    s = c.current()["kronecker"]
+    assert header == "ε from weights" and "requested" not in sentence.lower()
+    assert sentence.startswith(f"No column's ε was typed: each gets scale c = {s.scale:.4g} × its weight")
+    assert sentence.endswith("within the target ε = 3.")
+    assert [row[REQUESTED] for row in cells] == ["1.000"] * 3  # 3 / 3 columns of equal weight
+
+    # Back to ε per column: today's wording.
+    window.attributes.per_column.setChecked(True)
+    qtbot.waitUntil(lambda: c.is_idle() and not c.request.get("budget_mode"), timeout=WAIT_MS)
+    show(qtbot, window, "auto")
+    header, _cells, sentence = column_table(window)
+    assert header == "Requested ε" and sentence == "Every column gets exactly the ε requested."
+
+
+def test_an_expected_error_above_50_pp_is_said_in_words_with_the_number_in_the_tooltip(qtbot, tmp_path):
+    window = open_window(qtbot, tmp_path, binary_file(tmp_path))
+    window.state.set_column_value(0, "epsilon", 0.01)  # 400 rows: one standard error of ~500 pp
+    wait_ready(qtbot, window)
+    show(qtbot, window, "auto")
+    s = window.controller.current()["auto"]
+    assert 100 * s.standard_errors[0] > NO_INFORMATION_PP and 100 * s.standard_errors[1] < NO_INFORMATION_PP
+    table = window.mechanism.attributes
+    noisy, fine = table.item(0, ERROR), table.item(1, ERROR)
+    assert noisy.text() == "no information (noise ≫ any share)"
+    assert f"± {100 * s.standard_errors[0]:.1f} pp" in noisy.toolTip() and "says nothing about any share" in (
+        noisy.toolTip()
+    )
+    assert fine.text() == f"± {100 * s.standard_errors[1]:.1f} pp" and fine.toolTip() == ""
+    shown = [table.item(r, ERROR).text() for r in range(table.rowCount())]
+    assert not any(t.startswith("± ") and float(t[2:-3]) > NO_INFORMATION_PP for t in shown)
+
+
+def test_predicted_avds_have_the_same_digits():
+    """3 significant digits, trailing zeros kept: "0.200 ⚠" beside "0.204", never "0.2 ⚠"."""
+    for avd, noisy, expected in [
+        (0.2, True, "0.200 ⚠"),
+        (0.204, False, "0.204"),
+        (0.17, True, "0.170 ⚠"),
+        (0.0916, False, "0.0916"),
+        (1.0, False, "1.00"),
+    ]:
+        s = DesignSummary(method="auto", ok=True, predicted_avd=avd, non_identifiable=[[1, 2]] if noisy else [])
+        assert avd_text(s) == expected
+
+
+def test_a_dropped_column_without_categories_says_so_in_words(qtbot, tmp_path):
+    path = binary_file(tmp_path, with_id=True)
+    state = SessionState()
+    state.load_columns(path, {}, [ColumnState.from_config(c) for c in infer_schema(path).columns])
+    assert state.columns[0].role == "drop" and state.columns[0].categories is None
+    widget = ColumnPanel(state, QUndoStack())
+    qtbot.addWidget(widget)
+    widget.show_column(0)
+    assert widget.title.text() == "patient_id — dropped, categories not listed"
+    widget.show_column(1)
+    assert widget.title.text() == "b0 — 2 categories"
+
+
+def test_the_step_1_banner_names_no_whole_record_epsilon_the_settings_do_not_give(qtbot, tmp_path):
+    window = open_window(qtbot, tmp_path, binary_file(tmp_path), safe_start=True)
+    state, c, banner = window.state, window.controller, window.start_banner.label
+    assert "a whole-record budget ε = 3 shared by weight" in banner.text()
+    state.set_session_value("budget_mode", False)
+    wait_ready(qtbot, window)
+    assert "Privacy: the whole record within ε = 3 (ε 1 per column)" in banner.text()  # the proposal, unchanged
+    state.set_column_values(range(3), "epsilon", [2.0] * 3)
+    wait_ready(qtbot, window)
+    qtbot.waitUntil(lambda: c.is_idle() and c.recommended() is not None, timeout=WAIT_MS)
+    assert c.current()[c.recommended()].overall_epsilon > 3  # the settings no longer give the 3 proposed
+    text = banner.text()
+    assert "within ε = 3" not in text and "ε = 3" not in text
+    assert "Privacy: ε 2 per column as set" in text
+    state.set_column_value(0, "epsilon", 0.5)  # 2.5 + 2 = 4.5 > 3: still no whole-record claim
+    wait_ready(qtbot, window)
+    assert "Privacy: ε 0.5 to 2 per column as set" in banner.text() and "ε = 3" not in banner.text()
+    state.set_column_values(range(3), "epsilon", [0.5, 1.0, 1.0])  # a sum of 2.5: within the 3 proposed
+    wait_ready(qtbot, window)
+    assert "Privacy: the whole record within ε = 3 (ε 0.5 to 1 per column)" in banner.text()

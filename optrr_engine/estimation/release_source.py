@@ -99,6 +99,16 @@ def encode_arrow(column, categories: list[str], name: str, not_reported: str | N
     return lookup[index]
 
 
+#: What a column of the manifest's ``kept_columns`` is and what to do with it instead of estimating it: the words of
+#: the CLI's error (estimate, analyze) and of the GUI's Analyse tab.
+KEPT_COLUMN_HINT = "copied unchanged (kept, not randomized); tabulate it directly from the file"
+
+
+def kept_column_message(name: str) -> str:
+    """Why the kept column ``name`` has no estimate: "'site' is a column copied unchanged (kept, ...)"."""
+    return f"{name!r} is a column {KEPT_COLUMN_HINT}"
+
+
 def attribute_index(manifest: dict, names: list[str]) -> list[int]:
     """Positions of the named attributes in the manifest (= in its mechanism). A name that is not a randomized
     attribute is an error; for one of the manifest's ``kept_columns`` (copied unchanged) it says so."""
@@ -112,10 +122,7 @@ def attribute_index(manifest: dict, names: list[str]) -> list[int]:
         elif stripped.count(str(name).strip()) == 1:
             out.append(stripped.index(str(name).strip()))
         elif name in kept or [c.strip() for c in kept].count(str(name).strip()) == 1:
-            raise InputError(
-                f"{name!r} is a column copied unchanged (kept, not randomized); tabulate it directly from the file "
-                f"(randomized attributes: {', '.join(known)})"
-            )
+            raise InputError(f"{kept_column_message(name)} (randomized attributes: {', '.join(known)})")
         else:
             raise InputError(f"attribute {name!r} is not in the release; perturbed attributes: {', '.join(known)}")
     if len(set(out)) != len(out):

@@ -143,6 +143,8 @@ class ColumnStats:
 RARE_BELOW = 5
 #: Bars of the display histogram of a numeric column.
 HISTOGRAM_BINS = 20
+#: What :meth:`ColumnSummary.released_bins` gives for a number outside the bin edges (the release would stop).
+OUTSIDE_BINS = "outside the bins"
 
 
 def merge_value_counts(parts) -> tuple[np.ndarray, np.ndarray]:
@@ -184,6 +186,9 @@ class ColumnSummary:
         finite = np.isfinite(numbers)
         self._num_values, self._num_counts = numbers[finite], self.counts[mask][finite]
         self.numeric_rows = int(self._num_counts.sum())
+        #: each value's number (NaN for a text that does not read as one)
+        self._number_of = np.full(self.values.size, np.nan)
+        self._number_of[np.flatnonzero(mask)] = numbers
         self._recoded: dict = {}
 
     @property
@@ -206,10 +211,33 @@ class ColumnSummary:
     def as_dict(self) -> dict[str, int]:
         return dict(zip(self.values.tolist(), self.counts.tolist(), strict=True))
 
-    def rare(self) -> list[tuple[str, int]]:
-        """(value, count) of every value seen in fewer than ``rare_below`` rows, rarest first."""
-        hit = np.flatnonzero(self.counts < self.rare_below)[::-1]
+    def rare(self, numbers: bool = True) -> list[tuple[str, int]]:
+        """(value, count) of every value seen in fewer than ``rare_below`` rows, rarest first; without the values
+        that read as numbers when ``numbers`` is False (a binned column publishes their bins, never the numbers)."""
+        rare = self.counts < self.rare_below
+        if not numbers:
+            rare &= ~self.is_number
+        hit = np.flatnonzero(rare)[::-1]
         return [(str(self.values[i]), int(self.counts[i])) for i in hit]
+
+    @property
+    def is_number(self) -> np.ndarray:
+        """Per value: whether it reads as a number with the summary's decimal mark (the release's rule)."""
+        return ~np.isnan(self._number_of)
+
+    def released_bins(self, edges) -> list[str | None]:
+        """Per value (in this summary's order): the label of the release bin its number falls in (the release's
+        rule, :func:`.bins.assign` and :func:`.bins.bin_labels`), OUTSIDE_BINS for a number outside the edges,
+        None for a text that is not a number."""
+        from .bins import assign, bin_labels
+
+        labels = bin_labels([float(e) for e in edges])
+        out: list[str | None] = [None] * self.values.size
+        rows = np.flatnonzero(self.is_number)
+        idx, outside = assign(self._number_of[rows], [float(e) for e in edges])
+        for r, j, off in zip(rows.tolist(), idx.tolist(), outside.tolist(), strict=True):
+            out[r] = OUTSIDE_BINS if off else labels[j]
+        return out
 
     def top(self, n: int) -> tuple[list[str], list[int], int]:
         """The ``n`` most frequent values, their counts, and the rows of all the others together."""

@@ -12,6 +12,7 @@ from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 from optrr_engine.analysis.chi_square import format_p_value
 from optrr_engine.errors import InputError
 from optrr_engine.estimation.release_estimate import default_manifest_path
+from optrr_engine.estimation.release_source import KEPT_COLUMN_HINT, kept_column_message
 from optrr_engine.io.atomic import write_text_atomic
 from optrr_engine.io.json_file import strict_json
 
@@ -52,6 +54,25 @@ TEST_LABELS = {
     "wald_on_unbiased_estimate": "Wald test on the estimated table (accounts for the randomization)",
     "pearson_on_perturbed_counts": "Pearson test on the released counts as they are",
 }
+
+
+#: Data role of an Attributes item that is a column copied unchanged (listed, never ticked for estimation).
+KEPT_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def kept_label(name: str) -> str:
+    """How a kept column is listed among the attributes."""
+    return f"{name} — copied unchanged, not private"
+
+
+def kept_note(names: list[str]) -> str:
+    """The line under the attributes on the release's kept columns (the engine's words, as the CLI says them)."""
+    if not names:
+        return ""
+    if len(names) == 1:
+        return f"{kept_column_message(names[0])}: it is not private and is not estimated here."
+    listed = ", ".join(repr(n) for n in names)
+    return f"{listed} are columns {KEPT_COLUMN_HINT}: they are not private and are not estimated here."
 
 
 def pct(v: float) -> str:
@@ -86,6 +107,11 @@ class AnalyseView(QWidget):
         self.attributes = QListWidget()
         self.attributes.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.attributes.setToolTip("Tick one attribute for its distribution, two for their table and a test.")
+        self.kept_note = QLabel()
+        self.kept_note.setWordWrap(True)
+        self.kept_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.kept_note.setStyleSheet("color: #666666")
+        self.kept_note.hide()
         self.estimator = QComboBox()
         for key, label in ESTIMATORS.items():
             self.estimator.addItem(label, key)
@@ -120,6 +146,7 @@ class AnalyseView(QWidget):
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(QLabel("Attributes"))
         ll.addWidget(self.attributes, 1)
+        ll.addWidget(self.kept_note)
         ll.addLayout(form)
         buttons = QHBoxLayout()
         buttons.addWidget(self.estimate_button)
@@ -183,7 +210,7 @@ class AnalyseView(QWidget):
         self.release_path, self.manifest_path = str(path), manifest_path
         self.opened = None
         self.clear_results()
-        self.attributes.clear()
+        self.clear_attributes()
         self.estimate_button.setEnabled(False)
         missing = None if manifest_path else self.missing_manifest(str(path))
         if missing:
@@ -219,12 +246,14 @@ class AnalyseView(QWidget):
         eps = mechanism.attribute_epsilons()
         rows = manifest.get("rows")
         rows_text = f"{rows:,} rows, " if isinstance(rows, int) else ""
+        kept = [str(c) for c in manifest.get("kept_columns") or []]
+        kept_text = f" ({len(kept)} more copied unchanged, not private)" if kept else ""
         self.info.setText(
-            f"<b>{Path(self.release_path).name}</b>: {rows_text}{mechanism.k} perturbed attributes, whole-record ε "
-            f"{fmt_eps(mechanism.overall_epsilon())} (recomputed from the manifest's mechanism)."
+            f"<b>{Path(self.release_path).name}</b>: {rows_text}{mechanism.k} perturbed attributes{kept_text}, "
+            f"whole-record ε {fmt_eps(mechanism.overall_epsilon())} (recomputed from the manifest's mechanism)."
             + self.not_private_html(result.get("not_private"))
         )
-        self.attributes.clear()
+        self.clear_attributes()
         for i, attr in enumerate(manifest["attributes"]):
             label = f"{attr['name']}  (ε {fmt_eps(float(eps[i]))}, {len(attr['categories'])} categories)"
             item = QListWidgetItem(label)
@@ -232,7 +261,29 @@ class AnalyseView(QWidget):
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if i == 0 else Qt.CheckState.Unchecked)
             self.attributes.addItem(item)
+        self.show_kept_columns(kept)
         self.estimate_button.setEnabled(True)
+
+    def clear_attributes(self) -> None:
+        self.attributes.clear()
+        self.kept_note.setText("")
+        self.kept_note.hide()
+
+    def show_kept_columns(self, names: list[str]) -> None:
+        """The release's columns copied unchanged, listed after the attributes, greyed and without a tick box (they
+        are in the file but not randomized: nothing to estimate), with the reason in a tooltip and under the list."""
+        italic = QFont(self.attributes.font())
+        italic.setItalic(True)
+        for name in names:
+            item = QListWidgetItem(kept_label(name))
+            item.setData(KEPT_ROLE, name)
+            item.setFlags(Qt.ItemFlag.NoItemFlags)  # not enabled, not checkable: never one of selected_names()
+            item.setForeground(QColor(120, 120, 120))
+            item.setFont(italic)
+            item.setToolTip(f"{kept_column_message(name)}.")
+            self.attributes.addItem(item)
+        self.kept_note.setText(kept_note(names))
+        self.kept_note.setVisible(bool(names))
 
     @staticmethod
     def not_private_html(warning: str | None) -> str:
@@ -249,7 +300,7 @@ class AnalyseView(QWidget):
         self.clear_results()
         message = f"<span style='color:#cc0000'>{escape(str(exc))}</span>"
         if self.opened is None:  # the open failed: nothing can be estimated
-            self.attributes.clear()
+            self.clear_attributes()
             self.estimate_button.setEnabled(False)
             self.info.setText(message)
         else:
@@ -260,13 +311,20 @@ class AnalyseView(QWidget):
         out = []
         for i in range(self.attributes.count()):
             item = self.attributes.item(i)
-            if item.checkState() == Qt.CheckState.Checked:
+            if item.data(KEPT_ROLE) is None and item.checkState() == Qt.CheckState.Checked:
                 out.append(item.data(Qt.ItemDataRole.UserRole))
         return out
+
+    def kept_names(self) -> list[str]:
+        """The kept columns listed (copied unchanged, not tickable)."""
+        items = (self.attributes.item(i) for i in range(self.attributes.count()))
+        return [item.data(KEPT_ROLE) for item in items if item.data(KEPT_ROLE) is not None]
 
     def set_selected(self, names: list[str]) -> None:
         for i in range(self.attributes.count()):
             item = self.attributes.item(i)
+            if item.data(KEPT_ROLE) is not None:
+                continue  # a kept column has no tick box
             on = item.data(Qt.ItemDataRole.UserRole) in names
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
 

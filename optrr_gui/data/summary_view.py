@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from optrr_engine.release.column_stats import is_number_text
+
 RARE_BACKGROUND = QColor(255, 228, 196)
 BAR_COLOR = QColor(70, 130, 180)
 COL_VALUE, COL_ROWS, COL_SHARE, COL_RELEASED = range(4)
@@ -29,17 +31,21 @@ HEADER_TIPS = (
     "The value exactly as it appears in the file",
     "Rows holding the value (missing cells are counted apart)",
     "Share of the non-missing rows, with a bar",
-    "The category the value is released as (after merging or renaming)",
+    "The category the value is released as (after merging or renaming; a number of a numeric column: its bin)",
 )
+#: "Released as" of a number while the column's bins are computed from the data at release time.
+BIN_AT_RELEASE = "a bin (computed at release)"
 
 
 def percent(x: float) -> str:
     return f"{100 * x:.2g}%" if 0 < x < 0.1 else f"{100 * x:.0f}%"
 
 
-def summary_line(summary, released_count: int | None = None, recode=None) -> str:
+def summary_line(summary, released_count: int | None = None, recode=None, listed=None) -> str:
     """One sentence: rows, missing, distinct values, rare values named with their counts (after ``recode``, the
-    released categories: a value merged into a frequent category is no longer rare)."""
+    released categories: a value merged into a frequent category is no longer rare). For a numeric column, whose
+    numbers are published as bins (never as they are) and whose other texts are missing unless listed, ``listed``
+    are its categories: only those can be rare."""
     s = summary
     parts = [f"{s.rows:,} rows"]
     if s.missing:
@@ -52,12 +58,14 @@ def summary_line(summary, released_count: int | None = None, recode=None) -> str
         rare = sorted(((v, c) for v, c in s.recoded(recode).items() if c < s.rare_below), key=lambda vc: vc[1])
         what = "Rare after recoding"
     else:
-        rare, what = s.rare(), "Rare"
+        rare, what = s.rare(numbers=listed is None), "Rare"
+    if listed is not None:
+        rare = [(v, c) for v, c in rare if v in listed and not is_number_text(str(v), s.decimal)]
     if rare:
         named = ", ".join(f"'{v}' ({c})" for v, c in rare[:5])
         more = f" and {len(rare) - 5:,} more" if len(rare) > 5 else ""
         text += f". {what} (fewer than {s.rare_below} rows): {named}{more} — merge them to avoid disclosing them."
-    elif recode and s.rare():
+    elif recode and any(listed is None or v in listed for v, _ in s.rare(numbers=listed is None)):
         text += f". No rare category after recoding (fewer than {s.rare_below} rows)."
     return text
 
@@ -68,17 +76,48 @@ class SummaryModel(QAbstractTableModel):
         self.summary = None
         self.released: dict = {}
         self.released_rows: dict | None = None
+        #: per value of a binned (numeric) column: the bin its number is released in (None: a text); else None
+        self.bins: list | None = None
+        self.missing_texts: set = set()
+        self.listed: set = set()
+        self.missing_as = ""
 
-    def set_summary(self, summary, recode=None) -> None:
+    def set_summary(self, summary, recode=None, column=None) -> None:
+        """Show ``summary``; with the ``column`` state of a numeric column, its numbers are released as bins."""
         self.beginResetModel()
         self.summary = summary
         self.released = {s: label for label, sources in (recode or {}).items() for s in sources}
         #: rows per released category, when recoded (a value is rare when the category it is released as is)
         self.released_rows = summary.recoded(recode) if summary is not None and recode else None
+        self.bins = None
+        if summary is not None and column is not None and column.type == "numeric":
+            self.bins = released_bins(summary, column)
+            self.missing_texts = set(column.missing_values or [])
+            self.listed = set(column.categories or [])
+            self.missing_as = column.missing_label if column.missing == "category" else "(row left out)"
         self.endResetModel()
 
-    def rare_rows(self, value: str, count: int) -> int | None:
-        """The rows of the category ``value`` is released as, when fewer than the rare threshold; else None."""
+    def released_as(self, row: int, value: str) -> str:
+        """The label ``value`` is released as, in the release's order: a missing-value text, a recoded text, a
+        number's bin (numeric column), else the text itself (in a numeric column, a text that is not listed among
+        its categories is released as missing)."""
+        if self.bins is not None and value in self.missing_texts:
+            return self.missing_as
+        if value in self.released:
+            return self.released[value]
+        if self.bins is not None:
+            if self.bins[row] is not None:
+                return self.bins[row]
+            if value not in self.listed:
+                return self.missing_as
+        return value
+
+    def rare_rows(self, value: str, count: int, row: int | None = None) -> int | None:
+        """The rows of the category ``value`` is released as, when fewer than the rare threshold; else None (also
+        for a number of a numeric column, released as its bin, and for a text it releases as missing)."""
+        if self.bins is not None and row is not None and value not in self.released:
+            if self.released_as(row, value) != value:
+                return None
         rows = count if self.released_rows is None else self.released_rows.get(self.released.get(value, value), 0)
         return rows if rows < self.summary.rare_below else None
 
@@ -110,12 +149,12 @@ class SummaryModel(QAbstractTableModel):
             if c == COL_SHARE:
                 return percent(count / s.present) if s.present else ""
             if c == COL_RELEASED:
-                return self.released.get(value, value)
+                return self.released_as(r, value)
         if role == Qt.ItemDataRole.UserRole and c == COL_SHARE:
             top = int(s.counts[0]) if s.distinct else 1
             return count / top if top else 0.0
         if role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ToolTipRole):
-            rare = self.rare_rows(value, count)
+            rare = self.rare_rows(value, count, r)
             if rare is None:
                 return None
             if role == Qt.ItemDataRole.BackgroundRole:
@@ -127,6 +166,18 @@ class SummaryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and c in (COL_ROWS, COL_SHARE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+def released_bins(summary, column) -> list:
+    """Per value of a numeric column's ``summary``: the label of the release bin its number falls in (the engine's
+    :meth:`ColumnSummary.released_bins`), or BIN_AT_RELEASE while the edges are computed at release time; None for
+    a text that is not a number."""
+    from ..state.config_bridge import bin_edges
+
+    edges = bin_edges(column.bins)
+    if edges:
+        return summary.released_bins(edges)
+    return [BIN_AT_RELEASE if n else None for n in summary.is_number.tolist()]
 
 
 class BarDelegate(QStyledItemDelegate):
@@ -201,11 +252,13 @@ class ColumnSummaryView(QWidget):
             return
         recode = getattr(column, "recode", None)
         released = None
-        if column is not None and column.type != "numeric" and column.categories is not None:
+        binned = column is not None and column.type == "numeric"
+        if not binned and column is not None and column.categories is not None:
             released = len(column.categories)
-        self.title.setText(f"{summary.name}: {summary_line(summary, released, recode)}")
-        self.model.set_summary(summary, recode)
-        numeric = column is not None and column.type == "numeric" and summary.numeric_rows > 0
+        listed = set(column.categories or []) if binned else None
+        self.title.setText(f"{summary.name}: {summary_line(summary, released, recode, listed)}")
+        self.model.set_summary(summary, recode, column if binned else None)
+        numeric = binned and summary.numeric_rows > 0
         if not numeric:
             self.bins_text.setText("")
             if self.histogram is not None:

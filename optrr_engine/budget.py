@@ -178,7 +178,7 @@ def distribute_budget(
     deterministic; ``recommend`` and the comparisons ask for the same budget-mode design several times)."""
     sizes = check_sizes(sizes)
     w = check_weights(weights, len(sizes))
-    target = check_target(target)
+    target = check_target(target, len(sizes))
     rel_gap = max(float(rel_tol), REL_TOL)
     if method == "optimal":
         check_search_size(sizes)

@@ -30,3 +30,50 @@ def test_sampling_designs_refuse_a_target_their_rows_cannot_use(method, m):
     assert design.target == limit
     with pytest.raises(InputError, match=f"each row's {reported} reported column.*at most {limit:g} here"):
         make_sampling_design(method, [2, 3, 2], 10_000.0, m=m)
+
+
+def test_budget_designs_the_recommender_and_the_utility_design_refuse_an_unusable_target():
+    from optrr_engine.budget import distribute_budget
+    from optrr_engine.utility.optimal_design import utility_design
+    from optrr_engine.utility.recommend import recommend
+
+    for run in (
+        lambda: distribute_budget("kronecker", [2, 3], [1, 1], 100.5),
+        lambda: recommend([2, 3], 10_000.0),
+        lambda: utility_design([2, 3], 10_000.0),
+    ):
+        with pytest.raises(InputError, match="cannot be used with 2 randomized columns.*at most 100 here"):
+            run()
+
+
+def test_equal_predictions_recommend_the_lower_whole_record_epsilon():
+    """At the largest usable target every design is capped at 50 per column and predicts the same error: the
+    recommendation is the one with the least privacy loss (it was Kronecker at 100, by candidate order)."""
+    from optrr_engine.utility.recommend import recommend
+
+    rec = recommend([2, 3], 100.0, include_sampling=False)
+    eps = [r.candidate.whole_record_epsilon() for r in rec.ranked]
+    assert rec.best.candidate.whole_record_epsilon() == pytest.approx(min(eps))
+    assert eps == sorted(eps) and eps[-1] == pytest.approx(100.0) and eps[0] < 60.0
+
+
+def test_the_window_breaks_ties_of_prediction_by_the_lower_whole_record_epsilon():
+    from types import SimpleNamespace
+
+    from optrr_gui.state.design_summary import _compare_beyond_prediction
+
+    low = SimpleNamespace(overall_epsilon=40.5, scale=1.0, method="optimal")
+    high = SimpleNamespace(overall_epsilon=69.4, scale=2.0, method="heuristic")
+    assert _compare_beyond_prediction(low, high, True) == -1  # larger scale no longer wins over less privacy loss
+    assert _compare_beyond_prediction(high, low, True) == 1
+
+
+def test_the_design_table_names_these_refusals_in_a_few_words():
+    from optrr_gui.design.mechanism_panel import short_reason
+
+    with pytest.raises(InputError) as target:
+        check_target(200.0, 2)
+    assert short_reason(str(target.value)) == "target above what can be used"
+    lp = ("too large for the exact design: its LP over 20 columns is predicted to take 76 s on the reference machine "
+          "(limit 30 s; columns 1, 2 have 50+ categories); use auto")
+    assert short_reason(lp) == "too many categories"

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import InputError, OptRRError, TooLargeError
 from ..mechanism import Mechanism
+from ..validation import check_target
 from . import pooled as pooling
 from .marginals import resolve_marginals
 from .objective import ClassStructure, contrast_scores, detect_structure, order_weights, set_weights
@@ -330,9 +331,9 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     at whole-record epsilon <= ``target`` and eps_i <= caps[i] (None = no cap)."""
     sizes = np.asarray(sizes, dtype=np.int64)
     k = sizes.size
-    target = float(target)
-    if not (np.isfinite(target) and target > 0):
+    if isinstance(target, bool) or not np.isfinite(float(target)) or float(target) <= 0:
         raise InputError(f"the whole-record target must be a positive number; got {target}")
+    target = check_target(float(target), k)
     caps_arr = np.full(k, np.inf) if caps is None else np.asarray([np.inf if c is None else c for c in caps], float)
     if caps_arr.size != k or np.any(caps_arr <= 0):
         raise InputError("give one positive cap per attribute (or none)")

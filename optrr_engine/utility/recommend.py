@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -118,7 +119,10 @@ def recommend(
     ``weights``: split the target for Kronecker and ``auto``, and (when given) SMP's and RS+FD's sampling
     weights, as a release of the same configuration would use them; without them SMP's weights are chosen
     for the needed 1-way marginals (:func:`~optrr_engine.utility.sampling.smp_weights`)."""
+    from ..validation import check_target
+
     sizes = np.asarray(sizes, dtype=np.int64)
+    target = check_target(target, sizes.size)  # above k x MAX_EPSILON no design can use it (each fails otherwise)
     given = None if weights is None else list(weights)  # the sampling designs' weights when the caller gives them
     weights = [1.0] * sizes.size if weights is None else list(weights)
     builders = [
@@ -146,11 +150,21 @@ def recommend(
         ranked.append(Ranked(cand, cand.predicted_error(rows, marginals, prior), time.perf_counter() - t0))
     from .predicted import rank_order
 
-    # predictions tying the best within RANK_TOLERANCE keep the candidates' order (Kronecker, auto, utility, sampling)
-    ranked = [ranked[i] for i in rank_order([r.rank_key for r in ranked])]
+    # predictions tying the best within RANK_TOLERANCE: the lower whole-record epsilon first (the same answer for
+    # less privacy loss), then the candidates' order (Kronecker, auto, utility, sampling)
+    ranked = [ranked[i] for i in rank_order([r.rank_key for r in ranked], partial(_less_epsilon_first, ranked))]
     if not ranked or ranked[0].error is None:
         raise OptRRError("no design could be built at this whole-record epsilon")
     return Recommendation(ranked)
+
+
+def _less_epsilon_first(ranked: list, i: int, j: int) -> int:
+    """Tie-break of two predictions equal within RANK_TOLERANCE: the lower whole-record epsilon (relative
+    tolerance), else their order."""
+    from ..tolerance import eps_equal
+
+    a, b = (ranked[x].candidate.whole_record_epsilon() for x in (i, j))
+    return 0 if eps_equal(a, b) else (-1 if a < b else 1)
 
 
 @dataclass

@@ -198,6 +198,10 @@ def short_reason(error: str) -> str:
         return "infeasible for these ε"
     if "named tables over" in text:
         return "needed tables span too many columns"
+    if "cannot be used with" in text:  # validation.check_target: above columns x the per-column maximum
+        return "target above what can be used"
+    if "categories" in text and "too large for the exact design" in text:  # designs/optimal_lp.check_lp_size
+        return "too many categories"
     if "at most" in text or "too large" in text or "handles" in text:
         return "too many columns"
     return error if len(error) <= 32 else error[:30] + "…"

@@ -307,9 +307,9 @@ def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
     """-1 when design a is better than b, 1 when worse, 0 when equal within the relative tolerance
     (optrr_engine.tolerance). Per-attribute mode: lower whole-record epsilon. Budget mode (all meet the target):
     the engine's ranking of the predicted errors (when known for both: fewer erased needed marginals,
-    then the smaller predicted error of the default estimate, as ``recommend()``), then larger attribute epsilons
-    (scale c), then lower whole-record epsilon. Ties go to auto. :func:`ranked` lets the designs that tie the best
-    prediction within RANK_TOLERANCE lead by the later keys."""
+    then the smaller predicted error of the default estimate, as ``recommend()``), then lower whole-record
+    epsilon, then larger attribute epsilons (scale c). Ties go to auto. :func:`ranked` lets the designs that tie
+    the best prediction within RANK_TOLERANCE lead by the later keys."""
     from optrr_engine.utility.predicted import strict_rank
 
     if budget_mode and a.predicted_rank is not None and b.predicted_rank is not None:
@@ -320,11 +320,14 @@ def _compare(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
 
 
 def _compare_beyond_prediction(a: DesignSummary, b: DesignSummary, budget_mode: bool) -> int:
-    """Larger attribute epsilons (scale c) first in budget mode, then lower whole-record epsilon; ties go to auto."""
+    """Lower whole-record epsilon first (the same predicted answer for less privacy loss: at a target of 100 on two
+    columns, Kronecker 100, auto 51 and utility 38 predict the same error), then larger attribute epsilons (scale
+    c) in budget mode; ties go to auto."""
     from optrr_engine.tolerance import eps_equal
 
-    keys = [(-(a.scale or 0.0), -(b.scale or 0.0))] if budget_mode else []
-    keys.append((a.overall_epsilon, b.overall_epsilon))
+    keys = [(a.overall_epsilon, b.overall_epsilon)]
+    if budget_mode:
+        keys.append((-(a.scale or 0.0), -(b.scale or 0.0)))
     for x, y in keys:
         if not eps_equal(x, y):
             return -1 if x < y else 1

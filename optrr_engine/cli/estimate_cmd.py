@@ -83,6 +83,8 @@ def print_estimate(est) -> None:
         print(f"{vals}  {c['estimate']:>10.5f}  {c['ci_low']:>10.5f}  {c['ci_high']:>10.5f}  {c['observed']:>10d}")
     if est.negative_cells:
         print(f"{est.negative_cells} cell(s) of the unbiased estimate are negative")
+    if est.outside_interval_note:
+        print(est.outside_interval_note)
     print(INTERVAL_NOTE)
 
 

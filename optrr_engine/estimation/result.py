@@ -49,6 +49,26 @@ class MarginalEstimate:
     def negative_cells(self) -> int:
         return int(np.count_nonzero(self.unbiased < 0))
 
+    @property
+    def outside_interval(self) -> np.ndarray:
+        """Cells whose shown estimate lies outside their interval (the interval is the unbiased estimate's; the
+        default estimate, pulled towards uniform, can lie outside it where the unbiased one is far off)."""
+        tol = 1e-12
+        with np.errstate(invalid="ignore"):
+            return (self.estimate < self.ci_low - tol) | (self.estimate > self.ci_high + tol)
+
+    @property
+    def outside_interval_note(self) -> str:
+        """One sentence when some cell's shown estimate lies outside its interval ("" otherwise)."""
+        n = int(np.count_nonzero(self.outside_interval))
+        if not n:
+            return ""
+        return (
+            f"in {n} cell{'s' if n != 1 else ''} the {self.method} estimate lies outside the interval, which belongs "
+            "to the unbiased estimate: there the two disagree by more than the interval's width, a sign that the "
+            "table has too few rows for its noise; read such cells as unknown"
+        )
+
     def labels(self) -> list[list[str]]:
         if self.categories:
             return [list(map(str, c)) for c in self.categories]
@@ -84,6 +104,7 @@ class MarginalEstimate:
             "interval_note": INTERVAL_NOTE,
             "rows": self.rows,
             "negative_cells_in_unbiased": self.negative_cells,
+            "cells_outside_their_interval": int(np.count_nonzero(self.outside_interval)),
             "info": self.info,
             "cells": self.cells(),
         }

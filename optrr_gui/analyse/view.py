@@ -50,6 +50,8 @@ ESTIMATORS = {
     "clip": "Clipped and rescaled (no negatives)",
 }
 #: The engine's tests of association in plain words (the JSON keeps the engine's names).
+#: Marks a cell whose shown estimate lies outside its interval (MarginalEstimate.outside_interval).
+OUTSIDE_MARK = "†"
 TEST_LABELS = {
     "wald_on_unbiased_estimate": "Wald test on the estimated table (accounts for the randomization)",
     "pearson_on_perturbed_counts": "Pearson test on the released counts as they are",
@@ -369,6 +371,8 @@ class AnalyseView(QWidget):
         for key in ("not_identifiable", "few_rows"):
             if key in est.info:
                 negatives += f"; warning: {est.info[key]}"
+        if est.outside_interval_note:
+            negatives += f"; {OUTSIDE_MARK} {est.outside_interval_note}"
         self.result_label.setText(
             f"{' × '.join(est.names())}: {ESTIMATORS[est.method].split(' (')[0].lower()} estimate from "
             f"{est.rows:,} perturbed rows, {level} confidence intervals of the unbiased estimate (the same whichever "
@@ -390,11 +394,13 @@ class AnalyseView(QWidget):
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
         self.table.setRowCount(len(cells))
+        outside_cells = est.outside_interval.reshape(-1)  # C order, as cells()
         for r, c in enumerate(cells):
             raw = c["observed"] / est.rows if est.rows else float("nan")
+            outside = bool(outside_cells[r])
             values = [
                 *c["values"],
-                pct(c["estimate"]),
+                (OUTSIDE_MARK + " " if outside else "") + pct(c["estimate"]),
                 pct(c["ci_low"]),
                 pct(c["ci_high"]),
                 pct(c["std_error"]),
@@ -418,13 +424,16 @@ class AnalyseView(QWidget):
         self.table.setVerticalHeaderLabels([f"{est.names()[0]} = {v}" for v in labels[0]])
         for i in range(len(labels[0])):
             for j in range(len(labels[1])):
+                outside = bool(est.outside_interval[i, j])
                 item = QTableWidgetItem(
-                    f"{pct(est.estimate[i, j])}  [{pct(est.ci_low[i, j])} – {pct(est.ci_high[i, j])}]"
+                    f"{OUTSIDE_MARK + ' ' if outside else ''}{pct(est.estimate[i, j])}  "
+                    f"[{pct(est.ci_low[i, j])} – {pct(est.ci_high[i, j])}]"
                 )
                 item.setToolTip(
                     f"estimated share {pct(est.estimate[i, j])}, {100 * est.confidence:g} % interval "
                     f"{pct(est.ci_low[i, j])} to {pct(est.ci_high[i, j])}; "
                     f"share in the perturbed file {pct(est.observed[i, j] / est.rows)}"
+                    + (f"; {OUTSIDE_MARK} outside its interval: read as unknown" if outside else "")
                 )
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)

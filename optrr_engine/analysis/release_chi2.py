@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import InputError
 from ..estimation import StructuredOperator, estimate_release
 from ..estimation.covariance import covariance_matrix
-from ..estimation.estimate import few_rows
+from ..estimation.estimate import MIN_ROWS_PER_CELL, few_rows
 from ..estimation.spectrum import NotIdentifiableError
 from .chi_square import pearson_chi2, wald_independence
 from .wald_simulation import MAX_SIMULATED_CELLS, SIMULATIONS, simulated_p_value
@@ -78,14 +78,20 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
     except NotIdentifiableError:
         raise InputError(not_testable(manifest, idx, names)) from None
     wald = wald_independence(est.unbiased, cov)
-    simulated = simulated_p_value(op, est.estimate, est.observed, wald.statistic, cancel=cancel)
+    simulated = simulated_p_value(op, est.unbiased, est.observed, wald.statistic, cancel=cancel)
     if simulated is not None:
         wald.info["p_value_chi2_approximation"] = wald.p_value
         wald.p_value = simulated
         wald.info["p_value_method"] = (
-            f"simulated: chi-square scaled to the statistic's law over {SIMULATIONS} simulated releases of "
-            "independent attributes with the estimated margins, through this release's mechanism (the plain "
-            "chi-square law is too light-tailed with few records per cell)"
+            f"simulated: the share of {SIMULATIONS} simulated releases of independent attributes with the estimated "
+            "margins, through this release's mechanism, whose statistic is at least this one's (the chi-square "
+            "law is too light-tailed with few records per cell)"
+        )
+        wald.assumes = (
+            "records are independent; the p-value is simulated under independence with the estimated margins (a "
+            "parametric bootstrap: near its level also with a few records per cell); uses the covariance of the "
+            "unbiased estimate, so the randomization noise is accounted for; H0: the two attributes are independent "
+            "in the true data"
         )
     else:
         wald.info["p_value_method"] = (
@@ -110,7 +116,15 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
     if few:
         for test in (wald, raw):
             test.info["valid"] = False
-            test.assumes = f"NOT reliable: {few}; " + test.assumes
+            why = few
+            if test is wald and simulated is not None:  # its law is simulated, not normal: the margins are the doubt
+                cells = int(np.prod(est.sizes))
+                why = (
+                    f"only {est.rows:,} records report this table for {cells:,} cells (fewer than "
+                    f"{MIN_ROWS_PER_CELL} per cell): the margins the simulation draws from are themselves very "
+                    "uncertain, and the test can detect only a strong association"
+                )
+            test.assumes = f"NOT reliable: {why}; " + test.assumes
     out = {
         "attributes": est.names(),
         "rows": est.rows,

@@ -47,6 +47,19 @@ def test_identifier_rule():
     assert not identifier_like(250, 309)  # the admission dates: many repeat
     assert not identifier_like(UNIQUE_MIN_ROWS - 1, UNIQUE_MIN_ROWS - 1)  # too few rows to say
     assert not identifier_like(3, 3) and not identifier_like(2, 300)
+    assert identifier_like(18, 20)  # 18 patient numbers in 20 rows: refused (as before the rule was shared)
+
+
+def test_a_small_file_of_patient_numbers_is_refused(tmp_path):
+    """20 rows, 18 different patient numbers among 20 listed categories: the release refuses the column."""
+    src = tmp_path / "ids20.csv"
+    ids = [f"P{i:03d}" for i in range(18)] + ["P000", "P001"]
+    src.write_text("pid,sex\n" + "".join(f"{p},{'MF'[i % 2]}\n" for i, p in enumerate(ids)), encoding="utf-8")
+    cfg = infer_schema(str(src))
+    col = cfg.column("pid")
+    col.role, col.type, col.categories = "perturb", "nominal", [f"P{i:03d}" for i in range(20)]
+    with pytest.raises(InputError, match="'pid' has 18 different values in 20 rows: it looks like an identifier"):
+        perturb_file(str(src), cfg, tmp_path / "r.csv", audit_dir=tmp_path)
 
 
 def test_perturb_names_every_identifier_like_column_at_once(tmp_path):

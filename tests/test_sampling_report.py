@@ -109,7 +109,8 @@ def test_budget_share_is_shown_only_when_an_achieved_epsilon_differs_from_it(tmp
     [
         ("smp", {}, "so its ε equals the whole-record epsilon"),
         ("sample-m", {"sample_m": 2}, "a row also shows which other columns it reports"),
-        ("rsfd", {}, "exactly right for an attacker with no information about the record&#x27;s other attributes"),
+        ("rsfd", {}, "exactly right only for an attacker to whom every category of the record&#x27;s other attributes "
+         "looks equally likely"),
         ("auto", {}, None),
     ],
     ids=["smp", "sample-m", "rsfd", "auto"],

@@ -77,3 +77,17 @@ def test_the_design_table_names_these_refusals_in_a_few_words():
     lp = ("too large for the exact design: its LP over 20 columns is predicted to take 76 s on the reference machine "
           "(limit 30 s; columns 1, 2 have 50+ categories); use auto")
     assert short_reason(lp) == "too many categories"
+
+
+def test_the_ranking_of_only_failed_candidates_says_no_design_could_be_built(monkeypatch):
+    """The tie-break by epsilon must not ask a failed candidate for its epsilon (it crashed with AttributeError)."""
+    from optrr_engine.errors import OptRRError
+    from optrr_engine.utility import recommend as recommend_module
+
+    def fail(*_args, **_kwargs):
+        raise InputError("cannot build")
+
+    for name in ("_budget", "_utility", "_sampling"):
+        monkeypatch.setattr(recommend_module, name, fail)
+    with pytest.raises(OptRRError, match="no design could be built"):
+        recommend_module.recommend([2, 3], 2.0)

@@ -87,8 +87,9 @@ def best_lower_bound(sizes, epsilons, work: WorkBudget) -> tuple[float, str]:
 
     bounds = [(float(np.max(epsilons)), "largest single eps_i"), chernoff_dual_bound(sizes, epsilons)]
     subset = min(12, len(sizes))
-    if work.affords(lp_seconds(subset)):
-        work.spend(lp_seconds(subset))
+    seconds = lp_seconds(subset, int(np.max(sizes)))  # at most: the subset's largest a_i is no larger
+    if work.affords(seconds):
+        work.spend(seconds)
         try:
             bounds.append(subset_lp_bound(sizes, epsilons, subset))
         except Exception:  # a bound that cannot be computed is simply not used

@@ -41,13 +41,15 @@ def lp_seconds(g: int, max_categories: int = 2) -> float:
     return factor * (LP_FIXED + LP_PER_CELL * g * 2.0**g)
 
 
-def block_seconds(g: int) -> float:
-    """One block of a block product: pairs in closed form, larger groups by the exact LP."""
-    return PAIR if g == 2 else lp_seconds(g)
+def block_seconds(g: int, max_categories: int = 2) -> float:
+    """One block of a block product: pairs in closed form, larger groups by the exact LP (``max_categories``: the
+    largest a_i of the group, as in :func:`lp_seconds`)."""
+    return PAIR if g == 2 else lp_seconds(g, max_categories)
 
 
-def blocks_seconds(group_lengths) -> float:
-    return float(sum(block_seconds(int(g)) for g in group_lengths))
+def blocks_seconds(groups) -> float:
+    """Blocks given as (length, largest a_i) pairs."""
+    return float(sum(block_seconds(int(g), int(a)) for g, a in groups))
 
 
 def classes_seconds(outer_cells: float) -> float:

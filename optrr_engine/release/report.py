@@ -120,8 +120,9 @@ def _column_epsilon_text(m: dict) -> str:
     if method == "rsfd":
         text += (
             " With RS+FD a row holds one randomized true value and uniform fake values in the other columns, and which"
-            " one is real is not marked; the column's ε counts the fakes as noise, which is exactly right for an "
-            "attacker with no information about the record's other attributes. One who knows (or partly knows) them "
+            " one is real is not marked; the column's ε counts the fakes as noise, which is exactly right only for an "
+            "attacker to whom every category of the record's other attributes looks equally likely. One who knows "
+            "them, or only that some of their values are commoner than others (published statistics are enough), "
             "can tell the fakes from the real value better and learns more about this attribute than the column's ε, "
             "never more than the whole-record epsilon. The per-attribute ε of the RS+FD paper (Arcolezi et al. 2021) "
             "is meant for that case (one attribute changed, the others known) and is not the column's ε either."

@@ -92,11 +92,11 @@ def _dense_integers(stats: ColumnStats) -> bool:
 
 def identifier_like(distinct: int, rows: int) -> bool:
     """The release's identifier rule on the data actually released: a perturbed column whose ``rows`` released
-    rows (at least UNIQUE_MIN_ROWS) hold ``distinct`` different categories, at least UNIQUE_MIN_ROWS of them and
-    at least UNIQUE_SHARE of the rows. Its categories (the identifiers themselves) would be published in the
-    codebook, so ``perturb`` refuses it (:class:`.perturb.IdentifierGuard`) and the GUI's release dialog says so
-    before Release. Qt-free: both use this one function."""
-    return rows >= UNIQUE_MIN_ROWS and distinct >= UNIQUE_MIN_ROWS and distinct >= UNIQUE_SHARE * rows
+    rows (at least UNIQUE_MIN_ROWS) hold ``distinct`` different categories, at least UNIQUE_SHARE of the rows. Its
+    categories (the identifiers themselves) would be published in the codebook, so ``perturb`` refuses it
+    (:class:`.perturb.IdentifierGuard`, which watches the columns of UNIQUE_MIN_ROWS or more categories) and the
+    GUI's release dialog says so before Release. Qt-free: both use this one function."""
+    return rows >= UNIQUE_MIN_ROWS and distinct >= UNIQUE_SHARE * rows
 
 
 def identifier_refusal(found, rows: int) -> str:

@@ -77,6 +77,14 @@ def lead_with_ties(order: list, key_of, tie_break=None) -> list:
     return lead + [x for x in order if id(x) not in chosen]
 
 
+def lower_epsilon_first(a: float, b: float) -> int:
+    """Tie-break of two designs whose predictions tie: the lower whole-record epsilon first (the same predicted
+    answer for less privacy loss; relative tolerance), 0 when equal. The engine's ranking and the window's use it."""
+    from ..tolerance import eps_equal
+
+    return 0 if eps_equal(a, b) else (-1 if a < b else 1)
+
+
 def rank_order(keys, tie_break=None) -> list[int]:
     """Indices of ``keys`` (rank keys) best first: strictly by key, then :func:`lead_with_ties`."""
     order = sorted(range(len(keys)), key=lambda i: strict_rank(keys[i]))

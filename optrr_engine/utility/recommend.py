@@ -159,12 +159,13 @@ def recommend(
 
 
 def _less_epsilon_first(ranked: list, i: int, j: int) -> int:
-    """Tie-break of two predictions equal within RANK_TOLERANCE: the lower whole-record epsilon (relative
-    tolerance), else their order."""
-    from ..tolerance import eps_equal
+    """:func:`~.predicted.lower_epsilon_first` of two ranked candidates (0 when either failed: no epsilon)."""
+    from .predicted import lower_epsilon_first
 
-    a, b = (ranked[x].candidate.whole_record_epsilon() for x in (i, j))
-    return 0 if eps_equal(a, b) else (-1 if a < b else 1)
+    a, b = ranked[i], ranked[j]
+    if a.error is None or b.error is None:
+        return 0
+    return lower_epsilon_first(a.candidate.whole_record_epsilon(), b.candidate.whole_record_epsilon())
 
 
 @dataclass

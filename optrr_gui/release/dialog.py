@@ -448,7 +448,8 @@ class ReleaseDialog(QDialog):
         """:func:`identifier_columns` of the session and the window's column summaries (counted again only when
         the columns or the summaries change)."""
         summaries = getattr(self.window_, "summaries", None) or {}
-        decimal = (self.state.reader_options or {}).get("decimal") or "."
+        # the summaries were counted with the decimal mark the release reads the file with (jobs/summaries.py)
+        decimal = next(iter(summaries.values())).decimal if summaries else "."
         key = (self.state.data_version, id(summaries), tuple(c.name for c in self.state.columns), decimal)
         if self._identifiers[0] != key:
             self._identifiers = (key, identifier_columns(self.state, summaries, decimal))

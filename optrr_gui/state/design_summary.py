@@ -324,13 +324,13 @@ def _compare_beyond_prediction(a: DesignSummary, b: DesignSummary, budget_mode: 
     columns, Kronecker 100, auto 51 and utility 38 predict the same error), then larger attribute epsilons (scale
     c) in budget mode; ties go to auto."""
     from optrr_engine.tolerance import eps_equal
+    from optrr_engine.utility.predicted import lower_epsilon_first
 
-    keys = [(a.overall_epsilon, b.overall_epsilon)]
-    if budget_mode:
-        keys.append((-(a.scale or 0.0), -(b.scale or 0.0)))
-    for x, y in keys:
-        if not eps_equal(x, y):
-            return -1 if x < y else 1
+    first = lower_epsilon_first(a.overall_epsilon, b.overall_epsilon)  # the engine's rule (recommend)
+    if first:
+        return first
+    if budget_mode and not eps_equal(a.scale or 0.0, b.scale or 0.0):
+        return -1 if (a.scale or 0.0) > (b.scale or 0.0) else 1
     return (a.method != "auto") - (b.method != "auto")
 
 

@@ -690,7 +690,9 @@ class MainWindow(QMainWindow):
     def _load_failed(self, path, exc) -> None:
         self.loading = False
         self.cancel_load.hide()
-        self.show_error(f"Cannot open {Path(path).name}: {exc}")
+        from .state.config_bridge import gui_wording
+
+        self.show_error(f"Cannot open {Path(path).name}: {gui_wording(str(exc))}")
 
     def _load_cancelled(self) -> None:
         self.loading = False

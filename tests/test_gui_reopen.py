@@ -154,3 +154,14 @@ def test_a_cancelled_read_leaves_a_partly_read_file_that_cannot_be_released(qtbo
         w.start_reading_rows()
     assert not w.partly_read and w.data_problems() == [] and w.act_release.isEnabled()
     close_window(w)
+
+
+def test_a_ragged_file_is_explained_in_gui_words(qtbot, tmp_path):
+    """The reader's "give the right --delimiter" (a command-line option) reads as the import dialog's separator."""
+    ragged = tmp_path / "notes.csv"
+    ragged.write_text("a,b\n1,2\n3,4,5,6\n" + "7,8\n" * 50, encoding="utf-8")
+    w = open_window(qtbot, tmp_path)
+    w.open_file(str(ragged))
+    qtbot.waitUntil(lambda: "notes.csv" in (w.last_error or ""), timeout=WAIT_MS)
+    assert "--delimiter" not in w.last_error and "separator in the import dialog" in w.last_error, w.last_error
+    close_window(w)

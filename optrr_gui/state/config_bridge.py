@@ -34,6 +34,8 @@ _GUI_STEPS = (
     (" or run optrr schema again", ""),
     ("; list them in missing_values to treat them as missing", "; select them under Categories and press Treat as "
      "missing to treat them as missing"),
+    ("give the right --delimiter", "open it again and choose the right separator in the import dialog"),
+    ("check --delimiter", "open it again and choose the separator in the import dialog"),
 )
 
 

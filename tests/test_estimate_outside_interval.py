@@ -38,3 +38,10 @@ def test_analyse_marks_the_cell_and_says_why(qtbot, window):
     assert not view.table.item(0, 1).text().startswith(OUTSIDE_MARK)
     text = view.result_label.text()
     assert "outside the interval" in text and "read such cells as unknown" in text
+
+
+def test_the_unbiased_estimate_outside_its_cut_interval_is_said_for_what_it_is():
+    est = estimate_with([-0.06, 0.4, 0.4, 0.26], [0.0, 0.2, 0.2, 0.1], [0.586, 0.6, 0.6, 0.4])
+    est.method = "unbiased"
+    note = est.outside_interval_note
+    assert note.startswith("in 1 cell the unbiased estimate is below 0 or above 1") and "disagree" not in note

@@ -98,3 +98,17 @@ def test_release_dialog_names_a_needed_column_no_longer_perturbed(qtbot, window)
     qtbot.waitUntil(window.controller.is_idle, timeout=WAIT_MS)
     dialog._design_changed()
     assert "menopause" in dialog.progress_label.text() and not dialog.release_button.isEnabled()
+
+
+def test_an_applied_set_whose_column_is_dropped_turns_the_field_red(qtbot, window):
+    """Not only the release dialog: the Design tab's field says so as soon as the column stops being perturbed."""
+    w = window
+    editor = w.mechanism.needed
+    enter(qtbot, editor.sets, "age, menopause")
+    assert editor.error_label.isHidden() and ["age", "menopause"] in w.state.needed_marginals["sets"]
+    names = [c.name for c in w.state.columns]
+    w.state.set_column_value(names.index("menopause"), "role", "drop")
+    assert not editor.error_label.isHidden() and "menopause" in editor.error_label.text()
+    assert editor.sets_message == ""  # not a typed refusal: the release dialog names it once, as applied sets
+    w.state.set_column_value(names.index("menopause"), "role", "perturb")
+    assert editor.error_label.isHidden()

@@ -433,7 +433,7 @@ def test_columns_exported_in_the_clear_need_a_tick_before_release(qtbot, window,
     assert not dialog.accept_clear.isHidden()
     qtbot.waitUntil(lambda: window.controller.is_idle(), timeout=WAIT_MS)
     dialog._design_changed()
-    assert not dialog.release_button.isEnabled() and "published as they are" in dialog.progress_label.text()
+    assert not dialog.release_button.isEnabled() and "published outside the ε" in dialog.progress_label.text()
     assert not dialog.start() and not (tmp_path / "clear.csv").exists()
     dialog.accept_clear.setChecked(True)
     assert dialog.release_button.isEnabled(), dialog.progress_label.text()
@@ -470,9 +470,9 @@ def test_a_perturbed_column_the_schema_dropped_needs_the_tick_too(qtbot, window)
     qtbot.addWidget(dialog)
     assert "every category label is published in the codebook" in dialog.columns_label.text()
     assert "breast" in dialog.columns_label.text() and not dialog.accept_clear.isHidden()
-    assert any("published as they are" in p for p in dialog.problems())
+    assert any("published outside the ε" in p for p in dialog.problems())
     dialog.accept_clear.setChecked(True)
-    assert not any("published as they are" in p for p in dialog.problems())
+    assert not any("published outside the ε" in p for p in dialog.problems())
 
 
 
@@ -496,7 +496,7 @@ def test_rows_left_out_by_a_missing_value_need_the_tick(qtbot, window):
     window.state.set_column_value(index_of(window, "node-caps"), "missing", "exclude")
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
-    assert not dialog.accept_clear.isHidden() and any("published as they are" in p for p in dialog.problems())
+    assert not dialog.accept_clear.isHidden() and any("published outside the ε" in p for p in dialog.problems())
 
 
 def test_the_tick_follows_the_session_while_the_dialog_is_open(qtbot, window):
@@ -506,13 +506,13 @@ def test_the_tick_follows_the_session_while_the_dialog_is_open(qtbot, window):
 
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
-    assert dialog.accept_clear.isHidden() and not any("published as they are" in p for p in dialog.problems())
+    assert dialog.accept_clear.isHidden() and not any("published outside the ε" in p for p in dialog.problems())
     window.state.set_column_value(index_of(window, "breast"), "role", "keep")
-    assert any("published as they are" in p for p in dialog.problems()) and not dialog.accept_clear.isHidden()
+    assert any("published outside the ε" in p for p in dialog.problems()) and not dialog.accept_clear.isHidden()
     dialog.accept_clear.setChecked(True)
-    assert not any("published as they are" in p for p in dialog.problems())
+    assert not any("published outside the ε" in p for p in dialog.problems())
     window.state.set_column_value(index_of(window, "irradiat"), "role", "keep")
-    assert any("published as they are" in p for p in dialog.problems()) and not dialog.accept_clear.isChecked()
+    assert any("published outside the ε" in p for p in dialog.problems()) and not dialog.accept_clear.isChecked()
     assert "NOT private (2)</b>: breast, irradiat" in dialog.columns_label.text()
 
 

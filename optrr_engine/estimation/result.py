@@ -63,10 +63,16 @@ class MarginalEstimate:
         n = int(np.count_nonzero(self.outside_interval))
         if not n:
             return ""
+        cells = f"{n} cell{'s' if n != 1 else ''}"
+        if self.method == "unbiased":  # the interval is its own, cut to [0, 1] around the nearest bound
+            return (
+                f"in {cells} the unbiased estimate is below 0 or above 1, outside its interval (which is cut to "
+                "[0, 1]), a sign that the table has too few rows for its noise; read such cells as unknown"
+            )
         return (
-            f"in {n} cell{'s' if n != 1 else ''} the {self.method} estimate lies outside the interval, which belongs "
-            "to the unbiased estimate: there the two disagree by more than the interval's width, a sign that the "
-            "table has too few rows for its noise; read such cells as unknown"
+            f"in {cells} the {self.method} estimate lies outside the interval, which belongs to the unbiased "
+            "estimate: there the two disagree by more than the interval's width, a sign that the table has too few "
+            "rows for its noise; read such cells as unknown"
         )
 
     def labels(self) -> list[list[str]]:

@@ -374,7 +374,7 @@ class AnalyseView(QWidget):
         if est.outside_interval_note:
             negatives += f"; {OUTSIDE_MARK} {est.outside_interval_note}"
         self.result_label.setText(
-            f"{' × '.join(est.names())}: {ESTIMATORS[est.method].split(' (')[0].lower()} estimate from "
+            f"{' × '.join(est.names())}: {ESTIMATORS[est.method].split(' (')[0].split(',')[0].lower()} estimate from "
             f"{est.rows:,} perturbed rows, {level} confidence intervals of the unbiased estimate (the same whichever "
             f"estimate is shown){negatives}."
         )

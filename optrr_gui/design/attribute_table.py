@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QComboBox,
-    QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -29,7 +28,7 @@ from optrr_engine.tolerance import eps_equal
 
 from ..common.commands import SetColumnValue, SetSessionValue, set_roles
 from ..common.widgets import text_column_width
-from ..design.epsilon_editor import EpsilonEditor
+from ..design.epsilon_editor import INVALID_STYLE, EpsilonEditor, ExactSpinBox
 from ..state.config_bridge import category_counts
 from ..state.session import COUNT_FIELDS, ROLES, TYPES, SessionState
 
@@ -322,13 +321,15 @@ class AttributePanel(QWidget):
         group = QButtonGroup(self)
         group.addButton(self.per_column)
         group.addButton(self.total)
-        self.target = QDoubleSpinBox()
+        # typed text is kept exactly or refused in words (a plain spin box dropped keystrokes: 1e-5 became 15)
+        self.target = ExactSpinBox(name="the whole-record ε")
         self.target.setPrefix("whole-record ε ")
-        self.target.setDecimals(3)
-        self.target.setRange(0.01, 10_000.0)
         self.target.setSingleStep(0.1)
         self.target.setKeyboardTracking(False)
-        self.target.setToolTip("The privacy guarantee for a complete record. Lower = more private.")
+        self._target_tip = "The privacy guarantee for a complete record. Lower = more private."
+        self.target.setToolTip(self._target_tip)
+        self.target.inputRefused.connect(self._target_refused)
+        self._update_target_range()
         self.count_label = QLabel()
         self.filter = QComboBox()
         self.filter.addItems(list(FILTERS))
@@ -367,7 +368,30 @@ class AttributePanel(QWidget):
             return
         self.stack.push(SetSessionValue(self.state, "budget_mode", not per_column))
 
+    def _update_target_range(self) -> None:
+        """At most MAX_EPSILON per perturbed column: a larger whole-record target can never be used
+        (optrr_engine.validation.check_target)."""
+        from optrr_engine.validation import MAX_EPSILON
+
+        perturbed = sum(c.role == "perturb" for c in self.state.columns)
+        usable = MAX_EPSILON * max(1, perturbed)
+        # never below the session's own target (a project may hold a larger one): the box shows what the state
+        # holds, and the designs say "target above what can be used"
+        self.target.blockSignals(True)
+        self.target.setRange(0.01, max(usable, float(self.state.target_total or 0.0)))
+        self.target.setValue(self.state.target_total)
+        self.target.blockSignals(False)
+
+    def _target_refused(self, message: str) -> None:
+        self.target.setStyleSheet(INVALID_STYLE)
+        self.target.setToolTip(f"{message}\n\n{self._target_tip}")
+        status_bar = getattr(self.window(), "statusBar", None)
+        if callable(status_bar):
+            status_bar().showMessage(f"Not changed: {message}", 10_000)
+
     def _target_changed(self, value: float) -> None:
+        self.target.setStyleSheet("")
+        self.target.setToolTip(self._target_tip)
         if not eps_equal(value, self.state.target_total):
             self.stack.push(SetSessionValue(self.state, "target_total", float(value), mergeable=True))
 
@@ -390,6 +414,8 @@ class AttributePanel(QWidget):
             self._open_editors(None if index is None else [index], rebuild=False)
         if kind in ("reset", "column", "columns"):
             self._update_count()
+            if kind == "reset" or name == "role":
+                self._update_target_range()
             if kind == "reset" or name == "role":
                 self.apply_filter()
 

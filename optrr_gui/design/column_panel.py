@@ -524,6 +524,8 @@ class ColumnPanel(QWidget):
             self._bins_note = ""
             self._leave_typed_bins()
             self.bins_error.setText(self._bins_note)  # an error of the text typed for the column left is its own
+            for editor in (self.epsilon, self.weight):  # so is a refused ε or weight typed for it
+                editor.clear_error()
         self.row = row
         enabled = self.row is not None
         for w in (self.role, self.type, self.missing, self.epsilon, self.weight, self.cat_box):

@@ -177,7 +177,7 @@ class EpsilonEditor(QWidget):
     def setValue(self, value: float) -> None:
         """Show a value without emitting ``valueEdited``."""
         if float(value) != self.spin.value():
-            self._clear_error()
+            self.clear_error()
         self._updating = True
         try:
             self.spin.setValue(float(value))
@@ -198,7 +198,8 @@ class EpsilonEditor(QWidget):
             status_bar().showMessage(f"Not changed: {message}", 10_000)
         self.inputRefused.emit(message)
 
-    def _clear_error(self) -> None:
+    def clear_error(self) -> None:
+        """Drop the red state and message of a refused text (the field shows a valid value again)."""
         if self.error is not None:
             self.error = None
             self.spin.setStyleSheet("")
@@ -207,7 +208,7 @@ class EpsilonEditor(QWidget):
     def _spin_changed(self, value: float) -> None:
         if self._updating:
             return
-        self._clear_error()
+        self.clear_error()
         self._updating = True
         self.slider.setValue(value_to_slider(value, self._lo, self._hi))
         self._updating = False

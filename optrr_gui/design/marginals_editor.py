@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushBu
 from ..state.needed_marginals import (
     MAX_NEEDED,
     ORDERS,
+    applied_error,
     describe,
     effective,
     format_sets,
@@ -101,6 +102,12 @@ class MarginalsEditor(QWidget):
         unknown = unknown_names(self.state.needed_marginals, names)
         note = f" Not perturbed, left out: {', '.join(unknown)}." if unknown else ""
         self.setToolTip(f"Needed: {describe(self.state.needed_marginals, len(names))}.{note}")
+        if not self.sets_message:  # applied sets whose column stopped being perturbed: red here too, not only at
+            stale = applied_error(self.state.needed_marginals, names, self.roles())  # release time
+            self.sets.setStyleSheet(BAD_STYLE if stale else "")
+            self.error_label.setText(stale)
+            self.error_label.setVisible(bool(stale))
+            self.sets.setToolTip(stale or self.SETS_TIP)
 
     def _show_sets_error(self, message: str) -> None:
         """Show (or clear, with "") why the typed column sets were not applied: a red field and the reason."""

@@ -581,8 +581,8 @@ class ReleaseDialog(QDialog):
             elif self.state.perturbed_indices():
                 out.append("No design meets the requested ε; change the ε or pick a design in the mechanism panel.")
         if self.needs_check():
-            out.append("Some columns are published as they are (orange): tick the box after checking them, or drop "
-                       "them.")
+            out.append("Some things are published outside the ε (orange above): tick the box after checking them, "
+                       "or change them.")
         if self.state.needed_marginals is not None:
             from ..state.needed_marginals import applied_error, name_lists
 

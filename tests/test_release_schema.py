@@ -106,3 +106,14 @@ def test_empty_header_only_and_cancel(tmp_path):
     (tmp_path / "ok.csv").write_text("a\n" + "x\ny\n" * 10)
     with pytest.raises(Cancelled):
         infer_schema(tmp_path / "ok.csv", cancel=lambda: True)
+
+
+def test_nominal_categories_are_listed_in_natural_order():
+    """Bands read as a reader expects ("5-9" before "10-14"; it was text order: 5-9 after 45-49), case-insensitive,
+    still independent of the frequencies."""
+    from optrr_engine.release.schema import listed_categories
+
+    values = ["0-4", "10-14", "5-9", "45-49", "15-19", "NA", "a10", "a9", "B", "a"]
+    assert listed_categories(values, ordinal=False) == [
+        "0-4", "5-9", "10-14", "15-19", "45-49", "a", "a9", "a10", "B", "NA"
+    ]

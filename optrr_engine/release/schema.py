@@ -6,7 +6,8 @@ Per column (rules in :func:`decide_column`):
   role "drop" with a warning saying why; so do empty and one-valued columns;
 - numbers with more than ORDINAL_MAX distinct values become type "numeric" with DEFAULT_BIN_COUNT quantile
   bins (rounded, outer bins open); numbers with few values become "ordinal" (numeric order); other text
-  is "nominal" (sorted alphabetically: the order reveals nothing about frequencies);
+  is "nominal" (sorted alphabetically, digit runs as numbers: "5-9" before "10-14"; the order reveals nothing
+  about frequencies);
 - everything else gets role "perturb" with epsilon DEFAULT_EPSILON; empty cells become the category
   "NA" where they occur.
 Categories seen fewer than RARE_COUNT times are flagged by name and count: the codebook lists every category,
@@ -130,8 +131,14 @@ def _sort_key_numeric(decimal: str):
     return key
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
 def _alphabetical(v: str):
-    return (v.casefold(), v)
+    """Natural alphabetical order: digit runs compare as numbers ("5-9" before "10-14", as a reader expects of
+    bands), the rest case-insensitively; ties by the text itself."""
+    parts = _DIGITS.split(v.casefold())
+    return (tuple((0, int(p), "") if i % 2 else (1, 0, p) for i, p in enumerate(parts)), v)
 
 
 def listed_categories(values, ordinal: bool, decimal: str = ".") -> list[str]:

@@ -68,7 +68,9 @@ class MainThreadCollector(QObject):
         self._cpu = cpu
         self._quiet_checks = self._quiet_checks + 1 if quiet_now else 0
         self.collect_young()
-        if gc.get_count()[2] > self.threshold[2]:
+        if gc.get_count()[2] <= self.threshold[2]:
+            self._full_due_since = None  # not due (any more: a full pass elsewhere, e.g. an explicit gc.collect())
+        else:
             now = time.monotonic()
             if self._full_due_since is None:
                 self._full_due_since = now

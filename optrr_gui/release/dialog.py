@@ -313,6 +313,7 @@ class ReleaseDialog(QDialog):
         )
         self._outside: dict | None = None  # what the tick was given for (a change clears it: _refresh_columns)
         self._identifiers: tuple = (None, [])  # (what they were counted for, identifier_columns)
+        self._columns_key: tuple | None = None  # what the column list and the tick were last shown for
         self.accept_clear.toggled.connect(self._design_changed)
         self.needed_label = QLabel()
         self.needed_label.setWordWrap(True)
@@ -437,6 +438,10 @@ class ReleaseDialog(QDialog):
         """The column list and the tick as the session is now (the dialog is not modal: the roles may change
         while it is open). A change of what is published outside the epsilons clears the tick."""
         refused = [name for name, _d, _r in self.identifier_columns()]
+        key = (self.state.data_version, tuple(c.name for c in self.state.columns), tuple(refused))
+        if key == self._columns_key:  # called on every design change and check: build the configuration once
+            return
+        self._columns_key = key
         outside = outside_epsilon(self.state, refused)
         if outside != self._outside:
             self._outside = outside

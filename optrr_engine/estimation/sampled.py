@@ -136,11 +136,14 @@ def marginal_operator(
     return StructuredOperator(sizes, lam)
 
 
-def estimate_sampling_counts(design: SamplingDesign, counter: SamplingCounter, method: str = DEFAULT_METHOD, **kwargs):
-    """MarginalEstimate of the counter's attributes; ``info`` says how many records reported them."""
+def estimate_sampling_counts(
+    design: SamplingDesign, counter: SamplingCounter, method: str = DEFAULT_METHOD, column_names=None, **kwargs
+):
+    """MarginalEstimate of the counter's attributes; ``info`` says how many records reported them
+    (:func:`reporting_info`; ``column_names``: every column of the release, to name the subsets)."""
     op = marginal_operator(design, counter.attrs, counter.subset_rows, counter.rows_seen)
     est = estimate_from_counts(op, counter.counter.table, method=method, **kwargs)
-    est.info.update(reporting_info(design, counter, kwargs.get("attributes")))
+    est.info.update(reporting_info(design, counter, kwargs.get("attributes"), column_names))
     return est
 
 
@@ -238,10 +241,9 @@ def estimate_sampling_release(release_path, manifest, design, names, method, con
         categories=[cats[i] for i in idx],
         progress=ctl.sub(0.8, 1.0).progress,
         cancel=cancel,
+        column_names=names,
     )
     est.info["release"] = os.path.basename(release_path)
     est.info["whole_record_epsilon"] = design.whole_record_epsilon()
     est.info["attribute_epsilons"] = [float(e) for e in design.attribute_epsilons()[idx]]
-    if not design.fills_fakes:  # the subsets by column name
-        est.info.update(reporting_info(design, counter, [names[i] for i in idx], names))
     return est

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..sampling.design import SAMPLING_METHODS, no_mechanism_to_copy, sample_m_weights_refusal
+from ..sampling.design import SAMPLING_METHODS, no_mechanism_to_copy, sample_m_weights_refusal, unequal_weights
 from ..validation import check_epsilon, first_duplicate, positive_number
 from .bins import bins_to_json, normalize_bins
 from .recode import check_against_categories, normalize_recode
@@ -370,9 +370,9 @@ class ReleaseConfig:
         if self.method != "sample-m":
             return
         cols = [c for c in self.perturbed() if c.weight is not None]
-        odd = [c for c in cols if float(c.weight) != float(cols[0].weight)]
-        if odd:
-            first, other = cols[0], odd[0]
+        if unequal_weights([c.weight for c in cols]):  # the engine's one rule (sampling.design)
+            first = cols[0]
+            other = next(c for c in cols if float(c.weight) != float(first.weight))
             raise InputError(
                 sample_m_weights_refusal(
                     f"column {other.name!r} has weight {float(other.weight):g} and column {first.name!r} "

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from optrr_engine.io.readers import ReaderOptions
 from optrr_engine.process_pool import shared_pool
+from optrr_engine.tolerance import eps_within
 
 from .common.commands import SetSessionValue, set_many
 from .common.settings import Settings
@@ -193,7 +194,7 @@ class StartBanner(QWidget):
             eps = [c.epsilon for c in state.perturbed_columns()]
             low, high = min(eps, default=0.0), max(eps, default=0.0)
             each = f"ε {low:g}" if low == high else f"ε {low:g} to {high:g}"
-            if sum(eps) <= state.target_total * (1 + 1e-9):
+            if eps_within(sum(eps), state.target_total):  # the project's epsilon comparison
                 budget = f"the whole record within ε = {state.target_total:g} ({each} per column)"
             else:
                 budget = f"{each} per column as set (each design's whole-record ε is shown under Mechanism)"

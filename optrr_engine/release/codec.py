@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import InputError
 from ..validation import MAX_CATEGORIES, first_duplicate
 from .bins import assign, bin_labels, bins_to_json, format_edge
-from .column_stats import numeric_values
+from .column_stats import OUTSIDE_BINS, numeric_values
 from .config import ReleaseConfig
 from .recode import recode_arrow, released_label, source_map
 
@@ -28,6 +28,13 @@ MISSING = -2
 UNKNOWN = -3
 UNLISTED = -4
 NOT_LISTED = -5  # a text of a nominal or ordinal column that is not among its categories (refused)
+OUTSIDE = -6  # a number of a numeric column outside its bin edges (refused)
+PENDING = -7  # a number of a numeric column whose bin edges are not computed yet (a preview codec only)
+
+#: :meth:`ColumnCodec.released_labels` of a number while the column's bin edges are computed at release time.
+BIN_AT_RELEASE = "a bin (computed at release)"
+#: :meth:`ColumnCodec.released_labels` of a missing value when the column's missing rows are left out.
+ROW_LEFT_OUT = "(row left out)"
 
 
 def _show(values, limit: int = 3) -> str:
@@ -36,7 +43,11 @@ def _show(values, limit: int = 3) -> str:
 
 
 class ColumnCodec:
-    def __init__(self, cfg, decimal: str = "."):
+    """The codes of one perturbed column. With ``check=False`` (a preview: :meth:`released_labels` only, never
+    :meth:`encode`), a configuration the release would refuse is accepted: a numeric column may lack its bin
+    edges (computed at release time), and the categories are not checked (duplicates, fewer than two, too many)."""
+
+    def __init__(self, cfg, decimal: str = ".", check: bool = True):
         self.name = cfg.name
         self.type = cfg.type
         self.missing = cfg.missing
@@ -45,34 +56,46 @@ class ColumnCodec:
         self.recode = source_map(cfg.recode)
         self.decimal = decimal
         if cfg.type == "numeric":
-            if not cfg.bins or "edges" not in cfg.bins:
-                raise InputError(f"column {cfg.name!r}: numeric bins need edges; run optrr schema or list them")
-            self.edges: list[float] | None = [float(e) for e in cfg.bins["edges"]]
-            self.bins: dict | None = dict(cfg.bins)
+            if not cfg.bins or "edges" not in cfg.bins or cfg.bins["edges"] is None:
+                if check:
+                    raise InputError(f"column {cfg.name!r}: numeric bins need edges; run optrr schema or list them")
+                self.edges: list[float] | None = None
+            else:
+                self.edges = [float(e) for e in cfg.bins["edges"]]
+            self.bins: dict | None = dict(cfg.bins) if self.edges is not None else None
             self.extras = list(cfg.categories or [])
-            self.labels = bin_labels(self.edges) + self.extras
+            self.labels = (bin_labels(self.edges) if self.edges is not None else []) + self.extras
         else:
             self.edges = None
             self.bins = None
             self.extras = list(cfg.categories or [])
             self.labels = list(self.extras)
+        listed = set(self.labels)
+        #: recode labels that are not among the categories (the release refuses them; a preview shows them)
+        self.unlisted_targets = [t for t in dict.fromkeys(self.recode.values()) if t not in listed]
+        self.unlisted = 0  # cells of a numeric column that were neither numbers nor listed: released as missing
+        #: the label of the missing-value category (after recoding)
+        self.missing_as = released_label(self.missing_label, cfg.recode)
+        if self.missing == "category" and self.missing_as in self.labels:
+            self.missing_code: int | None = self.labels.index(self.missing_as)
+        else:
+            self.missing_code = None
+        if check:
+            self._check()
+
+    def _check(self) -> None:
+        """Refuse categories the release cannot encode: listed twice, fewer than two, too many."""
         dup = first_duplicate(self.labels)
         if dup is not None:
-            raise InputError(f"column {cfg.name!r}: the category {dup!r} is listed twice (bins and categories)")
+            raise InputError(f"column {self.name!r}: the category {dup!r} is listed twice (bins and categories)")
         if len(self.labels) < 2:
             only = repr(self.labels[0]) if self.labels else "none"
             raise InputError(
-                f"column {cfg.name!r} has only one category ({only}); randomizing it releases nothing - "
+                f"column {self.name!r} has only one category ({only}); randomizing it releases nothing - "
                 "set its role to drop (or keep)"
             )
         if len(self.labels) > MAX_CATEGORIES:
-            raise InputError(f"column {cfg.name!r} has {len(self.labels):,} categories; at most {MAX_CATEGORIES:,}")
-        self.unlisted = 0  # cells of a numeric column that were neither numbers nor listed: released as missing
-        missing_as = released_label(self.missing_label, cfg.recode)
-        if self.missing == "category" and missing_as in self.labels:
-            self.missing_code: int | None = self.labels.index(missing_as)
-        else:
-            self.missing_code = None
+            raise InputError(f"column {self.name!r} has {len(self.labels):,} categories; at most {MAX_CATEGORIES:,}")
 
     @property
     def size(self) -> int:
@@ -83,11 +106,12 @@ class ColumnCodec:
 
         return pa.array(self.labels, type=pa.string())
 
-    def _value_codes(self, values) -> np.ndarray:
-        """Code of each distinct text (MISSING for missing-value texts; NOT_LISTED for a text of a nominal or
-        ordinal column that is not among its categories, which :meth:`encode` refuses with its rows).
-        Order: missing-value texts, then recoded texts (so a recoded "-9" is not binned as a number), then
-        numbers into bins, then the listed categories."""
+    def _rule(self, values) -> np.ndarray:
+        """The release's rule, per distinct text (a string Arrow array), in its order: MISSING for a missing-value
+        text; then a recoded text's label (so a recoded "-9" is not binned as a number); then a number's bin in a
+        numeric column (OUTSIDE outside the edges, PENDING while they are not computed); then a listed category;
+        else UNLISTED (a numeric column: released as missing) or NOT_LISTED (refused). A code >= 0 is a position
+        in ``labels`` followed by ``unlisted_targets``."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -96,32 +120,24 @@ class ColumnCodec:
             listed = pc.is_in(values, value_set=pa.array(self.missing_values, pa.string()))
             codes[np.asarray(listed.to_numpy(zero_copy_only=False), dtype=bool)] = MISSING
         if self.recode:
-            position = {label: i for i, label in enumerate(self.labels)}
-            unknown = [t for t in self.recode.values() if t not in position]
-            if unknown:
-                raise InputError(
-                    f"column {self.name!r}: recode label {unknown[0]!r} is not among its categories; add it there"
-                )
+            position = {label: i for i, label in enumerate(self.labels + self.unlisted_targets)}
             targets = np.asarray([position[t] for t in self.recode.values()], dtype=np.int64)
             found = pc.index_in(values, value_set=pa.array(list(self.recode), type=pa.string()))
             found = np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
             hit = (found >= 0) & (codes == UNKNOWN)
             codes[hit] = targets[found[hit]]
         offset = 0
-        if self.edges is not None:  # a numeric column (its bins)
+        if self.type == "numeric":  # its numbers fall into bins
             is_num, numbers = numeric_values(values, self.decimal)
             rows = np.flatnonzero(is_num)
             keep = codes[rows] == UNKNOWN  # a missing-value or recoded text may look like a number (e.g. -9)
             rows, numbers = rows[keep], numbers[keep]
-            idx, outside = assign(numbers, self.edges)
-            if outside.any():
-                bad = [values[int(r)].as_py() for r in rows[outside][:3]]
-                raise InputError(
-                    f"column {self.name!r}: value {_show(bad)} lies outside its bin edges "
-                    f"[{format_edge(self.edges[0])}, {format_edge(self.edges[-1])}]; widen the edges"
-                )
-            codes[rows] = idx
-            offset = len(self.edges) - 1
+            if self.edges is None:
+                codes[rows] = PENDING
+            else:
+                idx, outside = assign(numbers, self.edges)
+                codes[rows] = np.where(outside, OUTSIDE, idx)
+                offset = len(self.edges) - 1
         todo = np.flatnonzero(codes == UNKNOWN)
         if todo.size:
             found = pc.index_in(values.take(pa.array(todo)), value_set=pa.array(self.extras, type=pa.string()))
@@ -133,6 +149,52 @@ class ColumnCodec:
             else:
                 codes[todo[~ok]] = NOT_LISTED  # an error once encode() knows their rows
         return codes
+
+    def _value_codes(self, values) -> np.ndarray:
+        """Code of each distinct text by :meth:`_rule` (MISSING for missing-value texts; NOT_LISTED for a text of a
+        nominal or ordinal column that is not among its categories, which :meth:`encode` refuses with its rows).
+        Refuses a recode label that is not among the categories, a number outside the bin edges, and a numeric
+        column without edges."""
+        if self.unlisted_targets:
+            raise InputError(
+                f"column {self.name!r}: recode label {self.unlisted_targets[0]!r} is not among its categories; "
+                "add it there"
+            )
+        if self.type == "numeric" and self.edges is None:
+            raise InputError(f"column {self.name!r}: numeric bins need edges; run optrr schema or list them")
+        codes = self._rule(values)
+        outside = np.flatnonzero(codes == OUTSIDE)
+        if outside.size and self.edges is not None:  # (only a numeric column, with its edges, has such numbers)
+            bad = [values[int(r)].as_py() for r in outside[:3]]
+            raise InputError(
+                f"column {self.name!r}: value {_show(bad)} lies outside its bin edges "
+                f"[{format_edge(self.edges[0])}, {format_edge(self.edges[-1])}]; widen the edges"
+            )
+        return codes
+
+    def released_labels(self, texts) -> list[str]:
+        """The label each of ``texts`` (distinct texts of the column, e.g. a summary's values) is released as, by
+        the rule :meth:`encode` applies (:meth:`_rule`), in its order:
+
+        - a missing-value text: the missing-value category (``missing_label`` after recoding), or ROW_LEFT_OUT
+          when the column's ``missing`` is "exclude";
+        - a recoded text: its recode label;
+        - a number of a numeric column: its bin's label; BIN_AT_RELEASE while the edges are not computed
+          (a ``check=False`` codec); OUTSIDE_BINS outside the edges;
+        - a listed category: itself;
+        - any other text: in a numeric column, released as missing (as above); in a nominal or ordinal column,
+          itself (the release refuses it: :meth:`not_listed`).
+
+        Never raises for what the release would refuse (a recode label not among the categories is returned as
+        it is), so a configuration can be previewed while it is being edited."""
+        import pyarrow as pa
+
+        texts = [str(t) for t in texts]
+        codes = self._rule(pa.array(texts, type=pa.string()))
+        labels = self.labels + self.unlisted_targets
+        missing = ROW_LEFT_OUT if self.missing == "exclude" else self.missing_as
+        other = {MISSING: missing, UNLISTED: missing, PENDING: BIN_AT_RELEASE, OUTSIDE: OUTSIDE_BINS}
+        return [labels[c] if c >= 0 else other.get(c, t) for t, c in zip(texts, codes.tolist(), strict=True)]
 
     def not_listed(self, texts) -> list[str]:
         """The texts among ``texts`` (distinct values of the column) that :meth:`encode` refuses: in a nominal or

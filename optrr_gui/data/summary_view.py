@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter
 from PySide6.QtWidgets import (
@@ -21,7 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from optrr_engine.errors import OptRRError
+from optrr_engine.release.codec import BIN_AT_RELEASE as BIN_AT_RELEASE  # "Released as" of a number, bins pending
+from optrr_engine.release.codec import ColumnCodec
 from optrr_engine.release.column_stats import is_number_text
+from optrr_engine.release.config import ColumnConfig
+from optrr_engine.release.recode import released_label
 
 RARE_BACKGROUND = QColor(255, 228, 196)
 BAR_COLOR = QColor(70, 130, 180)
@@ -33,8 +37,6 @@ HEADER_TIPS = (
     "Share of the non-missing rows, with a bar",
     "The category the value is released as (after merging or renaming; a number of a numeric column: its bin)",
 )
-#: "Released as" of a number while the column's bins are computed from the data at release time.
-BIN_AT_RELEASE = "a bin (computed at release)"
 
 
 def percent(x: float) -> str:
@@ -76,46 +78,30 @@ class SummaryModel(QAbstractTableModel):
         self.summary = None
         self.released: dict = {}
         self.released_rows: dict | None = None
-        #: per value of a binned (numeric) column: the bin its number is released in (None: a text); else None
-        self.bins: list | None = None
-        self.missing_texts: set = set()
-        self.listed: set = set()
-        self.missing_as = ""
+        #: per value (summary order): the label it is released as (:func:`released_labels`), with a column state
+        self.labels: list[str] | None = None
 
     def set_summary(self, summary, recode=None, column=None) -> None:
-        """Show ``summary``; with the ``column`` state of a numeric column, its numbers are released as bins."""
+        """Show ``summary``; with the ``column`` state, "Released as" is what the release makes of each value."""
         self.beginResetModel()
         self.summary = summary
         self.released = {s: label for label, sources in (recode or {}).items() for s in sources}
         #: rows per released category, when recoded (a value is rare when the category it is released as is)
         self.released_rows = summary.recoded(recode) if summary is not None and recode else None
-        self.bins = None
-        if summary is not None and column is not None and column.type == "numeric":
-            self.bins = released_bins(summary, column)
-            self.missing_texts = set(column.missing_values or [])
-            self.listed = set(column.categories or [])
-            self.missing_as = column.missing_label if column.missing == "category" else "(row left out)"
+        self.labels = released_labels(summary, column) if summary is not None and column is not None else None
         self.endResetModel()
 
     def released_as(self, row: int, value: str) -> str:
-        """The label ``value`` is released as, in the release's order: a missing-value text, a recoded text, a
-        number's bin (numeric column), else the text itself (in a numeric column, a text that is not listed among
-        its categories is released as missing)."""
-        if self.bins is not None and value in self.missing_texts:
-            return self.missing_as
-        if value in self.released:
-            return self.released[value]
-        if self.bins is not None:
-            if self.bins[row] is not None:
-                return self.bins[row]
-            if value not in self.listed:
-                return self.missing_as
-        return value
+        """The label ``value`` (the summary's value at ``row``) is released as: the engine's rule
+        (:func:`released_labels`) with a column state, else its recode label or the text itself."""
+        if self.labels is not None:
+            return self.labels[row]
+        return self.released.get(value, value)
 
     def rare_rows(self, value: str, count: int, row: int | None = None) -> int | None:
         """The rows of the category ``value`` is released as, when fewer than the rare threshold; else None (also
         for a number of a numeric column, released as its bin, and for a text it releases as missing)."""
-        if self.bins is not None and row is not None and value not in self.released:
+        if self.labels is not None and row is not None and value not in self.released:
             if self.released_as(row, value) != value:
                 return None
         rows = count if self.released_rows is None else self.released_rows.get(self.released.get(value, value), 0)
@@ -168,16 +154,19 @@ class SummaryModel(QAbstractTableModel):
         return None
 
 
-def released_bins(summary, column) -> list:
-    """Per value of a numeric column's ``summary``: the label of the release bin its number falls in (the engine's
-    :meth:`ColumnSummary.released_bins`), or BIN_AT_RELEASE while the edges are computed at release time; None for
-    a text that is not a number."""
-    from ..state.config_bridge import bin_edges
-
-    edges = bin_edges(column.bins)
-    if edges:
-        return summary.released_bins(edges)
-    return [BIN_AT_RELEASE if n else None for n in summary.is_number.tolist()]
+def released_labels(summary, column) -> list[str]:
+    """Per value of ``summary`` (its order): the label the release makes of it with the ``column`` state. A kept
+    column is copied with its recoding only; any other column as if perturbed, by the engine's codec
+    (:meth:`ColumnCodec.released_labels`, numbers read with the summary's decimal mark), which also previews what
+    the release would still refuse (bins not computed yet: BIN_AT_RELEASE)."""
+    values = [str(v) for v in summary.values]
+    if column.role == "keep":
+        return [released_label(v, column.recode) for v in values]
+    try:
+        codec = ColumnCodec(ColumnConfig(**column.copied_fields()), summary.decimal, check=False)
+    except (OptRRError, TypeError, ValueError):  # bins the side panel refuses too: the texts as they are recoded
+        return [released_label(v, column.recode) for v in values]
+    return codec.released_labels(values)
 
 
 class BarDelegate(QStyledItemDelegate):
@@ -252,12 +241,13 @@ class ColumnSummaryView(QWidget):
             return
         recode = getattr(column, "recode", None)
         released = None
-        binned = column is not None and column.type == "numeric"
+        # a kept column is copied with its recoding only (never binned), as "Released as" says
+        binned = column is not None and column.type == "numeric" and column.role != "keep"
         if not binned and column is not None and column.categories is not None:
             released = len(column.categories)
         listed = set(column.categories or []) if binned else None
         self.title.setText(f"{summary.name}: {summary_line(summary, released, recode, listed)}")
-        self.model.set_summary(summary, recode, column if binned else None)
+        self.model.set_summary(summary, recode, column)
         numeric = binned and summary.numeric_rows > 0
         if not numeric:
             self.bins_text.setText("")
@@ -286,12 +276,16 @@ class ColumnSummaryView(QWidget):
             if math.isfinite(e):
                 plot.addItem(pg.InfiniteLine(pos=e, angle=90, pen=pg.mkPen(QColor(200, 60, 0), width=2)))
         from optrr_engine.release.bins import bin_labels
+        from optrr_engine.release.column_stats import OUTSIDE_BINS
 
-        per_bin, _ = summary.histogram(edges_f)
-        total = max(1, summary.numeric_rows)
-        text = "; ".join(f"{label}: {n:,} ({percent(n / total)})" for label, n in
-                         zip(bin_labels(edges_f), per_bin.tolist(), strict=True))
-        outside = summary.numeric_rows - int(np.sum(per_bin))
+        # rows per bin as the release counts them ("Released as": missing-value and recoded numbers are not binned)
+        rows: dict[str, int] = {}
+        for label, n in zip(self.model.labels or [], summary.counts.tolist(), strict=False):
+            rows[label] = rows.get(label, 0) + int(n)
+        labels = bin_labels(edges_f)
+        outside = rows.get(OUTSIDE_BINS, 0)
+        total = max(1, sum(rows.get(label, 0) for label in labels) + outside)
+        text = "; ".join(f"{label}: {rows.get(label, 0):,} ({percent(rows.get(label, 0) / total)})" for label in labels)
         if outside:
             text += f"; {outside:,} numbers outside the edges (the release would stop: widen them)"
         self.bins_text.setText(f"Release bins (red lines): {text}")

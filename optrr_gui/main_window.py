@@ -92,6 +92,8 @@ def scrolling(widget):
     area.setWidget(widget)
     area.setWidgetResizable(True)
     area.setFrameShape(QScrollArea.Shape.NoFrame)
+    # not a stop of its own for Tab (nothing showed it had the focus): its controls are, and it scrolls to them
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
     return area
 
 
@@ -321,6 +323,7 @@ class MainWindow(QMainWindow):
         cl.addWidget(self.message_bar)
         cl.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
+        self._set_design_tab_order()
 
         self.status_spinner = Spinner(self)
         self.status_label = QLabel()
@@ -345,6 +348,30 @@ class MainWindow(QMainWindow):
         self.fit_when_shown = True
         self._update_title()
         QTimer.singleShot(300, self._warm_workers)
+
+    def _set_design_tab_order(self) -> None:
+        """Tab through the column side in reading order: the table's filter and privacy mode above it, the
+        table, then the chosen column's panel (role, type, missing, ε, categories), then the mechanism side. By
+        creation order Tab went from the table back up to the filter, and the panel's ε before its role."""
+        table, panel = self.attributes, self.column_panel
+        order = [
+            table.filter,
+            table.per_column,
+            table.total,
+            table.target,
+            table.view,
+            panel.role,
+            panel.type,
+            panel.missing,
+            panel.epsilon.spin,
+            panel.epsilon.slider,
+            panel.weight.spin,
+            panel.weight.slider,
+            panel.bins,
+            panel.categories,
+        ]
+        for first, second in zip(order, order[1:], strict=False):
+            QWidget.setTabOrder(first, second)
 
     def _warm_workers(self) -> None:
         """Start a worker process for heavy designs and releases while the window is idle; the rest of the

@@ -5,12 +5,15 @@
 
 from __future__ import annotations
 
+import html
+import re
 import time
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QButtonGroup,
     QComboBox,
     QHBoxLayout,
@@ -80,6 +83,18 @@ TYPE_HELP = {
     "ordinal": "ordinal: ordered categories (e.g. age band); the order is kept in reports",
     "numeric": "numeric: numbers grouped into bins before randomizing",
 }
+
+
+#: What a number looks like while it is typed (digits, a point, an exponent not yet finished).
+NUMBER_START = re.compile(r"[+-]?(\d+\.?\d*|\.\d*)?([eE][+-]?\d*)?")
+
+
+def warnings_tooltip(warnings) -> str:
+    """The Warnings cell's tooltip: every warning in full, one paragraph each. Rich text, so that the tooltip
+    wraps at a readable width (a warning runs to 330 characters: as plain text the tooltip was one line as wide
+    as the screen). The cell shows what fits in its row: wrapped in full in the column's ~120 px at
+    a 1400 px wide window, one row took 250 px, and the table showed two or three columns instead of ten."""
+    return "".join(f"<p>⚠ {html.escape(w)}</p>" for w in warnings)
 
 
 class AttributeModel(QAbstractTableModel):
@@ -189,7 +204,7 @@ class AttributeModel(QAbstractTableModel):
             if c == COL_TYPE:
                 return TYPE_HELP.get(col.type)
             if c == COL_WARN and warnings:
-                return "\n".join(warnings)
+                return warnings_tooltip(warnings)
             if c == COL_NAME:
                 return f"{col.name}: select to edit its categories, bins and missing values in the side panel"
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -246,12 +261,75 @@ class ChoiceDelegate(QStyledItemDelegate):
         model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
 
 
+class TableEpsilonEditor(EpsilonEditor):
+    """A row's ε (or weight) editor. Text that cannot be committed turns the field red with the reason while it
+    is typed; once the edit ends (Escape, focus leaving, Enter on refused text) the typed text is dropped, the
+    field shows the cell's unchanged value and no red remains: the refusal's words stay in the status bar. (A
+    persistent editor stays on screen after the edit: a red left there said nothing about the value shown.)"""
+
+    def __init__(self, parent=None, kind: str = "epsilon"):
+        super().__init__(parent, kind=kind, compact=True)
+        self.spin.lineEdit().textEdited.connect(self._typed)
+        self.spin.installEventFilter(self)
+        self.spin.lineEdit().installEventFilter(self)
+
+    def _typed(self, text: str) -> None:
+        """While typing: red and the reason once no further typing can make the text valid (not a number, above
+        the maximum, too many decimals); a start of a valid number ("0", "0.", "1e-") is not marked."""
+        message = self.spin.problem(text)
+        if message is None or self._may_become_valid(text):
+            self.clear_error()
+        else:
+            self._mark_invalid(message)
+
+    def _may_become_valid(self, text: str) -> bool:
+        typed = self.spin._number_text(text)
+        if not NUMBER_START.fullmatch(typed):
+            return False
+        try:
+            value = float(typed)
+        except ValueError:
+            return True  # "", "-", ".", "1e", "1e-": a number may follow
+        if value > self.spin.maximum():
+            return False  # more digits only make it larger
+        if value >= self.spin.minimum():
+            return False  # in range, yet refused: too many decimals already
+        mantissa, _, exponent = typed.lower().partition("e")
+        if exponent:
+            return not exponent.startswith("-")  # "1e-5": more digits only make it smaller
+        # below the minimum ("0", "0.0"): more digits may reach it ("0.00" cannot reach 0.01 within 4 decimals
+        # if the minimum were 0.01: its largest continuation, 0.0099, is below)
+        whole, point, decimals = mantissa.partition(".")
+        if not point:
+            return True
+        room = self.spin.decimals() - len(decimals)
+        return room > 0 and float(f"{whole or 0}.{decimals}{'9' * room}") >= self.spin.minimum()
+
+    def _refused(self, message: str) -> None:
+        super()._refused(message)  # the words: status bar, tool tip, inputRefused
+        self.clear_error()  # the field already shows the unchanged value again
+
+    def drop_typed_text(self) -> None:
+        """The edit ends without a commit: the field shows the value again, without red."""
+        self.spin.lineEdit().setText(self.spin.prefix() + self.spin.textFromValue(self.spin.value()))
+        self.clear_error()
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
+            self.drop_typed_text()
+            self.spin.lineEdit().selectAll()
+            return True
+        if event.type() == QEvent.Type.FocusOut:
+            self.clear_error()  # (refused text is reported by the spin box's own focus-out)
+        return super().eventFilter(watched, event)
+
+
 class EpsilonDelegate(QStyledItemDelegate):
     """A compact spin box + log slider in the epsilon column (persistent editors)."""
 
     def createEditor(self, parent, option, index):
         model = index.model()
-        editor = EpsilonEditor(parent, kind=model.value_field(), compact=True)
+        editor = TableEpsilonEditor(parent, kind=model.value_field())
         editor.setAutoFillBackground(True)
         pidx = QPersistentModelIndex(index)
         editor.valueEdited.connect(lambda v, final: pidx.isValid() and model.set_value(pidx.row(), v, final))
@@ -269,6 +347,21 @@ class EpsilonDelegate(QStyledItemDelegate):
         editor.setGeometry(option.rect.adjusted(1, 1, -1, -1))
 
 
+class AttributeView(QTableView):
+    """The attribute table. Tab leaves the table, from a row's ε editor too: to the control after the table in
+    the window's tab order (the chosen column's panel), not to the next row's editor (the editors open one by one
+    and sit at the end of the window's tab chain: Tab from the last one jumped to the tab bar); Shift+Tab from an
+    editor goes back to the table. The arrow keys move between the cells."""
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        focused = QApplication.focusWidget()
+        if focused is not None and focused is not self and self.viewport().isAncestorOf(focused):
+            self.setFocus(Qt.FocusReason.TabFocusReason if next else Qt.FocusReason.BacktabFocusReason)
+            if not next:
+                return True
+        return super().focusNextPrevChild(next)
+
+
 class AttributePanel(QWidget):
     """Budget-mode controls above the attribute table."""
 
@@ -278,7 +371,7 @@ class AttributePanel(QWidget):
         super().__init__(parent)
         self.state, self.stack = state, stack
         self.model = AttributeModel(state, stack, self)
-        self.view = QTableView(self)
+        self.view = AttributeView(self)
         self.view.setModel(self.model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setEditTriggers(

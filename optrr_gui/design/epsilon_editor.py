@@ -187,9 +187,7 @@ class EpsilonEditor(QWidget):
 
     def _refused(self, message: str) -> None:
         """Typed text not committed: say so on the field (red, tooltip) and in the window's status bar."""
-        self.error = message
-        self.spin.setStyleSheet(INVALID_STYLE)
-        self.spin.setToolTip(f"{message}\n\n{self._tip}")
+        self._mark_invalid(message)
         if self.spin.isVisible():
             QToolTip.showText(self.spin.mapToGlobal(self.spin.rect().bottomLeft()), message, self.spin)
         window = self.window()
@@ -197,6 +195,12 @@ class EpsilonEditor(QWidget):
         if callable(status_bar):
             status_bar().showMessage(f"Not changed: {message}", 10_000)
         self.inputRefused.emit(message)
+
+    def _mark_invalid(self, message: str) -> None:
+        """The field red, ``message`` in its tooltip."""
+        self.error = message
+        self.spin.setStyleSheet(INVALID_STYLE)
+        self.spin.setToolTip(f"{message}\n\n{self._tip}")
 
     def clear_error(self) -> None:
         """Drop the red state and message of a refused text (the field shows a valid value again)."""

@@ -3,6 +3,7 @@ formulation over the full pattern table, symmetric reduction equal to the genera
 
 from __future__ import annotations
 
+import re
 from itertools import combinations
 
 import numpy as np
@@ -236,3 +237,41 @@ def test_whole_orders_up_to_22_columns_fall_back_to_one_class_per_column_not_poo
     assert mech.parts[0][1].kind != "pooled" and "pools" not in info
     assert info["grid_cells"] == 1 << 7
     assert info["objective"] == pytest.approx(exact["objective"], rel=1e-5)
+
+
+def test_the_solve_stops_at_counted_work_not_at_a_clock(monkeypatch):
+    """The decomposition's stop is a count of work, so a slow or loaded machine gets the same design: with the
+    clock running a thousand times faster (every reading an hour later), the result is identical."""
+    from optrr_engine.utility import optimal_design
+
+    sizes = list(range(2, 14))  # one class per column, 4,096 cells: decomposition from the Kronecker start
+    budget = 0.05
+    monkeypatch.setattr(optimal_design, "WORK_BUDGET", budget)
+    calm_mech, calm = optimal_design.utility_design(sizes, 2.0, {"orders": [1, 2]})
+    assert calm["solver_work"] > budget and "its work budget of 0.05 reference seconds" in calm["solver_status"]
+    assert "stopped before the tolerance" in calm["solver_status"] and calm["solver_iterations"] >= 2
+    hours = iter(range(10**9))
+    monkeypatch.setattr(optimal_design.time, "perf_counter", lambda: 3600.0 * next(hours))
+    slow_mech, slow = optimal_design.utility_design(sizes, 2.0, {"orders": [1, 2]})
+    assert slow["solver_iterations"] == calm["solver_iterations"] and slow["objective"] == calm["objective"]
+    assert slow_mech.overall_epsilon() == calm_mech.overall_epsilon() <= 2.0
+    assert np.array_equal(slow_mech.attribute_epsilons(), calm_mech.attribute_epsilons())
+
+
+def test_the_solve_reports_its_gap_and_can_be_cancelled_between_steps():
+    from optrr_engine.errors import Cancelled
+    from optrr_engine.tasks import TaskControl
+
+    heard: list = []
+
+    def progress(fraction, message):
+        heard.append((fraction, message))
+
+    def cancel():
+        return any("certified gap" in m for _, m in heard[-1:]) and len(heard) > 3
+
+    with pytest.raises(Cancelled):
+        utility_design(list(range(2, 14)), 2.0, {"orders": [1, 2]}, ctl=TaskControl(progress, cancel))
+    steps = [(f, m) for f, m in heard if "certified gap" in m]
+    assert len(steps) >= 3 and all(0.1 <= f <= 0.95 for f, _ in steps)  # within the solve's share of the task
+    assert all(re.search(r"certified gap \d\.\de[-+]\d+ after \d+ steps", m) for _, m in steps)

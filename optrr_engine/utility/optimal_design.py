@@ -51,6 +51,17 @@ SOLVE_GAP = 1e-7
 PATTERN_TABLE_K = 16
 #: The target is met with this relative margin so rounding can never push eps_total above it.
 MARGIN = 1e-10
+#: The decomposition stops at this much counted work (reference seconds, :func:`step_work`) when the certified gap
+#: has not reached its tolerance: a count, not a clock, so the design is the same on any machine and under any load.
+WORK_BUDGET = 20.0
+#: Reference seconds per unit of work: CPU seconds per entry on the development machine (2 cores, one busy with
+#: other work), fitted on 12 columns of sizes 2-13 (4,096 cells, dense rows) and 20 of sizes 2-21 (2^20 cells,
+#: per-axis transforms); the counted work was within 10 % of the CPU time on both (docs/decisions.md).
+MASTER_ENTRY_SECONDS = 1.25e-7  # per atom x eigenvalue type x interior-point iteration of the master
+DENSE_ENTRY_SECONDS = 1.0e-9  # per cell x eigenvalue type of a dense pass
+TRANSFORM_ENTRY_SECONDS = 2.0e-9  # per cell x column of a per-axis transform pass
+SORT_ENTRY_SECONDS = 1.0e-7  # per cell of the oracle's sort
+COMBINE_ENTRY_SECONDS = 2.0e-9  # per atom x cell of the convex combination of the atoms
 
 
 def cap_eigenvalue(cap: float, a: float) -> float:
@@ -110,6 +121,22 @@ def best_vertex(oracle: EigenOracle, g: np.ndarray, beta: float):
     y = np.zeros(oracle.u.size)
     y[chosen] = beta * kappa
     return y, kappa
+
+
+def step_work(oracle: EigenOracle, atoms: int, types: int, master_iterations: int) -> float:
+    """Reference seconds of one decomposition step: the master's interior-point iterations (each over atoms x
+    eigenvalue types), the oracle's two passes over the grid (dense rows: cells x types; per-axis transforms:
+    cells x columns) and its sort, and the combination of the atoms (atoms x cells)."""
+    cells = float(oracle.u.size)
+    if oracle.h is not None:
+        passes = cells * types * DENSE_ENTRY_SECONDS
+    else:
+        passes = cells * oracle.sizes.size * TRANSFORM_ENTRY_SECONDS
+    return (
+        MASTER_ENTRY_SECONDS * atoms * types * master_iterations
+        + 2.0 * passes
+        + (SORT_ENTRY_SECONDS + COMBINE_ENTRY_SECONDS * atoms) * cells
+    )
 
 
 def solve_power_cone_lp(q, a_mat, b, nonnegative: int, power_cones: int):
@@ -201,12 +228,16 @@ def solve(
     sizes,
     rel_tol: float = SOLVE_GAP,
     max_iter: int = 2000,
-    time_limit: float = 60.0,
+    work_budget: float | None = None,
+    ctl=None,
 ):
     """Simplicial decomposition: the master problem over the convex hull of a few points (Clarabel) and an exact
     linear-minimisation oracle over the whole feasible set (sorting); the Frank-Wolfe gap of the Lagrangian
-    (objective + cap multipliers) bounds the distance to the optimum, so the result is certified."""
+    (objective + cap multipliers) bounds the distance to the optimum, so the result is certified. It stops at the
+    gap ``rel_tol`` or after ``work_budget`` (default WORK_BUDGET) reference seconds of counted work
+    (:func:`step_work`: the same point on every machine); ``ctl`` is checked between steps (cancel) and told the gap."""
     t0 = time.perf_counter()
+    work_budget = WORK_BUDGET if work_budget is None else float(work_budget)
     oracle = EigenOracle(cs, types, sizes)
     beta = float(np.expm1(target))
     caps = cs.class_caps
@@ -235,12 +266,18 @@ def solve(
             lams.append(oracle.lam(*point))
             how = f"one conic solve (Clarabel: {status}), then {POLISH_ITERATIONS} decomposition steps at most"
             max_iter = POLISH_ITERATIONS
-    best_bound, iters, master_iters, failures = -np.inf, 0, 0, 0
+    best_bound, steps, master_iters, failures, work = -np.inf, 0, 0, 0, 0.0
     f = gap = np.inf
-    for iters in range(1, max_iter + 1):  # noqa: B007 - reported
-        if time.perf_counter() - t0 > time_limit:
+    stop = f"its step limit ({max_iter})"
+    for _ in range(max_iter):
+        if work > work_budget:
+            stop = f"its work budget of {work_budget:g} reference seconds"
             break
+        if ctl is not None:
+            ctl.check()
         alpha, mu, mi, solved = _master(np.column_stack(lams), weights, cap_rows, cap_values, ref)
+        work += step_work(oracle, len(lams), ref.size, mi)
+        steps += 1
         master_iters += mi
         failures = 0 if solved else failures + 1
         keep = alpha > 1e-9 * alpha.max()  # interior-point weights are never exactly 0
@@ -262,9 +299,16 @@ def solve(
             grad_d = grad.copy()
             grad_d[cap_rows] += mu_direct
             dlam = oracle.lam(*best_vertex(oracle, grad_d, beta))
+            work += step_work(oracle, 0, ref.size, 0)
             best_bound = max(best_bound, f - float(grad_d @ (lam - dlam)))
+        if failures >= 3:
+            stop = "the master problem failed three times in a row"
         if f - best_bound <= rel_tol * f or failures >= 3:
             break
+        if ctl is not None:
+            shown = max((f - best_bound) / f, rel_tol)
+            done = np.log(1.0 / shown) / np.log(1.0 / rel_tol)  # the gap's digits towards the tolerance
+            ctl.report(max(done, work / work_budget), f"convex solve: certified gap {shown:.1e} after {steps} steps")
         points.append((vy, vk))
         lams.append(vlam)
     return {
@@ -274,8 +318,9 @@ def solve(
         "objective": f,
         "dual_objective": best_bound,
         "status": f"{how}; certified gap {(f - best_bound) / f:.1e}"
-        + ("" if f - best_bound <= rel_tol * f else " (stopped before the tolerance)"),
-        "iterations": iters,
+        + ("" if f - best_bound <= rel_tol * f else f" (stopped before the tolerance {rel_tol:.0e}: {stop})"),
+        "work": work,
+        "iterations": steps,
         "master_iterations": master_iters,
         "atoms": len(points),
         "solve_seconds": time.perf_counter() - t0,
@@ -368,7 +413,15 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
     if ctl is not None:
         ctl.report(0.1, f"solving the convex problem over {structure.grid_cells} cells")
     goal = target * (1.0 - MARGIN)
-    res = solve(structure, types, weights, goal, sizes, rel_tol=SOLVE_GAP if pooled is None else pooling.POOLED_GAP)
+    res = solve(
+        structure,
+        types,
+        weights,
+        goal,
+        sizes,
+        rel_tol=SOLVE_GAP if pooled is None else pooling.POOLED_GAP,
+        ctl=None if ctl is None else ctl.sub(0.1, 0.95),
+    )
     if ctl is not None:
         ctl.check()
     log_x = np.log1p(np.clip(res["y"] / res["kappa"], 0.0, np.expm1(goal)))
@@ -394,6 +447,7 @@ def utility_design(sizes, target: float, marginals=None, caps=None, ctl=None) ->
         "master_iterations": res["master_iterations"],
         "atoms": res["atoms"],
         "solver_seconds": res["solve_seconds"],
+        "solver_work": res["work"],  # reference seconds counted (the budget is WORK_BUDGET)
         # objective = n * mean expected squared error - const (prior independent)
         "objective": res["objective"],
         "dual_bound": res["dual_objective"],

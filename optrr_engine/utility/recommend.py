@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from ..errors import OptRRError
+from ..errors import Cancelled, OptRRError
 from .candidate import DesignCandidate, MechanismCandidate
 from .predicted import PredictedError
 
@@ -85,14 +85,14 @@ class Recommendation:
 def _budget(method: str, sizes, weights, target):
     from ..budget import distribute_budget
 
-    d = distribute_budget(method, sizes, weights, target).design
+    d = distribute_budget(method, sizes, weights, target).design  # (remembered for the release: no ctl)
     return MechanismCandidate(method, d.mechanism, {"budget_design": d})
 
 
-def _utility(sizes, target, marginals, caps):
+def _utility(sizes, target, marginals, caps, ctl=None):
     from .optimal_design import utility_design
 
-    mech, info = utility_design(sizes, target, marginals, caps)
+    mech, info = utility_design(sizes, target, marginals, caps, ctl)
     return MechanismCandidate("utility", mech, info)
 
 
@@ -126,12 +126,12 @@ def recommend(
     given = None if weights is None else list(weights)  # the sampling designs' weights when the caller gives them
     weights = [1.0] * sizes.size if weights is None else list(weights)
     builders = [
-        ("kronecker", lambda: [_budget("kronecker", sizes, weights, target)]),
-        ("auto", lambda: [_budget("auto", sizes, weights, target)]),
-        ("utility", lambda: [_utility(sizes, target, marginals, caps)]),
+        ("kronecker", lambda part: [_budget("kronecker", sizes, weights, target)]),
+        ("auto", lambda part: [_budget("auto", sizes, weights, target)]),
+        ("utility", lambda part: [_utility(sizes, target, marginals, caps, part)]),
     ]
     if include_sampling:
-        builders.append(("sampling", lambda: _sampling(sizes, target, marginals, prior, given)))
+        builders.append(("sampling", lambda part: _sampling(sizes, target, marginals, prior, given)))
     ranked: list[Ranked] = []
     for step, (name, build) in enumerate(builders):
         if ctl is not None:
@@ -139,7 +139,10 @@ def recommend(
             ctl.report(step / (len(builders) + 1), f"designing and predicting: {name}")
         t0 = time.perf_counter()
         try:
-            cands = build()
+            share = None if ctl is None else ctl.sub(step / (len(builders) + 1), (step + 1) / (len(builders) + 1))
+            cands = build(share)
+        except Cancelled:
+            raise
         except OptRRError as exc:
             ranked.append(Ranked(FailedCandidate(name), None, time.perf_counter() - t0, str(exc)))
             continue

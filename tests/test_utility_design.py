@@ -275,3 +275,20 @@ def test_the_solve_reports_its_gap_and_can_be_cancelled_between_steps():
     steps = [(f, m) for f, m in heard if "certified gap" in m]
     assert len(steps) >= 3 and all(0.1 <= f <= 0.95 for f, _ in steps)  # within the solve's share of the task
     assert all(re.search(r"certified gap \d\.\de[-+]\d+ after \d+ steps", m) for _, m in steps)
+
+
+def test_cancelling_recommend_during_the_utility_solve_stops_it_and_is_not_a_failed_candidate():
+    """Cancelled is an engine error too: recommend must pass it on, not rank the utility design as failed."""
+    from optrr_engine.errors import Cancelled
+    from optrr_engine.tasks import TaskControl
+    from optrr_engine.utility.recommend import recommend
+
+    heard: list = []
+    with pytest.raises(Cancelled):
+        recommend(
+            list(range(2, 14)),
+            2.0,
+            include_sampling=False,
+            ctl=TaskControl(lambda f, m: heard.append(m), lambda: any("certified gap" in m for m in heard)),
+        )
+    assert heard[-1].startswith("convex solve: certified gap")

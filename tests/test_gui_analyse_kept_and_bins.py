@@ -57,11 +57,21 @@ def test_the_kept_column_wording_is_one_shared_sentence():
     assert KEPT_COLUMN_HINT == "copied unchanged (kept, not randomized); tabulate it directly from the file"
 
 
-def test_a_summary_gives_each_number_its_release_bin_and_rare_values_without_numbers():
+def test_each_number_of_a_summary_is_released_in_its_bin_by_the_codec_and_rare_values_without_numbers():
+    from optrr_engine.release.codec import ColumnCodec
+    from optrr_engine.release.config import ColumnConfig
+
     s = ColumnSummary("age", ["78", "0.08", "24.5", "61", "?", "200"], [102, 2, 3, 40, 1, 4], 0, ".")
-    labels = dict(zip(s.values.tolist(), s.released_bins(EDGES), strict=True))
-    assert labels == {"78": ">= 61", "0.08": "< 25", "24.5": "< 25", "61": ">= 61", "?": None, "200": ">= 61"}
-    assert s.released_bins([0, 50, 100])[s.values.tolist().index("200")] == OUTSIDE_BINS
+
+    def released(edges):
+        cfg = ColumnConfig(name="age", role="perturb", type="numeric", bins={"method": "edges", "edges": edges},
+                           categories=["?"], missing_values=[])
+        return dict(zip(s.values.tolist(), ColumnCodec(cfg, s.decimal, check=False).released_labels(s.values),
+                        strict=True))
+
+    labels = released(EDGES)
+    assert labels == {"78": ">= 61", "0.08": "< 25", "24.5": "< 25", "61": ">= 61", "?": "?", "200": ">= 61"}
+    assert released([0, 50, 100])["200"] == OUTSIDE_BINS
     assert [v for v, _ in s.rare()] == ["?", "0.08", "24.5", "200"]
     assert s.rare(numbers=False) == [("?", 1)]  # the numbers are published as bins, never as they are
 

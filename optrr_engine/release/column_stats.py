@@ -143,7 +143,7 @@ class ColumnStats:
 RARE_BELOW = 5
 #: Bars of the display histogram of a numeric column.
 HISTOGRAM_BINS = 20
-#: What :meth:`ColumnSummary.released_bins` gives for a number outside the bin edges (the release would stop).
+#: The label :meth:`.codec.ColumnCodec.released_labels` gives a number outside the bin edges (the release would stop).
 OUTSIDE_BINS = "outside the bins"
 
 
@@ -224,20 +224,6 @@ class ColumnSummary:
     def is_number(self) -> np.ndarray:
         """Per value: whether it reads as a number with the summary's decimal mark (the release's rule)."""
         return ~np.isnan(self._number_of)
-
-    def released_bins(self, edges) -> list[str | None]:
-        """Per value (in this summary's order): the label of the release bin its number falls in (the release's
-        rule, :func:`.bins.assign` and :func:`.bins.bin_labels`), OUTSIDE_BINS for a number outside the edges,
-        None for a text that is not a number."""
-        from .bins import assign, bin_labels
-
-        labels = bin_labels([float(e) for e in edges])
-        out: list[str | None] = [None] * self.values.size
-        rows = np.flatnonzero(self.is_number)
-        idx, outside = assign(self._number_of[rows], [float(e) for e in edges])
-        for r, j, off in zip(rows.tolist(), idx.tolist(), outside.tolist(), strict=True):
-            out[r] = OUTSIDE_BINS if off else labels[j]
-        return out
 
     def top(self, n: int) -> tuple[list[str], list[int], int]:
         """The ``n`` most frequent values, their counts, and the rows of all the others together."""

@@ -80,6 +80,7 @@ class _Search:
         self.evaluations = 0
         self.lo, self.best = 0.0, None
         self.tried: dict[float, tuple[float, float]] = {}  # c -> (root function value, certified lower bound)
+        self.failure: tuple[float, str] | None = None  # the smallest scale whose design failed, and why
 
     def attempt(self, c: float):
         self.evaluations += 1
@@ -88,8 +89,10 @@ class _Search:
             d = run_design(self.method, self.sizes, c * self.w)
         except (InputError, Cancelled):
             raise
-        except OptRRError:  # infeasible, or beyond what the solver resolves: does not fit
+        except OptRRError as exc:  # infeasible, or beyond what the solver resolves: does not fit
             d = None
+            if self.failure is None or c < self.failure[0]:
+                self.failure = (c, str(exc))
         value = FAILED if d is None else math.log(d.overall_epsilon / self.target)
         bound = -math.inf if d is None else float(d.info.get("lower_bound", -math.inf))
         self.tried[c] = (value, bound)
@@ -217,15 +220,39 @@ def forget_remembered() -> None:
 
 
 def _search(method: str, sizes: np.ndarray, w: np.ndarray, target: float, rel_gap: float, ctl) -> BudgetResult:
+    res, s = _search_scale(method, sizes, w, target, rel_gap, ctl)
+    failure = None if s is None else s.failure
+    c_max = MAX_EPSILON / float(w.max())
+    short = short_of_target(res.design.overall_epsilon, target, rel_gap, res.scale, c_max, failure)
+    if short:
+        res.design.info["target_not_reached"] = short
+    return res
+
+
+def short_of_target(achieved: float, target: float, rel_gap: float, scale: float, c_max: float, failure) -> str | None:
+    """Why a budget design stays below the target by more than the search's gap: the per-column maximum
+    (``scale`` at ``c_max``), or a larger scale whose design failed (``failure`` = (scale, reason): the exact LP's
+    numeric limit, an infeasible family); None when it reached the target or the reason is not known."""
+    if achieved >= target * (1.0 - max(rel_gap, 1e-3)):
+        return None
+    head = f"whole-record ε {achieved:.4g} of the target {target:g}: "
+    if scale >= c_max * (1.0 - 1e-9):
+        return head + f"the per-column ε reached its maximum of {MAX_EPSILON:g}"
+    if failure is not None and failure[0] > scale:
+        return head + f"with larger ε per column the design fails ({failure[1]})"
+    return None
+
+
+def _search_scale(method, sizes, w, target, rel_gap, ctl) -> tuple[BudgetResult, _Search | None]:
     c_max = MAX_EPSILON / float(w.max())
     if method == "kronecker":
         c = min(target / float(w.sum()), c_max)
-        return BudgetResult(c, run_design(method, sizes, c * w), 1)
+        return BudgetResult(c, run_design(method, sizes, c * w), 1), None
     hi = min(target, c_max)  # eps_total >= max eps_i = c (max w = 1)
     s = _Search(method, sizes, w, target, hi, rel_gap, ctl)
     d_hi = s.attempt(hi)
     if s.fits(d_hi):
-        return BudgetResult(hi, d_hi, s.evaluations)
+        return BudgetResult(hi, d_hi, s.evaluations), s
     c0 = target / float(w.sum())  # Kronecker's scale: an exact design fits there
     if (method in MONOTONE_METHODS or method == "auto") and c0 < hi:
         d0 = s.attempt(c0)
@@ -236,7 +263,7 @@ def _search(method: str, sizes: np.ndarray, w: np.ndarray, target: float, rel_ga
                 # scan the grid above the root up to the lowest scale whose certified lower bound on the optimum
                 # is above the target (no design fits there nor above: the optimum is non-decreasing in c)
                 s.scan(s.cut(), s.lo)
-            return BudgetResult(s.lo, s.best, s.evaluations)
+            return BudgetResult(s.lo, s.best, s.evaluations), s
     # eps_total(c w) may jump or be infeasible on stretches (heuristic fallbacks, family feasibility):
     # scan a log grid from the top and search only inside the last step that still fits.
     s.scan(hi, 0.0)
@@ -246,7 +273,7 @@ def _search(method: str, sizes: np.ndarray, w: np.ndarray, target: float, rel_ga
             f"(no feasible design at or below it for eps_i down to "
             f"{hi * 10.0**-SCAN_DECADES * float(w.min()):.2g})"
         )
-    return BudgetResult(s.lo, s.best, s.evaluations)
+    return BudgetResult(s.lo, s.best, s.evaluations), s
 
 
 __all__ = [

@@ -145,3 +145,18 @@ def test_identical_requests_reuse_the_search_and_interactive_ones_do_not(monkeyp
     seen = []
     distribute_budget("optimal", [2, 3], [1.0, 0.5], 1.0, progress=lambda f, m: seen.append(f))
     assert len(calls) > n and seen and all(0.0 <= f <= 1.0 for f in seen)
+
+
+def test_a_target_the_design_cannot_reach_is_said_with_the_reason():
+    """Optimal's exact LP cannot resolve probability ratios above about e^35: at target 40 on ten columns it stops
+    at whole-record 31.06, and says so (the GUI reviewer saw it silently below Auto's); at the per-column maximum
+    of 50 the note names it; a reached target has no note."""
+    sizes, ones = [3, 4, 2, 2, 2, 5, 4, 4, 4, 2], [1.0] * 10
+    short = distribute_budget("optimal", sizes, ones, 40.0).design
+    assert short.overall_epsilon < 32
+    note = short.info["target_not_reached"]
+    assert note.startswith(f"whole-record ε {short.overall_epsilon:.4g} of the target 40: with larger ε per column")
+    assert "cannot resolve this request numerically" in note
+    capped = distribute_budget("auto", sizes, ones, 500.0).design
+    assert capped.info["target_not_reached"].endswith("the per-column ε reached its maximum of 50")
+    assert "target_not_reached" not in distribute_budget("optimal", sizes, ones, 20.0).design.info

@@ -98,3 +98,13 @@ def test_bad_input_one_line_exit_2(args, fragment):
 def test_version():
     code, out, _ = run("--version")
     assert code == 0 and out.startswith("optrr ")
+
+
+def test_a_target_the_design_cannot_reach_is_noted_on_stderr_and_in_the_json():
+    code, out, err = run(
+        "design", "--method", "optimal", "--sizes", "3,4,2,2,2,5,4,4,4,2", "--target-total", "40", "--json"
+    )
+    assert code == 0, err
+    obj = json.loads(out)
+    assert obj["overall_epsilon"] < 32 and obj["target_not_reached"].startswith("whole-record ε 31.06 of the target 40")
+    assert f"optrr: note: {obj['target_not_reached']}" in err

@@ -140,6 +140,8 @@ def run(args) -> int:
     out["predicted_error"] = design_utility.predicted_json(design.mechanism, args)
     if args.with_mechanism:
         out["mechanism"] = design.mechanism.to_dict()
+    if design.info.get("target_not_reached"):
+        print(f"optrr: note: {design.info['target_not_reached']}", file=sys.stderr)
     if design.exceeds_request():
         print(
             "optrr: warning: the design raised some attribute epsilons above the request (weaker privacy); "

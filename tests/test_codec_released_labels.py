@@ -194,5 +194,5 @@ def test_the_bins_line_names_numbers_outside_the_edges(qtbot):
     assert released_column(view)["130"] == OUTSIDE_BINS
     assert view.bins_text.text() == (
         "Release bins (red lines): [0, 50): 10 (83%); [50, 120]: 0 (0%); 2 numbers outside the edges "
-        "(the release would stop: widen them)"
+        "(the release would stop: widen them). Percentages of the 12 rows with a number (not of all rows)."
     )

@@ -137,7 +137,8 @@ def test_the_summary_of_a_binned_column_shows_bins_not_numbers(qtbot, decimal):
     assert highlighted(view) == {"?"}
     assert view.histogram is not None and not view.histogram.isHidden()
     assert view.bins_text.text() == (
-        "Release bins (red lines): < 25: 37 (14%); [25, 45): 0 (0%); [45, 61): 95 (35%); >= 61: 142 (52%)"
+        "Release bins (red lines): < 25: 37 (14%); [25, 45): 0 (0%); [45, 61): 95 (35%); >= 61: 142 (52%). "
+        "Percentages of the 274 rows with a number (not of all rows)."
     )
     screenshot(view, f"summary_binned_age_decimal_{'comma' if decimal == ',' else 'point'}.png")
     # a nominal column's summary is as before: every rare value named, released as itself

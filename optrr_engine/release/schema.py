@@ -244,14 +244,27 @@ def _add_missing(col: ColumnConfig, has_missing: bool, values: set) -> None:
         col.categories = [*(col.categories or []), MISSING_LABEL]
 
 
-def _flag_markers(col: ColumnConfig, values) -> None:
+#: How the warning about missing-value markers kept as categories starts (the GUI recomputes it as they change).
+MARKER_WARNING_START = "values that look like missing-value markers"
+
+
+def marker_warning(values) -> str | None:
+    """The warning naming the MISSING_MARKERS among ``values`` (the texts released as categories; the missing-value
+    category itself excepted), or None when there are none."""
     markers = [m for m in MISSING_MARKERS if m in values and m != MISSING_LABEL]
-    if markers:
-        shown = ", ".join(repr(m) for m in markers)
-        col.warnings.append(
-            f"values that look like missing-value markers ({shown}) are kept as categories; list them in "
-            "missing_values to treat them as missing"
-        )
+    if not markers:
+        return None
+    shown = ", ".join(repr(m) for m in markers)
+    return (
+        f"{MARKER_WARNING_START} ({shown}) are kept as categories; list them in missing_values to treat them as "
+        "missing"
+    )
+
+
+def _flag_markers(col: ColumnConfig, values) -> None:
+    warning = marker_warning(values)
+    if warning:
+        col.warnings.append(warning)
 
 
 def _flag_texts(col: ColumnConfig, texts: dict) -> None:

@@ -43,20 +43,52 @@ def percent(x: float) -> str:
     return f"{100 * x:.2g}%" if 0 < x < 0.1 else f"{100 * x:.0f}%"
 
 
-def summary_line(summary, released_count: int | None = None, recode=None, listed=None) -> str:
-    """One sentence: rows, missing, distinct values, rare values named with their counts (after ``recode``, the
-    released categories: a value merged into a frequent category is no longer rare). For a numeric column, whose
-    numbers are published as bins (never as they are) and whose other texts are missing unless listed, ``listed``
-    are its categories: only those can be rare."""
+#: "Released as" of every value of a dropped column, and what its title line says instead of any advice.
+NOT_RELEASED = "not released (column dropped)"
+
+
+def missing_part(summary, marked: int = 0) -> str:
+    """The title's missing count: the empty cells plus the ``marked`` cells whose text is treated as missing."""
+    s, total = summary, summary.missing + marked
+    if not total:
+        return "no missing cells"
+    text = f"{total:,} missing ({percent(total / s.rows) if s.rows else '0%'}"
+    if marked:
+        text += f": {s.missing:,} empty, {marked:,} treated as missing" if s.missing else ": treated as missing"
+    return text + ")"
+
+
+def bin_shares_base(numbers: int) -> str:
+    """What the release bins' percentages are out of: the rows holding a number, not the missing or other cells."""
+    return f"Percentages of the {numbers:,} rows with a number (not of all rows)."
+
+
+def marked_missing(summary, column) -> int:
+    """Cells whose text the ``column`` state treats as missing (its missing values; none for a kept column)."""
+    if column is None or column.role == "keep":
+        return 0
+    return sum(summary.count_of(str(v)) for v in column.missing_values)
+
+
+def summary_line(summary, released_count: int | None = None, recode=None, listed=None, rows=None,
+                 marked: int = 0, dropped: bool = False) -> str:
+    """One sentence: rows, missing (empty cells plus the ``marked`` cells treated as missing), distinct values,
+    rare values named with their counts (after ``recode``, the released categories: a value merged into a frequent
+    category is no longer rare; with ``rows``, the rows per category the column releases now). For a numeric
+    column, whose numbers are published as bins (never as they are) and whose other texts are missing unless
+    listed, ``listed`` are its categories: only those can be rare. A ``dropped`` column is never released: the
+    sentence says so, with no advice about rare values."""
     s = summary
-    parts = [f"{s.rows:,} rows"]
-    if s.missing:
-        parts.append(f"{s.missing:,} missing ({percent(s.missing / s.rows)})")
-    parts.append(f"{s.distinct:,} distinct values")
-    if released_count is not None and released_count != s.distinct:
+    parts = [f"{s.rows:,} rows", missing_part(s, marked), f"{s.distinct:,} distinct values"]
+    if released_count is not None and released_count != s.distinct and not dropped:
         parts.append(f"released as {released_count:,} categories")
     text = ", ".join(parts)
-    if recode:
+    if dropped:
+        return text + ". Not released: the column is dropped (set its role to perturb or keep to release it)."
+    if rows is not None:
+        rare = sorted(((v, c) for v, c in rows.items() if 0 < c < s.rare_below), key=lambda vc: vc[1])
+        what = "Rare after recoding" if recode else "Rare"
+    elif recode:
         rare = sorted(((v, c) for v, c in s.recoded(recode).items() if c < s.rare_below), key=lambda vc: vc[1])
         what = "Rare after recoding"
     else:
@@ -101,6 +133,8 @@ class SummaryModel(QAbstractTableModel):
     def rare_rows(self, value: str, count: int, row: int | None = None) -> int | None:
         """The rows of the category ``value`` is released as, when fewer than the rare threshold; else None (also
         for a number of a numeric column, released as its bin, and for a text it releases as missing)."""
+        if self.labels is not None and row is not None and self.labels[row] == NOT_RELEASED:
+            return None  # a dropped column discloses nothing
         if self.labels is not None and row is not None and value not in self.released:
             if self.released_as(row, value) != value:
                 return None
@@ -155,11 +189,13 @@ class SummaryModel(QAbstractTableModel):
 
 
 def released_labels(summary, column) -> list[str]:
-    """Per value of ``summary`` (its order): the label the release makes of it with the ``column`` state. A kept
-    column is copied with its recoding only; any other column as if perturbed, by the engine's codec
-    (:meth:`ColumnCodec.released_labels`, numbers read with the summary's decimal mark), which also previews what
-    the release would still refuse (bins not computed yet: BIN_AT_RELEASE)."""
+    """Per value of ``summary`` (its order): the label the release makes of it with the ``column`` state. A dropped
+    column is not released (NOT_RELEASED); a kept one is copied with its recoding only; a perturbed one is coded by
+    the engine's codec (:meth:`ColumnCodec.released_labels`, numbers read with the summary's decimal mark), which
+    also previews what the release would still refuse (bins not computed yet: BIN_AT_RELEASE)."""
     values = [str(v) for v in summary.values]
+    if column.role == "drop":
+        return [NOT_RELEASED] * len(values)
     if column.role == "keep":
         return [released_label(v, column.recode) for v in values]
     try:
@@ -182,13 +218,32 @@ class BarDelegate(QStyledItemDelegate):
         super().paint(painter, option, index)
 
 
+class WrappedLabel(QLabel):
+    """A word-wrapped label that keeps the height its text needs at its width (a plain wrapped QLabel in a
+    squeezed layout was given one line's height and its other lines were drawn under the histogram)."""
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+
+    def _fit(self) -> None:
+        self.setMinimumHeight(self.heightForWidth(max(1, self.width())) if self.text() else 0)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+
 class ColumnSummaryView(QWidget):
     """Summary of one column; ``show_summary(summary, column_state)``."""
 
     def __init__(self, parent=None, compact: bool = False):
         super().__init__(parent)
-        self.title = QLabel("Select a column to see its values")
-        self.title.setWordWrap(True)
+        self.title = WrappedLabel("Select a column to see its values")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.model = SummaryModel(self)
         self.table = QTableView(self)
@@ -208,8 +263,7 @@ class ColumnSummaryView(QWidget):
         header.resizeSection(COL_RELEASED, 120)
         self.table.setColumnHidden(COL_RELEASED, compact)
         self.histogram = None
-        self.bins_text = QLabel()
-        self.bins_text.setWordWrap(True)
+        self.bins_text = WrappedLabel()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.title)
@@ -241,12 +295,13 @@ class ColumnSummaryView(QWidget):
             return
         recode = getattr(column, "recode", None)
         released = None
-        # a kept column is copied with its recoding only (never binned), as "Released as" says
-        binned = column is not None and column.type == "numeric" and column.role != "keep"
+        # a kept column is copied with its recoding only (never binned), as "Released as" says; a dropped one never
+        binned = column is not None and column.type == "numeric" and column.role == "perturb"
         if not binned and column is not None and column.categories is not None:
             released = len(column.categories)
         listed = set(column.categories or []) if binned else None
-        self.title.setText(f"{summary.name}: {summary_line(summary, released, recode, listed)}")
+        line = summary_line(summary, released, recode, listed, **self._state_of(summary, column))
+        self.title.setText(f"{summary.name}: {line}")
         self.model.set_summary(summary, recode, column)
         numeric = binned and summary.numeric_rows > 0
         if not numeric:
@@ -255,6 +310,17 @@ class ColumnSummaryView(QWidget):
                 self.histogram.hide()
             return
         self._draw_histogram(summary, column)
+
+    @staticmethod
+    def _state_of(summary, column) -> dict:
+        """What :func:`summary_line` needs of the ``column`` state: rows per released category, cells treated as
+        missing, dropped."""
+        if column is None:
+            return {}
+        from ..state.config_bridge import released_rows
+
+        rows = released_rows(column, summary) if column.role != "drop" else None
+        return {"rows": rows, "marked": marked_missing(summary, column), "dropped": column.role == "drop"}
 
     def _draw_histogram(self, summary, column) -> None:
         import pyqtgraph as pg
@@ -284,8 +350,9 @@ class ColumnSummaryView(QWidget):
             rows[label] = rows.get(label, 0) + int(n)
         labels = bin_labels(edges_f)
         outside = rows.get(OUTSIDE_BINS, 0)
-        total = max(1, sum(rows.get(label, 0) for label in labels) + outside)
+        numbers = sum(rows.get(label, 0) for label in labels) + outside
+        total = max(1, numbers)
         text = "; ".join(f"{label}: {rows.get(label, 0):,} ({percent(rows.get(label, 0) / total)})" for label in labels)
         if outside:
             text += f"; {outside:,} numbers outside the edges (the release would stop: widen them)"
-        self.bins_text.setText(f"Release bins (red lines): {text}")
+        self.bins_text.setText(f"Release bins (red lines): {text}. {bin_shares_base(numbers)}")

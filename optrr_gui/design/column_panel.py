@@ -27,7 +27,7 @@ from ..common.widgets import WrappedLabel
 from ..design.attribute_table import ROLE_HELP, TYPE_HELP
 from ..design.category_list import CategoryList
 from ..design.epsilon_editor import EpsilonEditor
-from ..state.config_bridge import category_counts, remember_codec_size
+from ..state.config_bridge import category_counts, released_rows, remember_codec_size
 from ..state.role_fields import missing_categories
 from ..state.session import MISSING, ROLES, TYPES, ColumnState, SessionState
 from ..workers.jobs.recode import RecodeResult, recode_column, released_counts
@@ -60,6 +60,20 @@ def format_bins(bins) -> str:
     if edges is None:
         return ""
     return ", ".join(str(b) if isinstance(b, str) else f"{b:g}" for b in edges)
+
+
+def nothing_grouped(col, summary, params: dict) -> str:
+    """Why Group rare (``params``: min_rows, label) merged nothing in ``col`` and what to do: its group is already
+    the only rare category, or no category is rare."""
+    label, min_rows = params["label"], int(params["min_rows"])
+    rows = released_rows(col, summary).get(label) if summary is not None else None
+    if label in (col.categories or []) and rows is not None and 0 < rows < min_rows:
+        return (
+            f"Nothing grouped: {label!r} ({rows:,} row{'s' if rows != 1 else ''}) is already the group of rare "
+            f"values and is still rare (fewer than {min_rows:,} rows). Merge it into another category (select both "
+            "under Categories, then Merge…), or treat it as missing."
+        )
+    return f"Nothing grouped: no category has fewer than {min_rows:,} row{'s' if min_rows != 1 else ''}."
 
 
 def category_title(col, n: int | None) -> str:
@@ -192,6 +206,11 @@ class ColumnPanel(QWidget):
         cl.addWidget(self.categories, 1)
         cl.addLayout(buttons)
         cl.addLayout(recode_buttons)
+        #: why the last Group rare changed nothing (hidden once something is recoded or another column is shown)
+        self.recode_note = WrappedLabel()
+        self.recode_note.setStyleSheet("color: #b05000;")
+        self.recode_note.hide()
+        cl.addWidget(self.recode_note)
         cl.addLayout(missing_row)
 
         lay = QVBoxLayout(self)
@@ -314,6 +333,9 @@ class ColumnPanel(QWidget):
         summary = self.summaries.get(col.name)
         if result.counts is not None and summary is not None:
             summary.remember_recoded(result.recode, result.counts)  # the list and warnings read them
+        note = nothing_grouped(col, summary, params) if kind == "group_rare" and not result.merged else ""
+        self.recode_note.setText(note)
+        self.recode_note.setVisible(bool(note))
         if result.merged:
             text = self._recode_text(col, kind, params, result)
             self.apply_recode(result.recode, result.categories, text, result.size)
@@ -521,6 +543,7 @@ class ColumnPanel(QWidget):
         row = row if row is not None and 0 <= row < len(self.state.columns) else None
         changed = row != self.row
         if changed:
+            self.recode_note.hide()
             self._bins_note = ""
             self._leave_typed_bins()
             self.bins_error.setText(self._bins_note)  # an error of the text typed for the column left is its own

@@ -256,16 +256,84 @@ def read_rare(col: ColumnState, summary) -> str | None:
     return rare_warning(summary.recoded(col.recode), recoded=bool(col.recode))
 
 
+def released_rows(col: ColumnState, summary) -> dict[str, int]:
+    """Rows per category the column releases now, from ``summary`` (its ColumnSummary): after its recoding; unless
+    kept (copied with its recoding only), the texts listed as missing values move to the missing-value category,
+    which also holds the empty cells when missing values are a category; only its listed categories (all labels
+    when none are listed)."""
+    from optrr_engine.release.recode import released_label
+
+    counts = dict(summary.recoded(col.recode))
+    if col.role != "keep":
+        moved = 0
+        for value in col.missing_values:
+            n, label = summary.count_of(str(value)), released_label(str(value), col.recode)
+            if n and label in counts:
+                counts[label] -= n
+                moved += n
+        if col.missing == "category":
+            label = released_label(col.missing_label, col.recode)
+            counts[label] = counts.get(label, 0) + moved + summary.missing
+    if col.categories is None or col.role == "keep":
+        return counts
+    return {c: counts.get(c, 0) for c in col.categories}
+
+
+def current_rare(col: ColumnState, summary) -> str | None:
+    """The rare-category warning of the column as it is now (:func:`released_rows`; "after recoding" once
+    recoded), or None. Only for a column of categories: a numeric column publishes bins, never its numbers."""
+    from optrr_engine.release.schema import rare_warning
+
+    if col.type == "numeric":
+        return None
+    return rare_warning(released_rows(col, summary), recoded=bool(col.recode))
+
+
+def current_markers(col: ColumnState) -> str | None:
+    """The warning about missing-value markers still released as categories (not treated as missing), or None."""
+    from optrr_engine.release.schema import marker_warning
+
+    kept = [c for c in col.categories or [] if c not in col.missing_values]
+    return marker_warning(kept)
+
+
+def follow_state(warnings: list[str], col: ColumnState, summary) -> list[str]:
+    """The schema's warnings about the column's values recomputed for its current state: the markers still kept as
+    categories (once its categories are listed) and, with ``summary``, the rare categories released now (also
+    when the schema gave none, for a released column); a warning that no longer holds disappears."""
+    from optrr_engine.release.schema import MARKER_WARNING_START, RARE_WARNING_START
+
+    out: list[str | None] = []
+    rare_seen = False
+    for w in warnings:
+        if w.startswith(MARKER_WARNING_START) and col.categories is not None:
+            w = current_markers(col)
+            out.append(gui_wording(w) if w else None)
+        elif w.startswith(RARE_WARNING_START) and summary is not None and col.type != "numeric":
+            rare_seen = True
+            out.append(current_rare(col, summary))
+        else:
+            out.append(w)
+    if not rare_seen and summary is not None and col.role != "drop" and col.categories is not None:
+        out.append(current_rare(col, summary))
+    return [w for w in out if w]
+
+
 def column_warnings(col: ColumnState, count: int | None, summary=None) -> list[str]:
     """The schema's warnings (worded for the column's current role: :func:`role_warning`) plus the ones that
-    depend on the user's choices. A recoded column's rare-category warning is recomputed from ``summary`` (its
-    ColumnSummary) after the recoding: it names the released categories still seen in fewer than RARE_COUNT
-    rows with their rows, or disappears."""
+    depend on the user's choices. The warnings about the column's values follow its current state
+    (:func:`follow_state`): the rare-category warning is recomputed from ``summary`` (its ColumnSummary) after
+    the recoding and the missing values (it names the released categories still seen in fewer than RARE_COUNT
+    rows with their rows, or disappears); the missing-value markers still kept as categories are named, or the
+    warning disappears."""
+    from optrr_engine.release.schema import RARE_WARNING_START
+
     warnings = [gui_wording(w) for w in (role_warning(str(w), col, count) for w in col.warnings) if w]
-    if col.recode:
+    if col.recode and summary is None:
         warnings = [w for w in (recoded_rare(w, col, summary) for w in warnings) if w]
+    warnings = follow_state(warnings, col, summary)
     rare = read_rare(col, summary)
-    if rare:
+    if rare and not any(w.startswith(RARE_WARNING_START) for w in warnings):
         warnings.append(rare)
     if col.role == "keep":
         warnings.append("kept unchanged: this column is exported as is, NOT privatised")

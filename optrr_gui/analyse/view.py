@@ -1,6 +1,7 @@
 """Analyse a release (the receiver's side): open a perturbed file with its manifest, pick attributes, and see
-the estimated marginal (one attribute) or contingency table (two) with confidence intervals, chi-square tests
-of association (two attributes), export as CSV or JSON. Estimation streams the file in a worker thread.
+the estimated marginal (one attribute) or contingency table (two) with confidence intervals, or its row or column
+shares, the test of association (two attributes), export as CSV or JSON. Estimation streams the file in a worker
+thread.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import os
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+import numpy as np
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -56,6 +58,16 @@ TEST_LABELS = {
     "wald_on_unbiased_estimate": "Wald test on the estimated table (accounts for the randomization)",
     "pearson_on_perturbed_counts": "Pearson test on the released counts as they are",
 }
+#: The test shown as the result of a two-way table (the others only as "also valid" or behind "why not ...?").
+MAIN_TEST = "wald_on_unbiased_estimate"
+#: Link of a not-valid test's "why not ...?" line in the tests' text (the test's engine name follows).
+WHY_NOT = "why-not:"
+#: What a two-way table shows: key -> label ({a} the rows' attribute, {b} the columns').
+SHARES = {
+    "joint": "joint shares (of all records)",
+    "row": "row shares ({b} within each {a})",
+    "column": "column shares ({a} within each {b})",
+}
 
 
 #: Data role of an Attributes item that is a column copied unchanged (listed, never ticked for estimation).
@@ -81,6 +93,31 @@ def pct(v: float) -> str:
     return "—" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
 
 
+def cells_text(n: int) -> str:
+    """The count with its noun: "1 cell", "2 cells"."""
+    return f"{n} cell" if n == 1 else f"{n} cells"
+
+
+def negative_note(n: int) -> str:
+    """The estimate's note on negative cells of the unbiased estimate, in words ("" for none)."""
+    if not n:
+        return ""
+    if n == 1:
+        why = "the share is small and the randomization's noise larger; its interval says how large it may be"
+    else:
+        why = "the shares are small and the randomization's noise larger; their intervals say how large they may be"
+    return f"in {cells_text(n)} the unbiased estimate (behind the intervals) is below zero: {why}"
+
+
+def conditional_shares(joint, axis: int):
+    """Shares within each row (``axis=1``: every row sums to 1) or column (``axis=0``) of a two-way table of joint
+    shares; NaN where the row or column sum is not positive."""
+    joint = np.asarray(joint, dtype=float)
+    sums = joint.sum(axis=axis, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sums > 0, joint / sums, np.nan)
+
+
 class AnalyseView(QWidget):
     def __init__(self, window, parent=None):
         super().__init__(parent)
@@ -90,6 +127,9 @@ class AnalyseView(QWidget):
         self.manifest_path: str | None = None
         self.opened = None
         self.result: dict | None = None
+        #: Engine names of the not-valid tests whose "why not ...?" explanation is open.
+        self.why_open: set[str] = set()
+        self._chi2: dict | None = None
 
         self.open_button = QPushButton("Open release…")
         self.open_button.setToolTip("Open a perturbed data file; its manifest (.manifest.json) is found next to it.")
@@ -162,14 +202,39 @@ class AnalyseView(QWidget):
         self.table = QTableWidget()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.shares = QComboBox()
+        for key, label in SHARES.items():
+            self.shares.addItem(label.format(a="rows", b="columns"), key)
+        self.shares.setToolTip(
+            "What the table shows. Joint: each cell's share of all records, with its confidence interval. Row "
+            "shares: each cell divided by its row's sum (e.g. the stroke rate among hypertensive patients), column "
+            "shares likewise; both are computed from the shown estimate and have no interval (the intervals are for "
+            "the joint shares)."
+        )
+        self.shares.currentIndexChanged.connect(self._shares_changed)
+        self.shares_note = QLabel()
+        self.shares_note.setWordWrap(True)
+        self.shares_note.setStyleSheet("color: #666666")
+        self.shares_row = QWidget()
+        shares_layout = QHBoxLayout(self.shares_row)
+        shares_layout.setContentsMargins(0, 0, 0, 0)
+        shares_layout.addWidget(QLabel("Show:"))
+        shares_layout.addWidget(self.shares)
+        shares_layout.addStretch(1)
+        self.shares_row.hide()
+        self.shares_note.hide()
         self.tests = QTextBrowser()
         self.tests.setMaximumHeight(200)
+        self.tests.setOpenLinks(False)  # the only links open or close a "why not ...?" explanation
+        self.tests.anchorClicked.connect(self._test_link)
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         self.result_label = QLabel()
         self.result_label.setWordWrap(True)
         rl.addWidget(self.result_label)
+        rl.addWidget(self.shares_row)
+        rl.addWidget(self.shares_note)
         rl.addWidget(self.table, 1)
         rl.addWidget(self.tests)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -204,6 +269,8 @@ class AnalyseView(QWidget):
         self.table.setColumnCount(0)
         self.tests.clear()
         self.tests.hide()
+        self.shares_row.hide()
+        self.shares_note.hide()
         self.result_label.setText("")
         for b in (self.export_csv, self.export_json):
             b.setEnabled(False)
@@ -363,7 +430,7 @@ class AnalyseView(QWidget):
         self.result = result
         est = result["estimate"]
         level = f"{100 * est.confidence:g} %"
-        negatives = f"; {est.negative_cells} negative cells in the unbiased estimate" if est.negative_cells else ""
+        negatives = f"; {negative_note(est.negative_cells)}" if est.negative_cells else ""
         if not est.info.get("converged", True):
             negatives += f"; NOT converged after {est.info['iterations']} iterations"
         if "suppression" in est.info:
@@ -381,7 +448,10 @@ class AnalyseView(QWidget):
         if len(est.sizes) == 2:
             self._show_two_way(est)
         else:
+            self.shares_row.hide()
+            self.shares_note.hide()
             self._show_cells(est)
+        self.why_open = set()
         self._show_tests(result.get("chi2"))
         for b in (self.export_csv, self.export_json):
             b.setEnabled(True)
@@ -416,49 +486,139 @@ class AnalyseView(QWidget):
         )
 
     def _show_two_way(self, est) -> None:
+        """The table of the two attributes: joint shares with their intervals, or row or column shares of the shown
+        estimate (``self.shares``), each cell's numbers in words in its tooltip."""
         labels = est.labels()
+        a, b = est.names()
+        for i, key in enumerate(SHARES):
+            self.shares.setItemText(i, SHARES[key].format(a=a, b=b))
+        self.shares_row.show()
+        mode = self.shares.currentData()
+        method = ESTIMATORS[est.method].split(" (")[0].split(",")[0].lower()
+        if mode == "joint":
+            self.shares_note.setText("")
+        else:
+            sums = "row" if mode == "row" else "column"
+            self.shares_note.setText(
+                f"Each {sums} sums to 100 %. Computed from the {method} estimate shown; no intervals (the intervals "
+                "are for the joint shares)."
+            )
+        self.shares_note.setVisible(mode != "joint")
         self.table.clear()
         self.table.setRowCount(len(labels[0]))
         self.table.setColumnCount(len(labels[1]))
-        self.table.setHorizontalHeaderLabels([f"{est.names()[1]} = {v}" for v in labels[1]])
-        self.table.setVerticalHeaderLabels([f"{est.names()[0]} = {v}" for v in labels[0]])
+        self.table.setHorizontalHeaderLabels([f"{b} = {v}" for v in labels[1]])
+        self.table.setVerticalHeaderLabels([f"{a} = {v}" for v in labels[0]])
+        within = None if mode == "joint" else conditional_shares(est.estimate, 1 if mode == "row" else 0)
         for i in range(len(labels[0])):
             for j in range(len(labels[1])):
-                outside = bool(est.outside_interval[i, j])
-                item = QTableWidgetItem(
-                    f"{OUTSIDE_MARK + ' ' if outside else ''}{pct(est.estimate[i, j])}  "
-                    f"[{pct(est.ci_low[i, j])} – {pct(est.ci_high[i, j])}]"
-                )
-                item.setToolTip(
-                    f"estimated share {pct(est.estimate[i, j])}, {100 * est.confidence:g} % interval "
-                    f"{pct(est.ci_low[i, j])} to {pct(est.ci_high[i, j])}; "
-                    f"share in the perturbed file {pct(est.observed[i, j] / est.rows)}"
-                    + (f"; {OUTSIDE_MARK} outside its interval: read as unknown" if outside else "")
-                )
+                if within is None:
+                    item = self._joint_cell(est, i, j)
+                else:
+                    share = float(within[i, j])
+                    item = QTableWidgetItem(pct(share))
+                    if mode == "row":
+                        part, of, whole = f"{b} = {labels[1][j]}", f"{a} = {labels[0][i]}", est.estimate[i, :].sum()
+                    else:
+                        part, of, whole = f"{a} = {labels[0][i]}", f"{b} = {labels[1][j]}", est.estimate[:, j].sum()
+                    item.setToolTip(
+                        f"{part} among the records with {of}: {pct(share)} = {pct(est.estimate[i, j])} of all "
+                        f"records / {pct(whole)} with {of}, both from the {method} estimate shown; no interval (the "
+                        "intervals are for the joint shares)"
+                    )
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
 
+    @staticmethod
+    def _joint_cell(est, i: int, j: int) -> QTableWidgetItem:
+        outside = bool(est.outside_interval[i, j])
+        item = QTableWidgetItem(
+            f"{OUTSIDE_MARK + ' ' if outside else ''}{pct(est.estimate[i, j])}  "
+            f"[{pct(est.ci_low[i, j])} – {pct(est.ci_high[i, j])}]"
+        )
+        item.setToolTip(
+            f"estimated share {pct(est.estimate[i, j])}, {100 * est.confidence:g} % interval "
+            f"{pct(est.ci_low[i, j])} to {pct(est.ci_high[i, j])}; "
+            f"share in the perturbed file {pct(est.observed[i, j] / est.rows)}"
+            + (f"; {OUTSIDE_MARK} outside its interval: read as unknown" if outside else "")
+        )
+        return item
+
+    def _shares_changed(self, _index: int) -> None:
+        est = self.result["estimate"] if self.result else None
+        if est is not None and len(est.sizes) == 2:
+            self._show_two_way(est)
+
     def _show_tests(self, chi2: dict | None) -> None:
+        """The test of association: the Wald test's result prominently; another test that is valid here below it,
+        smaller; a test that is not valid here only as a grey "why not ...?" line, whose explanation (and the
+        test's numbers) opens on a click (``why_open``)."""
         if not chi2:
             self.tests.hide()
             return
-        parts = ["<b>Tests of association</b> (H0: the two attributes are independent)"]
+        self._chi2 = chi2
+        tests = chi2["tests"]
+        main = next((t for t in tests if t["test"] == MAIN_TEST), tests[0])
+        parts = ["<b>Test of association</b> (H0: the two attributes are independent)"]
         if chi2.get("warning"):
             parts.append(f"<br><span style='color:#cc0000'>{escape(chi2['warning'])}</span>")
-        parts.append("<ul>")
-        for t in chi2["tests"]:
-            rec = " — <b>recommended</b>" if t["test"] == chi2.get("recommended") else ""
-            p = t["p_value"]
-            p_text = format_p_value(p, 3) if p is not None and not (isinstance(p, float) and math.isnan(p)) else "—"
-            how = f"p-value: {escape(t['p_value_method'])}<br>" if t.get("p_value_method") else ""
+        rec = " — recommended" if main["test"] == chi2.get("recommended") else ""
+        unreliable = "" if main.get("valid", True) else " — <span style='color:#cc0000'>not reliable</span>"
+        parts.append(
+            f"<p style='font-size:large'><b>{self._test_label(main)}{rec}: p = {self._p_text(main)}</b>"
+            f"{unreliable}</p>"
+            f"<small>{self._numbers(main)}. {self._how(main)}{escape(main['assumes'])}</small>"
+        )
+        for t in tests:
+            if t is main:
+                continue
+            if t.get("valid", True):
+                parts.append(
+                    f"<p>Also valid here: {self._test_label(t)}: p = {self._p_text(t)}<br>"
+                    f"<small>{self._numbers(t)}. {self._how(t)}{escape(t['assumes'])}</small></p>"
+                )
+                continue
+            name = t["test"]
+            is_open = name in self.why_open
+            short = self._test_label(t).split(" test")[0]
             parts.append(
-                f"<li>{TEST_LABELS.get(t['test'], t['test'].replace('_', ' '))}{rec}: χ² = {t['statistic']:.3f}, "
-                f"df = {t['dof']}, "
-                f"p = {p_text}<br><small>{how}{t['assumes']}</small></li>"
+                f"<p style='color:#888888'><a style='color:#888888' href='{WHY_NOT}{escape(name)}'>"
+                f"{'▾' if is_open else '▸'} Why no {escape(short)} test?</a>"
             )
-        parts.append("</ul>")
+            if is_open:
+                parts.append(
+                    f"<br><small>{self._test_label(t)}: {escape(t['assumes'])}. So its result says nothing reliable "
+                    f"about the true data: {self._numbers(t)}, p = {self._p_text(t)}. Use the {self._test_label(main)} "
+                    "above.</small>"
+                )
+            parts.append("</p>")
         self.tests.setHtml("".join(parts))
         self.tests.show()
+
+    def _test_link(self, url: QUrl) -> None:
+        """A "why not ...?" line was clicked: open or close its explanation."""
+        text = url.toString()
+        if not text.startswith(WHY_NOT):
+            return
+        self.why_open ^= {text[len(WHY_NOT) :]}
+        self._show_tests(self._chi2)
+
+    @staticmethod
+    def _test_label(t: dict) -> str:
+        return escape(TEST_LABELS.get(t["test"], t["test"].replace("_", " ")))
+
+    @staticmethod
+    def _p_text(t: dict) -> str:
+        p = t["p_value"]
+        return format_p_value(p, 3) if p is not None and not (isinstance(p, float) and math.isnan(p)) else "—"
+
+    @staticmethod
+    def _numbers(t: dict) -> str:
+        return f"χ² = {t['statistic']:.3f}, df = {t['dof']}"
+
+    @staticmethod
+    def _how(t: dict) -> str:
+        return f"p-value: {escape(t['p_value_method'])}<br>" if t.get("p_value_method") else ""
 
     # -- export ------------------------------------------------------------------------------------
     def export(self, kind: str, path: str | None = None) -> bool:
@@ -485,4 +645,3 @@ class AnalyseView(QWidget):
             self.result_label.setText(f"<span style='color:#cc0000'>{escape(str(exc))}</span>")
             return False
         return True
-

@@ -3,12 +3,14 @@
 slider is dragged (those edits merge into one undo step).
 
 Typed text is committed exactly or not at all (:class:`ExactSpinBox`): a plain ``QDoubleSpinBox`` drops the
-keystrokes it finds out of range, so "1e-5" became 15 and "1000" became 10 without a word.
+keystrokes it finds out of range, so "1e-5" became 15 and "1000" became 10 without a word. A decimal comma is read
+as a decimal point ("2,5" is 2.5); text with both marks ("1,000.5") is refused.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QValidator
@@ -37,11 +39,40 @@ SHOWN_DECIMALS = 3
 INVALID_STYLE = "QDoubleSpinBox { background-color: #ffd6d6; border: 1px solid #c00000; }"
 
 
+def refusal_status(message: str) -> str:
+    """The status bar's text for a refused typed number (cleared again by the box's next valid commit)."""
+    return f"Not changed: {message}"
+
+
+#: A comma that may group thousands: one to three digits (not a lone 0) before it and exactly three after it, at the
+#: end or before an exponent ("1,000", "12,500e-3"; "0,125" and "2,50" are decimal commas).
+THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2},\d{3}(?:[eE]|$)")
+
+
+class MixedDecimalMarks(ValueError):
+    """Typed text with more than one decimal mark (a comma and a point, or several commas), or a comma that may
+    group thousands ("1,000")."""
+
+
+def typed_number(text: str) -> float:
+    """The number in ``text``, reading one decimal comma as a decimal point when there is no point ("2,5" is
+    2.5). Raises ``ValueError`` if it is not a number; :class:`MixedDecimalMarks` for text with several marks
+    ("1,000.5", "1,000,000") or a comma followed by exactly three digits ("1,000": a thousand or one?): which one
+    is the decimal mark is not clear."""
+    if "," in text:
+        if "." in text or text.count(",") > 1 or THOUSANDS.search(text):
+            raise MixedDecimalMarks(text)
+        text = text.replace(",", ".")
+    return float(text)
+
+
 class ExactSpinBox(QDoubleSpinBox):
     """A ``QDoubleSpinBox`` that never turns typed text into another value. While typing every keystroke is
     kept (partial or out-of-range text is *Intermediate*, never refused); on Enter or focus-out a number within
-    the range (plain or scientific, e.g. ``5e-1``) is committed exactly, anything else is refused: the previous
-    value stays, and ``inputRefused(message)`` says why in words."""
+    the range (plain or scientific, e.g. ``5e-1``; a decimal comma as a point, ``2,5``) is committed exactly,
+    anything else is refused: the previous value stays, and ``inputRefused(message)`` says why in words. Whoever
+    shows the message in the window's status bar shows :func:`refusal_status`; the box's next valid commit (typed
+    text committed, or a step) clears it there if it is still shown."""
 
     inputRefused = Signal(str)
 
@@ -50,6 +81,11 @@ class ExactSpinBox(QDoubleSpinBox):
         self.name = name
         self.setDecimals(EXACT_DECIMALS)
         self.setCorrectionMode(QDoubleSpinBox.CorrectionMode.CorrectToPreviousValue)
+        self._refusal: str | None = None  # the last refusal's message, until a valid commit
+        self._typed = False  # text typed since the last commit
+        self._refused_now = False  # this commit's text was refused
+        self.lineEdit().textEdited.connect(self._text_typed)
+        self.editingFinished.connect(self._commit_ended)
 
     def _number_text(self, text: str) -> str:
         text = text.strip()
@@ -66,7 +102,13 @@ class ExactSpinBox(QDoubleSpinBox):
         lo, hi = self.minimum(), self.maximum()
         range_msg = f"{self.name} must be a number from {lo:g} to {hi:g}; got {typed!r}"
         try:
-            value = float(typed)
+            value = typed_number(typed)
+        except MixedDecimalMarks:
+            hint = " (a comma before three digits may group thousands)" if THOUSANDS.search(typed) else ""
+            return (
+                f"{self.name} must be a number with one decimal mark, a point or a comma (e.g. 2.5); "
+                f"got {typed!r}{hint}"
+            )
         except ValueError:
             return range_msg
         if not math.isfinite(value) or not lo <= value <= hi:
@@ -85,12 +127,37 @@ class ExactSpinBox(QDoubleSpinBox):
         # mode), and the user is told why.
         message = self.problem(text)
         if message is not None:
+            self._refusal, self._refused_now = message, True
             self.inputRefused.emit(message)
         return text
 
+    def _text_typed(self, _text: str) -> None:
+        self._typed = True
+
+    def _commit_ended(self) -> None:
+        """Enter or focus-out: typed text that was not refused is a valid commit."""
+        typed, refused = self._typed, self._refused_now
+        self._typed = self._refused_now = False
+        if typed and not refused:
+            self.clear_refusal_status()
+
+    def stepBy(self, steps: int) -> None:
+        """Arrow keys, wheel, the buttons: a valid commit too."""
+        super().stepBy(steps)
+        self.clear_refusal_status()
+
+    def clear_refusal_status(self) -> None:
+        """Remove the last refusal's message from the window's status bar, if it is still the one shown."""
+        message, self._refusal = self._refusal, None
+        status_bar = getattr(self.window(), "statusBar", None)
+        if message is None or not callable(status_bar):
+            return
+        if status_bar().currentMessage() == refusal_status(message):
+            status_bar().clearMessage()
+
     def valueFromText(self, text: str) -> float:
         try:
-            return float(self._number_text(text))
+            return typed_number(self._number_text(text))
         except ValueError:
             return self.value()
 
@@ -193,7 +260,7 @@ class EpsilonEditor(QWidget):
         window = self.window()
         status_bar = getattr(window, "statusBar", None)
         if callable(status_bar):
-            status_bar().showMessage(f"Not changed: {message}", 10_000)
+            status_bar().showMessage(refusal_status(message), 10_000)
         self.inputRefused.emit(message)
 
     def _mark_invalid(self, message: str) -> None:

@@ -15,6 +15,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QGraphicsColorizeEffect,
     QHBoxLayout,
     QHeaderView,
     QPushButton,
@@ -60,6 +61,8 @@ HEADER_TIPS = {
 }
 #: Where a needed table is too noisy at this number of rows: what the estimate shown does there, in plain words.
 TOO_NOISY_MEANS = "there the estimate shown falls back towards equal shares; the Predicted AVD includes that error"
+#: The Predicted-AVD cell of a design none of whose needed tables can be estimated at this number of rows.
+NO_INFORMATION_AVD = "no information"
 #: The columns that give way, in this order, when the table is narrower than its contents (elided; the row's
 #: tooltip says their text in full): the reasons a design is not available first; the design names never do.
 SHRINKABLE = (CHANGED_COL, AVD_COL, TIME_COL)
@@ -102,6 +105,8 @@ QUICK_WAIT_MS = 20
 #: a stall of ~40 ms of UI-thread CPU; split, at most ~15 ms each).
 DETAIL_STEPS = ("table", "chart")
 GREY = QColor(140, 140, 140)
+#: How far the chart's colours turn grey while it shows the result of an older request (computing for the new one).
+STALE_GREY = 0.85
 
 
 def set_text(label, text: str) -> None:
@@ -180,15 +185,43 @@ def fmt_avd(value: float) -> str:
 
 def avd_text(s: DesignSummary) -> str:
     """The predicted-error cell: the mean expected AVD, "not identifiable" when the design erases a needed table,
-    the AVD with "⚠" when a needed table's unbiased estimate is too noisy at this number of rows (the estimate
-    shown falls back towards equal shares there; the predicted AVD includes that error)."""
+    "no information" when every needed table is too noisy at this number of rows (the estimates shown would be
+    the prior's equal shares: the AVD, moderate under the uniform prior, is in the row's tooltip), the AVD with
+    "⚠" when some are (the estimate shown falls back towards equal shares there; the AVD includes that error)."""
     if s.predicted_avd is None:
         return "—"
     if s.erased:
         return "not identifiable"
+    if s.no_information:
+        return NO_INFORMATION_AVD
     if s.non_identifiable:
         return f"{fmt_avd(s.predicted_avd)} ⚠"
     return fmt_avd(s.predicted_avd)
+
+
+def fmt_sig(value: float, digits: int = 3) -> str:
+    """``value`` with ``digits`` significant digits, trailing zeros kept (0.000950, 0.0500)."""
+    text = f"{value:#.{digits}g}"
+    return text[:-1] if text.endswith(".") else text
+
+
+def fmt_column_eps(value: float) -> str:
+    """A column's ε in the column table: as everywhere (3 decimals) from 0.01 on; smaller ones, which 3 decimals
+    would show as 0.001 or 0.000, with 3 significant digits (0.000691)."""
+    if value is None or not math.isfinite(value) or value == 0 or abs(value) >= 0.01:
+        return fmt_eps(value)
+    return fmt_sig(value)
+
+
+def fmt_change(before: float, after: float) -> tuple[str, str]:
+    """(before, after) of a changed ε, with as many significant digits (at least 3) as it takes for the two texts
+    to differ: 0.000691 → 0.000955, never 0.001 → 0.001."""
+    x, y = fmt_column_eps(before), fmt_column_eps(after)
+    digits = 3
+    while x == y and digits <= 8:
+        x, y = fmt_sig(before, digits), fmt_sig(after, digits)
+        digits += 1
+    return x, y
 
 
 def short_reason(error: str) -> str:
@@ -298,6 +331,13 @@ class MechanismPanel(QWidget):
 
         self.chart = BarChart(self)
         self.chart.setMinimumHeight(140)
+        #: the chart greyed while it shows the result of an older request (:meth:`_mark_stale`)
+        self._chart_fade = QGraphicsColorizeEffect(self.chart)
+        self._chart_fade.setColor(GREY)
+        self._chart_fade.setStrength(STALE_GREY)
+        self._chart_fade.setEnabled(False)
+        self.chart.setGraphicsEffect(self._chart_fade)
+        self._stale_marked = False
         self.changes = WrappedLabel()
         self.changes.setWordWrap(True)
         self.changes.setTextFormat(Qt.TextFormat.RichText)
@@ -452,6 +492,8 @@ class MechanismPanel(QWidget):
         self._fill_designs(c, recommended, chosen, kron_eps)
         if self.picked in self._rows:
             self.shown_method = self.picked
+        elif chosen is None and running and self.shown_method in self._rows:
+            pass  # no current result chosen yet: the design shown stays (greyed) until the new results arrive
         else:
             self.shown_method = chosen if chosen in self._rows else (self._rows[0] if self._rows else None)
         if self.shown_method in self._rows:
@@ -505,6 +547,7 @@ class MechanismPanel(QWidget):
             and not budget_mode
             and not may_recommend(x, budget_mode, bool(c.state.accept_changed_epsilons))
             and not x.exceeds_request
+            and not x.no_information
         ]
         if held:
             shown = ", ".join(METHOD_LABELS.get(m, m) for m in held)
@@ -562,6 +605,8 @@ class MechanismPanel(QWidget):
             cells[KRON_COL] = self.versus_kronecker(c, method, s, kron_eps)
             cells[CHANGED_COL] = changes_text(s)
             cells[AVD_COL] = avd_text(s)
+            if s.no_information and c.request.get("budget_mode"):
+                cells[KRON_COL] = "—"  # an error "vs. Kronecker" of estimates that say nothing (in the tooltip)
         elif s is not None:
             cells[EPS_COL] = "not available"
             cells[CHANGED_COL] = short_reason(s.error)
@@ -576,8 +621,8 @@ class MechanismPanel(QWidget):
             tuple(cells),
             self.row_tooltip(method, s, c),
             method == recommended and not stale,
-            stale or (s is not None and not s.ok),
-            s is not None and s.ok and bool(s.erased),
+            stale or (s is not None and (not s.ok or s.no_information)),
+            s is not None and s.ok and bool(s.erased or s.no_information),
         )
 
     def _set_row(self, r: int, look: tuple) -> None:
@@ -634,7 +679,13 @@ class MechanismPanel(QWidget):
         )
         if s.suppression:
             lines.append(f"Suppresses columns: {s.suppression}.")
-        if s.changes:
+        if s.changes and s.scale is not None:
+            lines.append(
+                f"ε changed: {len(s.changes)} column(s) do not get their ε from weights (scale c × weight): "
+                f"{changes_text(s)}; nothing was typed per column, and the whole record stays within the target "
+                "(a column above its share is less private, one below more private and less accurate)."
+            )
+        elif s.changes:
             lines.append(
                 f"ε changed: this design {changes_text(s)} of the per-column ε you typed"
                 + (
@@ -644,12 +695,22 @@ class MechanismPanel(QWidget):
                 )
             )
         rows = c.state.n_rows or "10,000"
+        if s.no_information:
+            versus = self.versus_kronecker(c, method, s, kron_eps=None) if c.request.get("budget_mode") else "—"
+            lines.append(
+                f"⚠ No information: at {rows} rows none of the {s.needed_tables} needed table(s) can be estimated "
+                "(every one is so noisy that its confidence intervals span everything, or not identifiable): the "
+                "estimates shown would be the prior's equal shares, which the uniform prior scores well. Predicted "
+                f"AVD {'—' if s.predicted_avd is None else fmt_avd(s.predicted_avd)}"
+                + (f" ({versus} vs. Kronecker)" if versus != "—" else "")
+                + ". Never recommended."
+            )
         if s.predicted_avd is not None:
             by = ", ".join(
                 f"{o}-way {'not identifiable' if v is None else fmt_avd(v)}" for o, v in s.predicted_by_order.items()
             )
             lines.append(
-                f"Predicted AVD {avd_text(s)}: the "
+                f"Predicted AVD {fmt_avd(s.predicted_avd) + ' ⚠' if s.no_information else avd_text(s)}: the "
                 f"expected mean distance 1/2 Σ|estimate − truth| of the needed tables ({s.predicted_orders}) from "
                 f"{rows} rows, as shown by default (smoothed estimate), predicted under its uniform prior; "
                 "lower = more accurate. On nine real files the recommended design's measured error was 0.8 to "
@@ -670,35 +731,77 @@ class MechanismPanel(QWidget):
         return "\n".join(lines)
 
     def _refresh_details(self) -> None:
-        """The caption of the shown design now; its column table and chart at later turns of the event loop
-        when the shown result changed (``DETAIL_STEPS``; ``detailsDrawn`` once both are drawn)."""
+        """The shown design's caption, chart, change list and column table, all from ONE summary (the one
+        shown, with the columns and target of the request it answers: ``DesignSummary.names/sizes/target``).
+        A result of an older request stays shown greyed, marked as computing for the new one, until its
+        replacement arrives. When the shown result is new, the table and chart are drawn at later turns of the
+        event loop (``DETAIL_STEPS``) and the caption and change list with the last of them (the table is not
+        repainted in between), so nothing of two designs is ever shown together; ``detailsDrawn`` then."""
         c = self.controller
         method = self.shown_method
         s: DesignSummary | None = c.summaries.get(method) if method else None
-        names = c.request.get("names", [])
+        names = list(s.names) if s is not None and s.names else list(c.request.get("names", []))
+        sizes = list(s.sizes) if s is not None and s.sizes else list(c.sizes)
         # The chart and the column table change only with the shown summary (a new result), not when the
         # results merely become stale after an edit: keep the summary itself so that its id stays unique.
-        key = (method, id(s), tuple(names), tuple(c.sizes))
+        key = (method, id(s), tuple(names), tuple(sizes))
         same = key == self._details_key
-        self._details_key, self._details = key, (s, list(names), list(c.sizes))
-        if s is None or not s.ok or len(s.achieved) != len(names):
-            set_text(self.shown_label, METHOD_LABELS.get(method, "") if method else "")
-            set_text(self.changes, s.error if s is not None and not s.ok else "")
-        else:
-            set_text(self.shown_label, self._caption(c, method, s))
+        self._details_key, self._details = key, (s, names, sizes)
+        if same and not self._detail_steps:
+            self._show_heading()  # the same result: only whether it is stale (and the target asked) changed
+            return
         if not same:
             self._detail_steps = list(DETAIL_STEPS)
             self._details_timer.start()
 
-    def _caption(self, c, method: str, s: DesignSummary) -> str:
-        """The line above the chart: the design, its whole-record ε and the chart's legend."""
-        stale = " (updating…)" if c.is_stale(method) else ""
+    def stale_text(self) -> str:
+        """Above the chart while the shown result answers an older request: what is computing, and for what the
+        result shown (greyed) was computed; "" when the shown result is current."""
+        c = self.controller
+        method = self.shown_method
+        s = self._details[0]
+        if method is None or s is None or not c.is_stale(method):
+            return ""
+        target = c.request.get("target_total") if c.request.get("budget_mode") else None
+        state = "computing" if c.status.get(method) == "running" else "not computed (cancelled)"
+        if target is not None and s.target is not None and s.target != target:
+            return f"{state} for the new target ε = {target:g}… (greyed: the result for target ε = {s.target:g})"
+        return f"{state} for the new settings… (greyed: the result for the previous settings)"
+
+    def _show_heading(self) -> None:
+        """The caption and the change list of the summary the chart and table show, and the stale marks."""
+        s, names, _sizes = self._details
+        method = self.shown_method
+        stale = self.stale_text()
+        if s is None or not s.ok or len(s.achieved) != len(names):
+            set_text(self.shown_label, METHOD_LABELS.get(method, "") if method else "")
+            set_text(self.changes, s.error if s is not None and not s.ok else "")
+        else:
+            set_text(self.shown_label, self._caption(method, s, stale))
+            set_text(self.changes, self._changes_text(method, s, names, s.target))
+        self._mark_stale(bool(stale))
+
+    def _mark_stale(self, stale: bool) -> None:
+        """Grey the chart, the change list and the column table while they show the result of an older request."""
+        if self._stale_marked == stale:
+            return
+        self._stale_marked = stale
+        self._chart_fade.setEnabled(stale)
+        grey = f"color: rgb{GREY.getRgb()[:3]};" if stale else ""
+        self.attributes.setStyleSheet(f"QTableWidget {{ {grey} }}" if stale else "")
+        self.changes.setStyleSheet(grey)
+
+    def _caption(self, method: str, s: DesignSummary, stale: str = "") -> str:
+        """The line above the chart: the design, its whole-record ε and the chart's legend; ``stale``
+        (:meth:`stale_text`) first, in grey, while the result shown answers an older request."""
         budget = f", scale c = {s.scale:.4g}" if s.scale is not None else ""
         if s.lower_bound is not None and s.lower_bound > 0:
             budget += f" (no mechanism can go below {fmt_eps(s.lower_bound)})"
         requested = SOURCE_HEADERS[epsilon_source(method, s)][2]
+        marker = f"<span style='color:rgb{GREY.getRgb()[:3]}'><i>⟳ {html.escape(stale)}</i></span><br>" if stale else ""
         shown = (
-            f"<b>{METHOD_LABELS.get(method, method)}: whole-record ε = {fmt_eps(s.overall_epsilon)}</b>{budget}{stale}"
+            f"{marker}<b>{METHOD_LABELS.get(method, method)}: whole-record ε = {fmt_eps(s.overall_epsilon)}</b>"
+            f"{budget}"
             f"&nbsp;&nbsp;<span style='color:rgb{REQUESTED_COLOR}'>■</span> {requested} "
             f"<span style='color:rgb{ACHIEVED_COLOR}'>■</span> achieved "
             f"<span style='color:rgb{HIGHER_COLOR}'>■</span> higher than asked "
@@ -711,7 +814,8 @@ class MechanismPanel(QWidget):
         return shown
 
     def _draw_detail_step(self) -> None:
-        """Draw the next of DETAIL_STEPS for the shown design; the next waits for the next turn."""
+        """Draw the next of DETAIL_STEPS for the shown design; the next waits for the next turn. The column
+        table drawn first is not repainted until the last step has drawn the chart and the caption."""
         if not self._detail_steps:
             return
         step = self._detail_steps.pop(0)
@@ -723,21 +827,24 @@ class MechanismPanel(QWidget):
             else:
                 self.attributes.setRowCount(0)
                 self._attribute_rows = []
+            self.attributes.setUpdatesEnabled(False)  # shown with the caption and chart of the same design
         elif shown:
             self.chart.set_data(names, s.requested, s.achieved)
-            target = self.controller.request.get("target_total")
-            set_text(self.changes, self._changes_text(self.shown_method, s, names, target))
         else:
             self.chart.set_data([], [], [])
         if self._detail_steps:
             self._details_timer.start()
         else:
+            self._show_heading()
+            self.attributes.setUpdatesEnabled(True)
             self.detailsDrawn.emit()
 
     @staticmethod
     def _changes_text(method: str, s: DesignSummary, names: list[str], target: float | None = None) -> str:
         """Under the chart: the columns whose ε the design changed, or that it changed none; in total-budget mode
-        what the per-column ε are (no column's ε was typed: ``target`` is the whole-record target)."""
+        what the per-column ε are (no column's ε was typed: they come from the weights, changes are against
+        those; ``target`` is the whole-record target the design answers). Changed ε are printed with the digits
+        it takes to see the change (:func:`fmt_change`)."""
         source = epsilon_source(method, s)
         within = f" ε = {target:g}" if target else ""
         if source == "design":
@@ -749,16 +856,27 @@ class MechanismPanel(QWidget):
             )
         if not s.changes:
             return "Every column gets exactly the ε requested."
+        weights = source == "weights"
         parts = []
         for ch in s.changes:
             i = int(ch["attribute"])
-            color = "#cc0000" if ch["achieved"] > ch["requested"] else "#b36b00"
-            word = "less private" if ch["achieved"] > ch["requested"] else "more private, less accurate"
+            higher = ch["achieved"] > ch["requested"]
+            color = "#cc0000" if higher else "#b36b00"
+            if weights:
+                word = "above the weights' share: less private" if higher else "below: more private, less accurate"
+            else:
+                word = "less private" if higher else "more private, less accurate"
+            before, after = fmt_change(ch["requested"], ch["achieved"])
             parts.append(
-                f"<span style='color:{color}'><b>{names[i]}</b> {fmt_eps(ch['requested'])} → "
-                f"{fmt_eps(ch['achieved'])} ({word})</span>"
+                f"<span style='color:{color}'><b>{html.escape(names[i])}</b> {before} → {after} ({word})</span>"
             )
-        return f"{METHOD_LABELS.get(method, method)} changed: " + "; ".join(parts)
+        label = METHOD_LABELS.get(method, method)
+        if weights:
+            return (
+                f"{label} moved {len(s.changes)} column(s) away from the ε from weights (scale c = {s.scale:.4g} × "
+                f"weight; the whole record stays within the target{within}): " + "; ".join(parts)
+            )
+        return f"{label} changed: " + "; ".join(parts)
 
     def _fill_attributes(self, sizes, s, names) -> None:
         """One row per column; only the cells whose text or mark changed are touched (an edit changes one
@@ -773,8 +891,14 @@ class MechanismPanel(QWidget):
         for i, name in enumerate(names):
             se = s.standard_errors[i] if i < len(s.standard_errors) else math.nan
             error, error_tip = error_cell(se)
-            cells = [name, str(sizes[i]), fmt_eps(s.requested[i]), fmt_eps(s.achieved[i]), error]
-            rows.append((cells, i in changed_attributes, error_tip))
+            mark = i in changed_attributes
+            requested, achieved = (
+                fmt_change(s.requested[i], s.achieved[i])
+                if mark
+                else (fmt_column_eps(s.requested[i]), fmt_column_eps(s.achieved[i]))
+            )
+            cells = [name, str(sizes[i]), requested, achieved, error]
+            rows.append((cells, mark, error_tip))
         table, shown = self.attributes, self._attribute_rows
         new = [i for i, row in enumerate(rows) if i >= len(shown) or shown[i] != row]
         self._attribute_rows = rows

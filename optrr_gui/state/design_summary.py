@@ -139,6 +139,18 @@ class DesignSummary:
     non_identifiable: list = field(default_factory=list)
     erased: list = field(default_factory=list)  # ... of which no number of rows recovers (the release refuses)
     suppression: str = ""  # sampling designs: "each row carries m of k columns ..."
+    needed_tables: int = 0  # how many needed marginals the prediction covers (0: not predicted)
+    #: the request this design answers: its perturbed columns' names and categories, and its whole-record target
+    #: (None in per-column mode), so that a result kept while a new request computes is shown as what it is
+    names: list = field(default_factory=list)
+    sizes: list = field(default_factory=list)
+    target: float | None = None
+
+    @property
+    def no_information(self) -> bool:
+        """Every needed marginal is unusable (erased, or too noisy at these rows for its confidence intervals to
+        say anything): the estimates shown would only be the prior's equal shares. Never recommended."""
+        return self.needed_tables > 0 and len(self.non_identifiable) >= self.needed_tables
 
     @property
     def too_noisy(self) -> list:
@@ -230,13 +242,16 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
         "by_order": {
             o: None if v["erased"] else v["mean_expected_avd_default"] for o, v in pe.by_order().items()
         },
+        "needed": len(pe.marginals),
         "non_identifiable": [[i + 1 for i in m.attributes] for m in bad],
         "erased": [[i + 1 for i in m.attributes] for m in bad if m.erased],
     }
 
 
 def with_prediction(summary: DesignSummary, mechanism, n_rows, request) -> DesignSummary:
+    """``summary`` with the predicted error of ``request``'s needed marginals (:func:`predicted`)."""
     p = predicted(mechanism, n_rows, request)
+    summary.needed_tables = p.get("needed", 0)
     if p:
         summary.predicted_avd = p["avd"]
         summary.predicted_rank = p["rank"]
@@ -266,7 +281,18 @@ def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=
         design=design,
     )
     summary.note = noise_note(summary.achieved, (request or {}).get("names"))
+    answers(summary, mech, request)
     return with_prediction(summary, mech, n_rows, request)
+
+
+def answers(summary: DesignSummary, mechanism, request: dict | None) -> None:
+    """Record in ``summary`` which request it answers: the columns' names (none known without a request), their
+    categories, and the whole-record target in total-budget mode."""
+    request = request or {}
+    names = list(request.get("names") or [])
+    summary.names = names if len(names) == mechanism.k else []
+    summary.sizes = [int(a) for a in mechanism.sizes]
+    summary.target = float(request["target_total"]) if request.get("budget_mode") else None
 
 
 def noise_note(achieved, names=None) -> str:
@@ -298,6 +324,7 @@ def summarise_sampling(method: str, sampling, n_rows, seconds: float, request=No
         design=SimpleNamespace(method=sampling.method, mechanism=sampling, info={"m": sampling.m}),
         suppression=sampling.suppression_text(request.get("names") if request else None),
     )
+    answers(summary, sampling, request)
     with_prediction(summary, sampling, n_rows, request)
     summary.standard_errors = expected_errors(sampling, n_rows)
     return summary
@@ -335,9 +362,10 @@ def _compare_beyond_prediction(a: DesignSummary, b: DesignSummary, budget_mode: 
 
 
 def may_recommend(s: DesignSummary, budget_mode: bool, accept_changed: bool = False) -> bool:
-    """Computed, releasable, and (per-column mode) keeping every ε the user typed: a design that raises one is
-    never recommended, one that lowers some (the heuristic can) only when the user accepted changed ε."""
-    if not (s.ok and s.releasable):
+    """Computed, releasable, with information on some needed marginal (:attr:`DesignSummary.no_information`),
+    and (per-column mode) keeping every ε the user typed: a design that raises one is never recommended, one that
+    lowers some (the heuristic can) only when the user accepted changed ε."""
+    if not (s.ok and s.releasable) or s.no_information:
         return False
     if budget_mode:
         return True
@@ -378,10 +406,12 @@ def display_order(
 
 
 def changes_text(s: DesignSummary) -> str:
-    """What a design did to the per-column ε typed in: "none", "lowers 3", "raises 1, lowers 2"."""
+    """What a design did to the per-column ε typed in: "none", "lowers 3", "raises 1, lowers 2"; in total-budget
+    mode (nothing typed: the ε come from the weights, ``s.scale``) against those: "8 above, 2 below weights"."""
     if not s.changes:
         return "none"
     up = sum(1 for c in s.changes if c["achieved"] > c["requested"])
     down = len(s.changes) - up
-    parts = ([f"raises {up}"] if up else []) + ([f"lowers {down}"] if down else [])
-    return ", ".join(parts)
+    if s.scale is not None:
+        return ", ".join(([f"{up} above"] if up else []) + ([f"{down} below"] if down else [])) + " weights"
+    return ", ".join(([f"raises {up}"] if up else []) + ([f"lowers {down}"] if down else []))

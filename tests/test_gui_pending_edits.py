@@ -173,6 +173,7 @@ def start_stalled_release(window, tmp_path, monkeypatch):
     window.open_release()
     dialog = window._release_dialog
     dialog.output.setText(str(tmp_path / "released.csv"))
+    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
     assert dialog.start()
     return dialog
 

@@ -21,6 +21,7 @@ from tests.test_gui_support import SAMPLE, WAIT_MS, close_window, open_window
 def release(qtbot, window, output, **options) -> ReleaseDialog:
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
+    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
     assert dialog.problems() == []
     dialog.output.setText(str(output))
     if options.get("seed") is not None:
@@ -373,6 +374,7 @@ def test_a_release_with_a_secret_key_is_reproducible_and_never_ships_the_key(qtb
         dialog.allow_repeat = True  # the same data released three times on purpose (the ledger is tested elsewhere)
         if use_key:
             dialog.key_file.setText(str(key_path))
+        dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
         assert dialog.start()
         qtbot.waitUntil(lambda d=dialog: d.result_state != "running", timeout=WAIT_MS)
         assert dialog.result_state == "done", dialog.progress_label.text()
@@ -441,7 +443,7 @@ def test_columns_exported_in_the_clear_need_a_tick_before_release(qtbot, window,
     qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
     assert dialog.result_state == "done" and (tmp_path / "clear.csv").exists()
     window.state.set_column_value(index_of(window, "breast"), "role", "perturb")
-    assert ReleaseDialog(window, window).accept_clear.isHidden()
+    assert "Exported in the clear: none" in ReleaseDialog(window, window).columns_label.text()
 
 
 
@@ -506,7 +508,9 @@ def test_the_tick_follows_the_session_while_the_dialog_is_open(qtbot, window):
 
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
-    assert dialog.accept_clear.isHidden() and not any("published outside the ε" in p for p in dialog.problems())
+    assert "Exported in the clear: none" in dialog.columns_label.text()
+    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
+    assert not any("published outside the ε" in p for p in dialog.problems())
     window.state.set_column_value(index_of(window, "breast"), "role", "keep")
     assert any("published outside the ε" in p for p in dialog.problems()) and not dialog.accept_clear.isHidden()
     dialog.accept_clear.setChecked(True)

@@ -17,6 +17,7 @@ def release(qtbot, window, output) -> ReleaseDialog:
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
     dialog.output.setText(str(output))
+    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
     assert dialog.start(), dialog.progress_label.text()
     qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
     assert dialog.result_state == "done", dialog.progress_label.text()

@@ -20,12 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from optrr_engine.errors import OptRRError
 from optrr_engine.release.codec import BIN_AT_RELEASE as BIN_AT_RELEASE  # "Released as" of a number, bins pending
-from optrr_engine.release.codec import ColumnCodec
 from optrr_engine.release.column_stats import is_number_text
-from optrr_engine.release.config import ColumnConfig
-from optrr_engine.release.recode import released_label
+
+from ..state.config_bridge import NOT_RELEASED as NOT_RELEASED  # "Released as" of a dropped column
 
 RARE_BACKGROUND = QColor(255, 228, 196)
 BAR_COLOR = QColor(70, 130, 180)
@@ -44,7 +42,6 @@ def percent(x: float) -> str:
 
 
 #: "Released as" of every value of a dropped column, and what its title line says instead of any advice.
-NOT_RELEASED = "not released (column dropped)"
 
 
 def missing_part(summary, marked: int = 0) -> str:
@@ -189,20 +186,10 @@ class SummaryModel(QAbstractTableModel):
 
 
 def released_labels(summary, column) -> list[str]:
-    """Per value of ``summary`` (its order): the label the release makes of it with the ``column`` state. A dropped
-    column is not released (NOT_RELEASED); a kept one is copied with its recoding only; a perturbed one is coded by
-    the engine's codec (:meth:`ColumnCodec.released_labels`, numbers read with the summary's decimal mark), which
-    also previews what the release would still refuse (bins not computed yet: BIN_AT_RELEASE)."""
-    values = [str(v) for v in summary.values]
-    if column.role == "drop":
-        return [NOT_RELEASED] * len(values)
-    if column.role == "keep":
-        return [released_label(v, column.recode) for v in values]
-    try:
-        codec = ColumnCodec(ColumnConfig(**column.copied_fields()), summary.decimal, check=False)
-    except (OptRRError, TypeError, ValueError):  # bins the side panel refuses too: the texts as they are recoded
-        return [released_label(v, column.recode) for v in values]
-    return codec.released_labels(values)
+    """Per value of ``summary``: the label the release makes of it (:func:`..state.config_bridge.value_labels`)."""
+    from ..state.config_bridge import value_labels
+
+    return value_labels(column, summary)
 
 
 class BarDelegate(QStyledItemDelegate):

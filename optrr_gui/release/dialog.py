@@ -35,6 +35,7 @@ from optrr_engine.errors import InputError, OptRRError
 from optrr_engine.release.audit import AUDIT_NAME, RepeatReleaseError, accumulated_epsilon
 from optrr_engine.release.manifest import mechanism_from_manifest
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
+from optrr_engine.release.schema import RARE_COUNT
 
 from ..common.widgets import fmt_eps, fmt_seconds
 from ..state.design_summary import METHOD_LABELS, noise_note
@@ -52,6 +53,7 @@ FORMATS = {
     "Stata (.dta)": ("dta", ".dta"),
 }
 CHANNEL = "release"
+_NO_SUMMARIES: dict = {}  # never modified
 
 
 def default_output(input_path: str, extension: str, folder: str | None = None) -> str:
@@ -165,6 +167,8 @@ OUTSIDE_EPSILON_TEXT = {
     "rows_left_out": "Rows left out where a value is missing (whether a person's record appears shows that the "
     "value is recorded for them; no ε protects it)",
     "bins_from_data": "Bin edges computed from the data, published rounded",
+    "rare_categories": f"Rare categories released by name (fewer than {RARE_COUNT} rows each: their existence is "
+    "disclosed)",
 }
 
 
@@ -220,18 +224,56 @@ def identifier_columns(state, summaries: dict, decimal: str = ".") -> list[tuple
     return out
 
 
+def rare_categories(state, summaries: dict, refused=()) -> list[tuple[str, str, int]]:
+    """(column, category, rows) of every released category seen in 1..RARE_COUNT-1 rows (the Design tab's rule,
+    :func:`optrr_engine.release.schema.rare_warning`), per column in column order, rarest first.
+
+    Released categories: the labels a perturbed column's codebook lists, with the rows the release gives each (the
+    engine's codec: after recoding, the missing-value texts and empty cells in the missing-value category, rows left
+    out not counted), and the texts a kept column copies (after recoding; its empty cells stay empty). Numeric
+    columns publish bins, never their values: none. Dropped columns, the ``refused`` ones (:func:`identifier_columns`)
+    and columns without a summary in ``summaries``: none."""
+    from ..state.config_bridge import released_rows
+
+    refused = set(refused)
+    out = []
+    for col in state.columns:
+        summary = summaries.get(col.name)
+        if col.role not in ("perturb", "keep") or col.type == "numeric" or summary is None or col.name in refused:
+            continue
+        counts = released_rows(col, summary)  # the Design tab's counts (the engine's codec)
+        rare = sorted(((v, c) for v, c in counts.items() if 0 < c < RARE_COUNT), key=lambda vc: (vc[1], vc[0]))
+        out.extend((col.name, value, rows) for value, rows in rare)
+    return out
+
+
+def rare_entries(found: list[tuple[str, str, int]], shown: int = 10) -> list[str]:
+    """One entry per column of :func:`rare_categories`' ``found``: "gender: 'Other' (1 row)", the first ``shown``
+    categories named and the others counted."""
+    by_column: dict[str, list[tuple[str, int]]] = {}
+    for name, value, rows in found:
+        by_column.setdefault(name, []).append((value, rows))
+    out = []
+    for name, rare in by_column.items():
+        listed = ", ".join(f"{value!r} ({rows} row{'s' if rows != 1 else ''})" for value, rows in rare[:shown])
+        more = f" and {len(rare) - shown:,} more" if len(rare) > shown else ""
+        out.append(f"{name}: {listed}{more}")
+    return out
+
+
 def identifier_problem(name: str, distinct: int, rows: int) -> str:
     """The release dialog's sentence for a column :func:`identifier_columns` found."""
     return (
         f"{name} has {distinct:,} different values in {rows:,} rows: it looks like an identifier, and the release "
-        "refuses it (its categories, the identifiers themselves, would be published in the codebook); drop it or "
-        "merge its values into far fewer categories."
+        "refuses it (its categories, the identifiers themselves, would be published in the codebook); drop it (the "
+        "Drop button above) or merge its values into far fewer categories."
     )
 
 
 def columns_html(state, outside: dict | None = None, refused=()) -> str:
     """Before the release: every column randomized and dropped, in orange what is published outside the
-    epsilons (``outside``: :func:`outside_epsilon`) and in red the ``refused`` columns (:func:`identifier_columns`)."""
+    epsilons (``outside``: :func:`outside_epsilon`, with the dialog's "rare_categories": :func:`rare_entries`) and
+    in red the ``refused`` columns (:func:`identifier_columns`)."""
     from html import escape
 
     def names(cols) -> str:
@@ -245,9 +287,12 @@ def columns_html(state, outside: dict | None = None, refused=()) -> str:
         lines.append("Exported in the clear: none")
     lines.append(f"Dropped, not exported ({len(dropped)}): {names(dropped)}")
     for kind, text in OUTSIDE_EPSILON_TEXT.items():
-        if outside[kind]:
+        if outside.get(kind):
             count = f" ({len(outside[kind])})" if kind == "kept" else ""
-            lines.append(f"<span style='color:#b05000'><b>{escape(text)}{count}</b>: {names(outside[kind])}</span>")
+            listed = names(outside[kind])
+            if kind == "rare_categories":  # one entry per column, naming its categories in quotes
+                listed = "; ".join(escape(e, quote=False) for e in outside[kind])
+            lines.append(f"<span style='color:#b05000'><b>{escape(text)}{count}</b>: {listed}</span>")
     if refused:
         lines.append(f"<span style='color:#cc0000'><b>Refused, they look like identifiers</b>: {names(refused)}</span>")
     return "<br>".join(lines)
@@ -267,6 +312,7 @@ class ReleaseDialog(QDialog):
         self.result_state = "idle"  # idle | running | done | cancelled | failed
         self.allow_repeat = False  # set once the user confirms a repeat release of the same data
         self.replace_confirmed = False  # the user answered "replace?" for the release being retried (repeat)
+        self.closed_running = False  # the dialog was closed while the release ran: the main window says how it ended
 
         self.design_label = QLabel()
         self.design_label.setWordWrap(True)
@@ -308,8 +354,9 @@ class ReleaseDialog(QDialog):
         self.accept_clear = QCheckBox("I have checked that what is marked in orange above may be shared as it is")
         self.accept_clear.setToolTip(
             "Columns with the role 'keep' are copied unchanged, without any privacy protection, and the codebook lists "
-            "every category label of a perturbed column (all patient numbers, if it is an identifier); a release "
-            "with them needs this tick (set their role to drop in the Design tab otherwise)."
+            "every category label of a perturbed column (all patient numbers, if it is an identifier), so a category "
+            f"seen in fewer than {RARE_COUNT} rows discloses that such a patient exists; a release with them needs "
+            "this tick (set their role to drop, or merge the rare categories, in the Design tab otherwise)."
         )
         self._outside: dict | None = None  # what the tick was given for (a change clears it: _refresh_columns)
         self._identifiers: tuple = (None, [])  # (what they were counted for, identifier_columns)
@@ -349,6 +396,18 @@ class ReleaseDialog(QDialog):
         self.columns_label.setTextFormat(Qt.TextFormat.RichText)
         self.columns_label.setToolTip("What leaves the building: check this before you release")
         form.addRow("Columns", self.columns_label)
+        self.drop_refused_button = QPushButton()
+        self.drop_refused_button.setToolTip(
+            "Set the role of the columns the release refuses as identifiers to drop, as the Design tab does "
+            "(Edit ▸ Undo brings them back)."
+        )
+        self.drop_refused_button.clicked.connect(self.drop_refused)
+        self.drop_refused_button.hide()
+        drop_row = QHBoxLayout()
+        drop_row.addWidget(self.drop_refused_button)
+        drop_row.addStretch(1)
+        form.addRow("", drop_row)
+        self._form, self._drop_row = form, drop_row  # the row is shown only with a refused column (no gap otherwise)
         form.addRow("", self.accept_clear)
         form.addRow("Format", self.format)
         form.addRow("Output file", out_row)
@@ -438,27 +497,53 @@ class ReleaseDialog(QDialog):
         """The column list and the tick as the session is now (the dialog is not modal: the roles may change
         while it is open). A change of what is published outside the epsilons clears the tick."""
         refused = [name for name, _d, _r in self.identifier_columns()]
-        key = (self.state.data_version, tuple(c.name for c in self.state.columns), tuple(refused))
+        summaries, decimal = self._summaries()
+        key = (self.state.data_version, tuple(c.name for c in self.state.columns), tuple(refused), id(summaries))
         if key == self._columns_key:  # called on every design change and check: build the configuration once
             return
         self._columns_key = key
         outside = outside_epsilon(self.state, refused)
+        outside["rare_categories"] = rare_entries(rare_categories(self.state, summaries, refused))
         if outside != self._outside:
             self._outside = outside
             self.accept_clear.setChecked(False)
         self.columns_label.setText(columns_html(self.state, outside, refused))
         self.accept_clear.setVisible(any(outside.values()))
+        if refused:
+            many = f"the {len(refused)} columns refused as identifiers"
+            self.drop_refused_button.setText(f"Drop {refused[0]}, refused as an identifier" if len(refused) == 1
+                                             else f"Drop {many}")
+        self.drop_refused_button.setVisible(bool(refused))
+        self._form.setRowVisible(self._drop_row, bool(refused))
+
+    def drop_refused(self) -> None:
+        """One undo step (the window's stack, as the Design tab's role edits) setting the role of every column the
+        release refuses as an identifier (:meth:`identifier_columns`) to drop."""
+        from ..common.commands import set_roles
+
+        names = {name for name, _d, _r in self.identifier_columns()}
+        indices = [i for i, c in enumerate(self.state.columns) if c.name in names]
+        if not indices:
+            return
+        why = "refused as an identifier" if len(indices) == 1 else "refused as identifiers"
+        text = f"drop {', '.join(self.state.columns[i].name for i in indices)} ({why})"
+        set_roles(self.window_.stack, self.state, indices, "drop", text)
+        self._design_changed()
 
     def identifier_columns(self) -> list[tuple[str, int, int]]:
         """:func:`identifier_columns` of the session and the window's column summaries (counted again only when
         the columns or the summaries change)."""
-        summaries = getattr(self.window_, "summaries", None) or {}
-        # the summaries were counted with the decimal mark the release reads the file with (jobs/summaries.py)
-        decimal = next(iter(summaries.values())).decimal if summaries else "."
+        summaries, decimal = self._summaries()
         key = (self.state.data_version, id(summaries), tuple(c.name for c in self.state.columns), decimal)
         if self._identifiers[0] != key:
             self._identifiers = (key, identifier_columns(self.state, summaries, decimal))
         return self._identifiers[1]
+
+    def _summaries(self) -> tuple[dict, str]:
+        """The window's column summaries of the rows read and the decimal mark they were counted with (the one the
+        release reads the file with: jobs/summaries.py)."""
+        summaries = getattr(self.window_, "summaries", None) or _NO_SUMMARIES  # the same object: one key
+        return summaries, next(iter(summaries.values())).decimal if summaries else "."
 
     def needs_check(self) -> bool:
         return bool(self._outside and any(self._outside.values())) and not self.accept_clear.isChecked()
@@ -714,6 +799,7 @@ class ReleaseDialog(QDialog):
         self.window_.settings.set_last_dir("release", output)
         self.window_.settings.set_value("dirs/release", str(Path(output).parent))
         self.result_state = "running"
+        self.closed_running = False
         self.started = time.perf_counter()
         self.progress.setValue(0)
         self.progress_label.setText("Starting…")
@@ -766,6 +852,9 @@ class ReleaseDialog(QDialog):
         self.release_button.setEnabled(True)
         self.folder_button.setEnabled(True)
         self.analyse_button.setEnabled(True)
+        if self.closed_running:  # it finished before it could stop: the files exist, show what was written
+            self._tell_window(f"The release finished before it could be stopped: written to {self.output_path}.")
+            self.show()
 
     def confirm_replace(self, existing: list[str]) -> bool:
         names = "\n".join(Path(p).name for p in existing)
@@ -794,7 +883,9 @@ class ReleaseDialog(QDialog):
         return answer == QMessageBox.StandardButton.Yes
 
     def _failed(self, exc: BaseException) -> None:
-        if isinstance(exc, RepeatReleaseError) and not self.allow_repeat:
+        if self.closed_running:  # stopped by closing the dialog: nothing to ask, nothing was written
+            self._tell_window(f"The release stopped on an error after its dialog was closed, nothing written: {exc}")
+        elif isinstance(exc, RepeatReleaseError) and not self.allow_repeat:
             self.result_state = "idle"
             self.cancel_button.setEnabled(False)
             self.release_button.setEnabled(True)
@@ -813,6 +904,7 @@ class ReleaseDialog(QDialog):
         self.release_button.setEnabled(True)
 
     def _cancelled(self) -> None:
+        self._tell_window("The release was stopped: nothing was written.")
         self.result_state = "cancelled"
         self.progress_label.setText("Cancelled. Nothing was written under the output name.")
         self.cancel_button.setEnabled(False)
@@ -837,9 +929,35 @@ class ReleaseDialog(QDialog):
             self._design_changed()
 
     def closeEvent(self, event) -> None:
+        """Closed while a release runs: asks whether to stop it (No: the dialog stays and the release goes on); once
+        stopped, the main window's status bar says what became of it (:meth:`_tell_window`). A release already
+        stopping closes without asking."""
         if self.result_state == "running":
+            if self.cancel_button.isEnabled() and not self.confirm_stop():
+                event.ignore()
+                return
+            self.closed_running = True
             self.cancel()
         super().closeEvent(event)
+
+    def confirm_stop(self) -> bool:
+        """Ask before a close stops the running release; True to stop."""
+        answer = QMessageBox.question(
+            self,
+            "Stop the release?",
+            "Stop the release? Nothing will be written.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _tell_window(self, text: str) -> None:
+        """How a release stopped by closing the dialog ended, in the main window's status bar (the dialog is gone)."""
+        if self.closed_running:
+            self.closed_running = False
+            status = getattr(self.window_, "statusBar", None)
+            if status is not None:
+                status().showMessage(text, 15_000)
 
     def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_Escape and self.result_state == "running":

@@ -256,27 +256,46 @@ def read_rare(col: ColumnState, summary) -> str | None:
     return rare_warning(summary.recoded(col.recode), recoded=bool(col.recode))
 
 
-def released_rows(col: ColumnState, summary) -> dict[str, int]:
-    """Rows per category the column releases now, from ``summary`` (its ColumnSummary): after its recoding; unless
-    kept (copied with its recoding only), the texts listed as missing values move to the missing-value category,
-    which also holds the empty cells when missing values are a category; only its listed categories (all labels
-    when none are listed)."""
+#: "Released as" of every value of a dropped column.
+NOT_RELEASED = "not released (column dropped)"
+
+
+def value_labels(col: ColumnState, summary) -> list[str]:
+    """Per value of ``summary`` (its order): the label the release makes of it with the column as it is now. A
+    dropped column is not released (NOT_RELEASED); a kept one is copied with its recoding only; a perturbed one is
+    coded by the engine's codec (:meth:`ColumnCodec.released_labels`, numbers read with the summary's decimal mark;
+    a preview codec, so bins not computed yet read BIN_AT_RELEASE)."""
     from optrr_engine.release.recode import released_label
 
-    counts = dict(summary.recoded(col.recode))
-    if col.role != "keep":
-        moved = 0
-        for value in col.missing_values:
-            n, label = summary.count_of(str(value)), released_label(str(value), col.recode)
-            if n and label in counts:
-                counts[label] -= n
-                moved += n
-        if col.missing == "category":
-            label = released_label(col.missing_label, col.recode)
-            counts[label] = counts.get(label, 0) + moved + summary.missing
-    if col.categories is None or col.role == "keep":
-        return counts
-    return {c: counts.get(c, 0) for c in col.categories}
+    values = [str(v) for v in summary.values]
+    if col.role == "drop":
+        return [NOT_RELEASED] * len(values)
+    if col.role == "keep":
+        return [released_label(v, col.recode) for v in values]
+    try:
+        codec = ColumnCodec(ColumnConfig(**col.copied_fields()), summary.decimal, check=False)
+    except (OptRRError, TypeError, ValueError):  # bins the side panel refuses too: the texts as they are recoded
+        return [released_label(v, col.recode) for v in values]
+    return codec.released_labels(values)
+
+
+def released_rows(col: ColumnState, summary) -> dict[str, int]:
+    """Rows per category the column releases now, from ``summary`` (its ColumnSummary), by :func:`value_labels`
+    (the engine's codec); a perturbed column's empty cells count in its missing-value category when missing values
+    are a category; rows left out are not released ({} for a dropped column)."""
+    from optrr_engine.release.codec import ROW_LEFT_OUT
+    from optrr_engine.release.recode import released_label
+
+    if col.role == "drop":
+        return {}
+    counts: dict[str, int] = {}
+    for label, rows in zip(value_labels(col, summary), summary.counts.tolist(), strict=True):
+        counts[label] = counts.get(label, 0) + int(rows)
+    if col.role == "perturb" and col.missing == "category" and summary.missing:
+        label = released_label(col.missing_label, col.recode)
+        counts[label] = counts.get(label, 0) + summary.missing
+    counts.pop(ROW_LEFT_OUT, None)
+    return counts
 
 
 def current_rare(col: ColumnState, summary) -> str | None:

@@ -1,8 +1,10 @@
 """Delimited text (CSV, TSV, TXT) streamed with pyarrow's CSV reader, every column read as text.
 
 Quoted fields (with delimiters, doubled quotes or line breaks inside) follow RFC 4180. Only empty cells are
-missing values; texts such as "NA" or "?" stay as they are. Rows with more or fewer fields than the header,
-bytes that are not valid in the encoding, and duplicate or empty column names are one-line errors.
+missing values; texts such as "NA" or "?" stay as they are. Rows whose every cell is empty (";;" rows of a
+spreadsheet export) are no records: they are skipped and counted (``empty_rows_skipped``), as blank lines are
+skipped (those uncounted). Rows with more or fewer fields than the header, bytes that are not valid in the
+encoding, and duplicate or empty column names are one-line errors.
 """
 
 from __future__ import annotations
@@ -99,7 +101,6 @@ class CsvSource(Source):
         parse = pcsv.ParseOptions(delimiter=self.options.delimiter or ",", newlines_in_values=True)
         convert = pcsv.ConvertOptions(
             column_types={n: pa.string() for n in self.names},
-            include_columns=columns or [],
             strings_can_be_null=True,
             null_values=[""],
             quoted_strings_can_be_null=True,
@@ -108,21 +109,39 @@ class CsvSource(Source):
         return pcsv.open_csv(self._stream, read_options=read, parse_options=parse, convert_options=convert)
 
     def _tables(self, columns):
+        """Batches of the chosen columns without the rows whose every cell (in all columns, not only the chosen
+        ones, so that every pass agrees on the records) is empty; those are counted in ``empty_rows_skipped``."""
         import pyarrow as pa
 
         rows = 0
         try:
             reader = self._reader(columns)
-            if [f.name for f in reader.schema] != (columns or self.names):
+            if [f.name for f in reader.schema] != self.names:
                 raise InputError(f"{self.base}: the header row could not be read consistently; check --delimiter")
             for batch in reader:
                 rows += batch.num_rows
-                yield batch
+                batch = self._drop_empty_rows(batch)
+                yield batch.select(columns) if columns else batch
         except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
             raise self._error(exc, rows) from None
         finally:
             if self._stream is not None:
                 self._stream.close()
+
+    def _drop_empty_rows(self, batch):
+        """``batch`` without its rows of empty cells only, which are added to ``empty_rows_skipped``."""
+        import pyarrow.compute as pc
+
+        if batch.num_rows == 0 or min(col.null_count for col in batch.columns) == 0:
+            return batch  # some column has no empty cell: no row is empty
+        empty = pc.is_null(batch.column(0))
+        for col in batch.columns[1:]:
+            empty = pc.and_(empty, pc.is_null(col))
+        skipped = pc.sum(empty).as_py() or 0
+        if not skipped:
+            return batch
+        self.empty_rows_skipped += skipped
+        return batch.filter(pc.invert(empty))
 
     def locate_bad_row(self) -> BadRow | None:
         """The first row the fast reader rejects, found by a slow pass with Python's csv module (only after an

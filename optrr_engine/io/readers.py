@@ -72,8 +72,8 @@ def _check_input(path) -> str:
 
 
 def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
-    """Fill in what was not given: encoding (BOM, UTF-8, then cp1252 / latin-1), delimiter and decimal mark
-    for delimited text. Other formats need no detection."""
+    """Fill in what was not given: encoding (BOM, UTF-8, then cp1252 / latin-1; see :mod:`.sniff`), delimiter
+    and decimal mark for delimited text. Other formats need no detection."""
     from . import sniff
 
     path = _check_input(path)
@@ -85,7 +85,7 @@ def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
     if options.encoding is None and sniff.looks_binary(head):
         raise InputError(f"{base} is not a text file (it contains NUL bytes); choose a data file")
     encoding = options.encoding or sniff.guess_encoding(head, windows)
-    if options.encoding is None and encoding != "utf-8":
+    if options.encoding is None and sniff.bom_encoding(head) is None:
         line = sniff.mixed_utf8_line(head)
         if line is not None:
             raise InputError(

@@ -1,13 +1,15 @@
 """Guessing how a delimited text file is written: encoding, delimiter and decimal mark.
 
 Encoding: a byte-order mark decides (UTF-8 with BOM, UTF-16); otherwise UTF-8 if every sampled window
-decodes strictly, else Windows-1252 if it decodes, else Latin-1 (which decodes any byte). Samples: the
-first SAMPLE_BYTES plus WINDOWS windows spread over the rest of the file (the last one ending at the end),
-so a non-UTF-8 byte far from the start is usually noticed; one that is missed gives a clear read error
-later. A UTF-8 head with one line in another encoding is refused with that line (mixed_utf8_line); NUL bytes
-without a byte-order mark mean a binary file. Delimiter: the candidate that splits the sampled lines into the
-same number (> 1) of fields most consistently. Decimal mark: "," when the delimiter is not "," and numbers
-written like 1,5 outnumber numbers written like 1.5.
+decodes strictly or if any sampled line holds non-ASCII text that is valid UTF-8 (a UTF-8 file with a few
+rows in another encoding: the reader then refuses the first invalid row, rather than reading every
+accented value as mojibake), else Windows-1252 if it decodes, else Latin-1 (which decodes any byte).
+Samples: the first SAMPLE_BYTES plus WINDOWS windows spread over the rest of the file (the last one ending
+at the end), so a non-UTF-8 byte far from the start is usually noticed; one that is missed gives a clear
+read error later. A UTF-8 head with one line in another encoding is refused with that line
+(mixed_utf8_line); NUL bytes without a byte-order mark mean a binary file. Delimiter: the candidate that
+splits the sampled lines into the same number (> 1) of fields most consistently. Decimal mark: "," when the
+delimiter is not "," and numbers written like 1,5 outnumber numbers written like 1.5 (ASCII digits only).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ SAMPLE_BYTES = 1 << 20
 WINDOWS = 8
 WINDOW_BYTES = 64 << 10
 DELIMITERS = (",", ";", "\t", "|")
-_COMMA_NUMBER = re.compile(r"^[+-]?\d+,\d+$")
-_DOT_NUMBER = re.compile(r"^[+-]?\d+\.\d+$")
+_COMMA_NUMBER = re.compile(r"[+-]?[0-9]+,[0-9]+")  # ASCII digits only, as the release's number rule
+_DOT_NUMBER = re.compile(r"[+-]?[0-9]+\.[0-9]+")
 
 BOMS = (
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -71,13 +73,33 @@ def _decodes(data: bytes, encoding: str, cut_both_ends: bool) -> bool:
     return True
 
 
+def has_utf8_text(sample: bytes) -> bool:
+    """Whether some line of ``sample`` holds non-ASCII text and decodes as UTF-8 as a whole: evidence that the
+    file is UTF-8 (Windows-1252 text almost never forms valid multi-byte UTF-8 sequences on a whole line)."""
+    for raw in sample.split(b"\n"):
+        if raw.isascii():
+            continue
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return True
+    return False
+
+
 def guess_encoding(head: bytes, windows: list[bytes]) -> str:
+    """The BOM's encoding; else UTF-8 when every sample decodes as UTF-8 or any sampled line is non-ASCII UTF-8
+    text (then invalid bytes elsewhere are a read error naming their row, never a silent cp1252 reading of the
+    whole file); else cp1252 when it decodes every sample; else Latin-1."""
     bom = bom_encoding(head)
     if bom:
         return bom
-    for enc in ("utf-8", "cp1252"):
-        if _decodes(head, enc, False) and all(_decodes(w, enc, True) for w in windows):
-            return enc
+    if _decodes(head, "utf-8", False) and all(_decodes(w, "utf-8", True) for w in windows):
+        return "utf-8"
+    if has_utf8_text(head) or any(has_utf8_text(w) for w in windows):
+        return "utf-8"
+    if _decodes(head, "cp1252", False) and all(_decodes(w, "cp1252", True) for w in windows):
+        return "cp1252"
     return "latin-1"
 
 
@@ -141,8 +163,8 @@ def guess_decimal(lines: list[str], delimiter: str) -> str:
     for row in csv.reader(io.StringIO("\n".join(lines[1:])), delimiter=delimiter):
         for cell in row:
             cell = cell.strip()
-            if _COMMA_NUMBER.match(cell):
+            if _COMMA_NUMBER.fullmatch(cell):
                 comma += 1
-            elif _DOT_NUMBER.match(cell):
+            elif _DOT_NUMBER.fullmatch(cell):
                 dot += 1
     return "," if comma > dot else "."

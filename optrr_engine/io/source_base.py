@@ -71,7 +71,9 @@ def rechunk(tables: Iterable, chunk_rows: int) -> Iterator:
 
 
 class Source:
-    """Base class. Subclasses set ``names`` and ``row_count`` and implement ``_tables``."""
+    """Base class. Subclasses set ``names`` and ``row_count`` and implement ``_tables``. After (or during) a pass
+    of :meth:`tables`, ``rows_read`` is the rows yielded and ``empty_rows_skipped`` the rows of the file that
+    were skipped because every cell was empty (delimited text and Excel; 0 for the other formats)."""
 
     format = "?"
 
@@ -81,6 +83,7 @@ class Source:
         self.names: list[str] = []
         self.row_count: int | None = None
         self.rows_read = 0
+        self.empty_rows_skipped = 0
 
     def fraction_done(self) -> float:
         if self.row_count:
@@ -99,6 +102,7 @@ class Source:
         """String tables of the chosen columns (all by default), in file order."""
         columns = check_columns(columns, self.names, self.path)
         self.rows_read = 0
+        self.empty_rows_skipped = 0
         for table in rechunk(self._tables(columns), self.chunk_rows(columns)):
             self.rows_read += table.num_rows
             yield table

@@ -79,7 +79,8 @@ def _as_text(col):
 
 
 class ExcelSource(Source):
-    """The chosen sheet (name or 0-based index; the first by default); the first row names the columns."""
+    """The chosen sheet (name or 0-based index; the first by default); the first row names the columns. Rows whose
+    every cell is empty (no value, or empty text) are no records: skipped and counted in ``empty_rows_skipped``."""
 
     format = "xlsx"
 
@@ -116,7 +117,9 @@ class ExcelSource(Source):
         self.row_count = None if dims is None else max(0, int(dims) - 1)
 
     def fraction_done(self) -> float:
-        return super().fraction_done() if self.row_count else 0.0
+        if not self.row_count:
+            return 0.0
+        return min(1.0, (self.rows_read + self.empty_rows_skipped) / self.row_count)
 
     def _tables(self, columns):
         try:
@@ -138,7 +141,8 @@ class ExcelSource(Source):
         chunk = self.chunk_rows(columns)
         filled = 0
         for line, row in enumerate(self._sheet.iter_rows(min_row=2, values_only=True), start=2):
-            if row is None or all(v is None for v in row):
+            if row is None or all(v is None or v == "" for v in row):
+                self.empty_rows_skipped += 1
                 continue
             if len(row) > width and any(v is not None for v in row[width:]):
                 raise InputError(

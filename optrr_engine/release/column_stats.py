@@ -22,8 +22,10 @@ RECODED_KEPT = 4
 DISTINCT_CAP = 5000
 #: Numbers sampled per column for quantiles.
 RESERVOIR = 20_000
-#: A number as text: optional sign, digits with an optional fraction (or a leading fraction), exponent.
-NUMBER_PATTERN = r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$"
+#: A number as text: optional sign, digits with an optional fraction (or a leading fraction), exponent, with
+#: optional surrounding ASCII white space. ASCII only, written without \d or \s, so that Python's ``re``
+#: (:func:`is_number_text`) and Arrow's RE2 (:func:`numeric_values`) agree: a full-width "１２" is text in both.
+NUMBER_PATTERN = r"^[ \t\n\r\f\v]*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?[ \t\n\r\f\v]*$"
 _NUMBER = re.compile(NUMBER_PATTERN)
 
 
@@ -43,7 +45,9 @@ def numeric_values(col, decimal: str = "."):
 
 
 def is_number_text(text: str, decimal: str = ".") -> bool:
-    return bool(_NUMBER.match(text.replace(",", ".") if decimal == "," else text))
+    """Whether ``text`` reads as a number (NUMBER_PATTERN, ``decimal`` as the decimal mark): the same rule as
+    :func:`numeric_values`."""
+    return _NUMBER.fullmatch(text.replace(",", ".") if decimal == "," else text) is not None
 
 
 class ColumnStats:

@@ -137,3 +137,20 @@ def test_parse_and_resolve_marginals():
     assert resolve_marginals({"orders": [2]}, 3) == [(0, 1), (0, 2), (1, 2)]
     with pytest.raises(ValueError):
         parse_marginals("a,a", names=["a"])
+
+
+def test_a_design_with_no_information_on_any_needed_marginal_ranks_as_if_it_erased_them_all():
+    """The heuristic at whole-record 2 on stroke's ten columns gets eps_i ~ 0.0007: every needed table is
+    uninformative at 5,110 rows, and its prediction (the uniform prior's) would rank by score alone."""
+    from optrr_engine.budget import distribute_budget
+    from optrr_engine.utility.predicted import predicted_error, strict_rank
+
+    sizes = [3, 4, 2, 2, 2, 5, 4, 4, 4, 2]
+    spec = {"orders": [1, 2]}
+    keys = {}
+    for method in ("heuristic", "kronecker"):
+        pe = predicted_error(distribute_budget(method, sizes, [1.0] * 10, 2.0).design.mechanism, 5110, spec)
+        keys[method] = pe.rank_key()
+        assert pe.no_information == (method == "heuristic")
+    assert keys["heuristic"][0] == 55 and keys["kronecker"][0] == 0  # (none of kronecker's 55 tables is erased)
+    assert strict_rank(keys["kronecker"]) < strict_rank(keys["heuristic"])

@@ -172,13 +172,22 @@ class PredictedError:
             return float("inf")
         return self.default_score()
 
+    @property
+    def no_information(self) -> bool:
+        """Every needed marginal is unusable (erased, or uninformative at these rows): the default estimates would be
+        the prior's equal shares, whose predicted error looks modest only because the prior is uniform."""
+        return bool(self.marginals) and len(self.non_identifiable) >= len(self.marginals)
+
     def rank_key(self) -> tuple:
-        """Order of designs: fewer erased needed marginals first, then the smaller :meth:`default_score`.
+        """Order of designs: fewer erased needed marginals first, then the smaller :meth:`default_score`; a design
+        with no information on any needed marginal (:attr:`no_information`) ranks as if it erased them all.
 
         Only erased marginals come first, not those merely uninformative at these rows: the shown (default)
         estimate of an uninformative marginal leans on its prior, and its predicted error already says by how
-        much. Putting them first as well picked designs up to 2x worse on joint tables (docs/utility.md)."""
-        return (len(self.erased), self.default_score())
+        much. Putting them first as well picked designs up to 2x worse on joint tables (docs/utility.md). But when
+        no needed marginal is informative, the prediction measures the prior alone (a heuristic design at scale
+        0.0007, every column "no information", predicted 25 % above Kronecker)."""
+        return (len(self.marginals) if self.no_information else len(self.erased), self.default_score())
 
     def unbiased_score(self) -> float:
         """Mean expected AVD of the unbiased estimates (inf when a needed marginal is non-identifiable)."""

@@ -796,7 +796,7 @@ class MechanismPanel(QWidget):
         (:meth:`stale_text`) first, in grey, while the result shown answers an older request."""
         budget = f", scale c = {s.scale:.4g}" if s.scale is not None else ""
         if s.lower_bound is not None and s.lower_bound > 0:
-            budget += f" (no mechanism can go below {fmt_eps(s.lower_bound)})"
+            budget += f" (with these per-column ε no mechanism can go below {fmt_eps(s.lower_bound)})"
         requested = SOURCE_HEADERS[epsilon_source(method, s)][2]
         marker = f"<span style='color:rgb{GREY.getRgb()[:3]}'><i>⟳ {html.escape(stale)}</i></span><br>" if stale else ""
         shown = (

@@ -65,6 +65,9 @@ def compute_design(method, sizes, request: dict, n_rows, progress=None, cancel=N
                 method, sizes, request["weights"], request["target_total"], progress=progress, cancel=cancel
             )
             summary = summarise(res.design, n_rows, time.perf_counter() - t0, scale=res.scale, request=request)
+            short = res.design.info.get("target_not_reached")  # why it stays below the target (engine's words)
+            if short:
+                summary.note = " ".join(x for x in (summary.note, f"Below the target: {short}.") if x)
             if min(summary.achieved) < DEGENERATE_EPSILON:
                 return DesignSummary(
                     method=method,

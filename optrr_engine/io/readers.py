@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from ..errors import InputError
 from .formats import format_of, text_path
+from .source_base import Source
 
 #: Rows per chunk by default.
 CHUNK_ROWS = 100_000
@@ -104,17 +105,37 @@ def open_source(path, options: ReaderOptions | None = None):
     path = _check_input(path)
     fmt = format_of(path)
     options = detect_options(path, options)
+    source: Source
     if fmt == "csv":
         from .csv_source import CsvSource
 
-        return CsvSource(path, options)
-    from . import typed_sources
+        source = CsvSource(path, options)
+    else:
+        from . import typed_sources
 
-    if fmt == "parquet":
-        return typed_sources.ParquetSource(path, options)
-    if fmt == "xlsx":
-        return typed_sources.ExcelSource(path, options)
-    return typed_sources.StatSource(path, options, fmt)
+        if fmt == "parquet":
+            source = typed_sources.ParquetSource(path, options)
+        elif fmt == "xlsx":
+            source = typed_sources.ExcelSource(path, options)
+        else:
+            source = typed_sources.StatSource(path, options, fmt)
+    check_spaced_names(source.names, path)
+    return source
+
+
+def check_spaced_names(names: list[str], path) -> None:
+    """Refuse column names that differ only by white space at their start or end ("Smoker" and "Smoker "): they
+    look the same everywhere they are shown, like a name given twice."""
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        key = name.strip()
+        if key in seen:
+            first = names[seen[key]]
+            raise InputError(
+                f"{os.path.basename(str(path))}: column names {first!r} and {name!r} (columns {seen[key] + 1} and "
+                f"{i + 1}) differ only by spaces at their start or end; rename one"
+            )
+        seen[key] = i
 
 
 def column_names(path, options: ReaderOptions | None = None) -> list[str]:

@@ -1,6 +1,7 @@
 """Typed formats read as text: Parquet (streamed by row groups), Excel .xlsx (openpyxl read-only, streamed
-row by row), SPSS .sav and Stata .dta (pyreadstat, read in chunks; value labels become the category names).
-Numbers, dates and booleans are turned into text by :mod:`.values`.
+row by row), SPSS .sav and Stata .dta (pyreadstat, read in chunks; value labels become the category names,
+blank strings are missing, user-missing values are read as missing). Numbers, dates and booleans are turned into
+text by :mod:`.values`.
 """
 
 from __future__ import annotations
@@ -161,7 +162,11 @@ class ExcelSource(Source):
 
 
 class StatSource(Source):
-    """SPSS .sav or Stata .dta through pyreadstat, with value labels applied (labels become categories)."""
+    """SPSS .sav or Stata .dta through pyreadstat, with value labels applied (labels become categories). A string
+    cell that is blank (empty or only spaces: how both formats store a missing text) is missing. ``value_labels``:
+    {column: {code: label}} as the file declares them (a label's code gives its order); ``user_missing``: {column:
+    the user-missing values the file declares, as text such as "9 = 'refused'"}: pyreadstat reads them as missing,
+    like empty cells."""
 
     def __init__(self, path, options, fmt: str):
         super().__init__(path, options)
@@ -170,11 +175,16 @@ class StatSource(Source):
         self.format = fmt
         self._read = pyreadstat.read_sav if fmt == "sav" else pyreadstat.read_dta
         try:
-            _, meta = self._read(self.path, metadataonly=True)
+            _, meta = self._read(self.path, metadataonly=True, user_missing=True)
         except Exception as exc:
             raise _open_error(path, exc, "an SPSS .sav file" if fmt == "sav" else "a Stata .dta file") from None
         self.names = check_names(list(meta.column_names), self.path)
         self.row_count = int(meta.number_rows) if meta.number_rows is not None and meta.number_rows >= 0 else None
+        self.value_labels: dict[str, dict[float, str]] = {
+            str(c): {float(k): str(v) for k, v in labels.items() if _is_code(k)}
+            for c, labels in (meta.variable_value_labels or {}).items()
+        }
+        self.user_missing = _user_missing(meta, self.value_labels)
 
     def _tables(self, columns):
         import pyarrow as pa
@@ -187,9 +197,42 @@ class StatSource(Source):
             )
             for frame, _ in reader:
                 names = [str(c) for c in frame.columns]
-                arrays = [string_array(frame[c].astype(object).tolist()) for c in frame.columns]
+                arrays = [string_array(_blank_missing(frame[c].astype(object).tolist())) for c in frame.columns]
                 yield pa.table(arrays, names=names)
         except InputError:
             raise
         except Exception as exc:
             raise _open_error(self.path, exc, self.format) from None
+
+
+def _blank_missing(values: list) -> list:
+    """``values`` with every blank text (empty or only white space) replaced by None (missing)."""
+    return [None if isinstance(v, str) and not v.strip() else v for v in values]
+
+
+def _is_code(code) -> bool:
+    """Whether a value-label key is a number (SPSS and Stata label numbers; a string column's labels are not
+    ordered by code)."""
+    return isinstance(code, (int, float)) and not isinstance(code, bool)
+
+
+def _user_missing(meta, labels: dict[str, dict[float, str]]) -> dict[str, str]:
+    """{column: its declared user-missing values as text ("9 = 'refused'", "7 to 9", Stata's ".a")}."""
+    out: dict[str, str] = {}
+    for col, ranges in (getattr(meta, "missing_ranges", None) or {}).items():
+        named = labels.get(str(col), {})
+        parts = []
+        for r in ranges:
+            lo, hi = r.get("lo"), r.get("hi")
+            if lo == hi:
+                label = named.get(float(lo)) if _is_code(lo) else None
+                text = repr(lo) if isinstance(lo, str) else format_value(lo)
+                parts.append(f"{text} = {label!r}" if label is not None else str(text))
+            else:
+                parts.append(f"{format_value(lo)} to {format_value(hi)}")
+        if parts:
+            out[str(col)] = ", ".join(parts)
+    for col, codes in (getattr(meta, "missing_user_values", None) or {}).items():
+        if codes:
+            out[str(col)] = ", ".join(f".{c}" for c in codes)
+    return out

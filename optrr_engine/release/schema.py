@@ -2,14 +2,21 @@
 
 Per column (rules in :func:`decide_column`):
 - likely identifiers (a name such as id / mrn / name / email / date of birth, or a distinct value in nearly
-  every row), free text (long texts with spaces) and columns with more than MAX_CATEGORIES categories get
-  role "drop" with a warning saying why; so do empty and one-valued columns;
+  every row), free text (a name such as comment / notes / Bemerkung, long texts with spaces on average, or any
+  value of LONG_WORDS or more words or more than FREE_TEXT_LENGTH characters) and columns with more than
+  MAX_CATEGORIES categories get role "drop" with a warning saying why; so do empty and one-valued columns;
 - numbers with more than ORDINAL_MAX distinct values become type "numeric" with DEFAULT_BIN_COUNT quantile
   bins (rounded, outer bins open); numbers with few values become "ordinal" (numeric order); other text
   is "nominal" (sorted alphabetically, digit runs as numbers: "5-9" before "10-14"; the order reveals nothing
   about frequencies);
 - everything else gets role "perturb" with epsilon DEFAULT_EPSILON; empty cells become the category
   "NA" where they occur.
+Values that differ only by spaces or letter case, or are equal as numbers ("yes"/"Yes ", "1"/"1.0"), are named
+in a warning (:func:`near_duplicate_warning`): they are released as different categories unless recoded. A column
+name with spaces at its start or end, or a line break, is named in a warning (:func:`name_warning`).
+SPSS / Stata value labels (``labels`` of :func:`decide_column`, from the file) list the categories in the order of
+their codes, ordinal when the codes are 3 or more consecutive whole numbers; codes without a label and the file's
+user-missing values (read as missing) are named in warnings; labelled columns are never taken for free text.
 Categories seen fewer than RARE_COUNT times are flagged by name and count: the codebook lists every category,
 so their existence is disclosed. Non-numeric cells of a numeric column that are not missing-value markers
 (e.g. ``deceased 2019-03-04 (Mrs J. Smith)`` in ``age``) are never copied into the configuration: the
@@ -51,14 +58,32 @@ RARE_COUNT = 5
 RARE_SHOWN = 10
 #: Start of the warning on non-numeric cells in a numeric column (the GUI shows warnings as they are).
 NON_NUMERIC_FLAG = "text in a numeric column"
-#: Texts longer than this on average, or mostly with spaces and mostly distinct: free text.
+#: Texts longer than this on average, or mostly with spaces and mostly distinct: free text; so is a column with
+#: any value longer than this or of LONG_WORDS or more words (a category label rarely is).
 FREE_TEXT_LENGTH = 40
+LONG_WORDS = 3
 MISSING_MARKERS = ("?", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "none", ".", "-", "missing")
 _ID_NAME = re.compile(
     r"(^|[^a-z])(id|ids|uid|uuid|guid|mrn|ssn|nhs|nino|bsn|passport|iban)([^a-z]|$)"
     r"|name|e-?mail|phone|mobile|address|street|post_?code|zip_?code|birth|dob|social.?security|record.?number"
-    r"|patient.?(no|num|number)|identifier",
+    r"|patient.?(no|num|number)(?![a-z])|identifier",
     re.IGNORECASE,
+)
+#: Words of a column name saying it holds free text (whole words of the name: "patient_comment", "Notes",
+#: "freeText"; not "denote", "keynote", "notebook_id"), and word endings for German compounds ("Arztbemerkung").
+_FREE_TEXT_WORDS = frozenset(
+    "comment comments commentary note notes remark remarks description descriptions freetext narrative annotation "
+    "annotations memo commentaire commentaires remarque remarques observacion observación observaciones comentario "
+    "comentarios commento commenti osservazioni opmerking opmerkingen toelichting".split()
+)
+_FREE_TEXT_ENDINGS = tuple(
+    "bemerkung bemerkungen kommentar kommentare notiz notizen anmerkung anmerkungen freitext".split()
+)
+_FREE_TEXT_PAIRS = frozenset({("free", "text"), ("free", "form"), ("texte", "libre"), ("texto", "libre")})
+#: Words that make such a name one of a category about the text ("comment_type", "has_notes", "note_count").
+_ABOUT_TEXT_WORDS = frozenset(
+    "type types category cat code codes flag flags count counts n num number yn present has any status class kind "
+    "length len".split()
 )
 #: What follows the reason of a warning explaining why a column was dropped ("looks like free text; dropped").
 DROPPED = "; dropped"
@@ -122,6 +147,47 @@ def looks_like_identifier_name(name: str) -> bool:
     return bool(_ID_NAME.search(name.strip()))
 
 
+def _name_words(name: str) -> list[str]:
+    """The words of a column name, case-folded: runs of letters, split at camelCase ("freeText": free, text)."""
+    spaced = re.sub(r"(?<=[a-zß-öø-ÿ])(?=[A-ZÀ-ÖØ-Þ])", " ", name)
+    return [w.casefold() for w in re.findall(r"[^\W\d_]+", spaced)]
+
+
+def looks_like_free_text_name(name: str) -> bool:
+    """Whether a column's name says it holds free text: a word such as comment(s), note(s), remark(s),
+    description, "free text", Bemerkung, Kommentar, Notiz, Anmerkung, commentaire, remarque, observación,
+    comentario (whole words; German compounds by their ending), unless another word makes it a category about
+    the text (type, code, count, has, ...)."""
+    words = _name_words(name)
+    if any(w in _ABOUT_TEXT_WORDS for w in words):
+        return False
+    if any(w in _FREE_TEXT_WORDS or w.endswith(_FREE_TEXT_ENDINGS) for w in words):
+        return True
+    return any(pair in _FREE_TEXT_PAIRS for pair in zip(words, words[1:], strict=False))
+
+
+def long_text(value: str) -> bool:
+    """A value no category label is likely to be: LONG_WORDS or more words, or more than FREE_TEXT_LENGTH
+    characters ("Patient Müller, call back"; not "Never smoked" or "Self-employed")."""
+    return len(value) > FREE_TEXT_LENGTH or len(value.split()) >= LONG_WORDS
+
+
+def name_warning(name: str) -> str | None:
+    """The warning about a column name with white space at its start or end, or a line break or tab inside (it
+    must be spelled so in a configuration, and looks like another name where it is shown); None otherwise."""
+    if name != name.strip():
+        return (
+            f"the column name {name!r} has spaces at its start or end; they are part of the name (a configuration "
+            "must spell it with them) - rename the column in the file to remove them"
+        )
+    if any(ch in name for ch in "\r\n\t"):
+        return (
+            f"the column name {name!r} contains a line break or tab; it is part of the name (a configuration must "
+            "spell it so) - rename the column in the file"
+        )
+    return None
+
+
 def _sort_key_numeric(decimal: str):
     def key(v: str):
         if is_number_text(v, decimal):
@@ -147,11 +213,15 @@ def listed_categories(values, ordinal: bool, decimal: str = ".") -> list[str]:
     return sorted(values, key=_sort_key_numeric(decimal) if ordinal else _alphabetical)
 
 
-def decide_column(stats: ColumnStats) -> ColumnConfig:
-    """A column's configuration from its statistics (see the module docstring)."""
+def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) -> ColumnConfig:
+    """A column's configuration from its statistics (see the module docstring); ``labels``: the value labels
+    {code: label} the file declares for it (SPSS / Stata), if any."""
     name = stats.name
     col = ColumnConfig(name=name, role="perturb", type="nominal", epsilon=DEFAULT_EPSILON)
     warn = col.warnings
+    named = name_warning(name)
+    if named:
+        warn.append(named)
     rows = stats.present
     distinct = stats.distinct
     if rows == 0:
@@ -166,9 +236,24 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
     marker_cells = sum(stats.counts.get(m, 0) for m in MISSING_MARKERS)
     numeric = stats.numeric > 0 and stats.numeric >= NUMERIC_SHARE * (rows - marker_cells)
     spaced = stats.with_space > 0.5 * rows and (distinct is None or distinct > 0.5 * rows)
-    if not numeric and (stats.mean_length > FREE_TEXT_LENGTH or spaced):
+    if not numeric and not labels and looks_like_free_text_name(name):
+        col.role = "drop"
+        warn.append(f"likely free text (its name){DROPPED} - set role to perturb only if it holds a few fixed labels")
+        return col
+    if not numeric and not labels and (stats.mean_length > FREE_TEXT_LENGTH or spaced):
         col.role = "drop"
         warn.append(f"looks like free text{DROPPED}")
+        return col
+    # rare long texts: a survey's "Neither agree nor disagree", answered in many rows, is a label
+    texts = stats.counts.items() if not numeric and not labels else ()
+    long = sum(1 for v, c in texts if c < RARE_COUNT and long_text(v))
+    if long:
+        col.role = "drop"
+        warn.append(
+            f"likely free text ({long:,} value{'s' if long != 1 else ''} of {LONG_WORDS} or more words or over "
+            f"{FREE_TEXT_LENGTH} characters in fewer than {RARE_COUNT} rows each, not copied here){DROPPED} - set "
+            "role to perturb only if they are category labels"
+        )
         return col
     nearly_unique = rows >= UNIQUE_MIN_ROWS and (distinct is None or distinct >= UNIQUE_SHARE * rows)
     if nearly_unique and (not numeric or _dense_integers(stats)):
@@ -200,6 +285,8 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
     if numeric:
         col.type = "ordinal"
     col.categories = listed_categories(values, numeric, stats.decimal)
+    if labels:
+        _apply_labels(col, values, labels, stats)
     _add_missing(col, has_missing, set(values))
     if len(col.categories) < 2:
         col.role = "drop"
@@ -211,7 +298,90 @@ def decide_column(stats: ColumnStats) -> ColumnConfig:
     if rare:
         warn.append(rare)
     _flag_markers(col, stats.counts)
+    near = near_duplicate_warning([c for c in col.categories if c in stats.counts], stats.decimal)
+    if near:
+        warn.append(near)
     return col
+
+
+def _code(value: str, labels: dict[float, str], decimal: str) -> float | None:
+    """The code of a value of a labelled column: its label's (the smallest, for a label given twice), or the
+    number itself for an unlabelled code; None for another text."""
+    codes = [c for c, label in labels.items() if label == value]
+    if codes:
+        return min(codes)
+    if is_number_text(value, decimal):
+        return float(value.replace(",", ".") if decimal == "," else value)
+    return None
+
+
+#: How the warning naming the codes without a value label starts.
+UNLABELLED_START = "codes without a value label in the file"
+
+
+def _apply_labels(col: ColumnConfig, values: list[str], labels: dict[float, str], stats: ColumnStats) -> None:
+    """Categories of a labelled column in the order of their codes (other texts after them); ordinal when the
+    codes are 3 or more consecutive whole numbers (codes the file labels fill gaps); warnings naming the codes
+    without a label and saying where an ordinal order comes from."""
+    codes = {v: _code(v, labels, stats.decimal) for v in values}
+    col.categories = sorted(
+        values, key=lambda v: (0, codes[v], v, ()) if codes[v] is not None else (1, 0.0, "", _alphabetical(v))
+    )
+    unlabelled = [v for v in col.categories if codes[v] is not None and v not in labels.values()]
+    if unlabelled:
+        shown = ", ".join(f"{v!r} ({stats.counts[v]:,})" for v in unlabelled[:RARE_SHOWN])
+        more = f" and {len(unlabelled) - RARE_SHOWN} more" if len(unlabelled) > RARE_SHOWN else ""
+        col.warnings.append(
+            f"{UNLABELLED_START}: {shown}{more} - recode them to a label, or set them missing if they mean missing"
+        )
+    present = sorted({c for c in codes.values() if c is not None})
+    whole = all(c == math.floor(c) for c in present) and None not in codes.values()
+    if (
+        whole
+        and len(present) >= 3
+        and all(k in present or k in labels for k in range(int(present[0]), int(present[-1]) + 1))
+    ):
+        col.type = "ordinal"
+        listed = ", ".join(
+            f"{format_code(codes[v])} = {v!r}" if v in labels.values() else format_code(codes[v])
+            for v in col.categories[:RARE_SHOWN]
+        )
+        more = ", ..." if len(col.categories) > RARE_SHOWN else ""
+        col.warnings.append(
+            f"categories in the order of their codes in the file ({listed}{more}), proposed as ordinal - set type "
+            "nominal if that order means nothing"
+        )
+
+
+def format_code(code: float | None) -> str:
+    """A code as the file shows it: 3.0 as 3."""
+    return "" if code is None else str(int(code)) if code == math.floor(code) else repr(code)
+
+
+#: How the warning naming values that differ only by spaces, letter case or number format starts.
+NEAR_DUPLICATE_START = "values that differ only by spaces or letter case (or are equal as numbers)"
+
+
+def _near_key(value: str, decimal: str):
+    if is_number_text(value, decimal):
+        return (0, float(value.replace(",", ".") if decimal == "," else value))
+    return (1, " ".join(value.split()).casefold())
+
+
+def near_duplicate_warning(values, decimal: str = ".") -> str | None:
+    """The warning naming the groups of ``values`` (categories as read) that differ only by white space (at the
+    start, end or inside) or letter case, or are equal as numbers ("1" and "1.0"): each is released as a
+    category of its own unless recoded; None when there are none. Groups and values in the order of ``values``
+    (the first RARE_SHOWN groups)."""
+    groups: dict = {}
+    for v in values:
+        groups.setdefault(_near_key(v, decimal), []).append(v)
+    found = [g for g in groups.values() if len(g) > 1]
+    if not found:
+        return None
+    shown = "; ".join("/".join(repr(v) for v in g) for g in found[:RARE_SHOWN])
+    more = f"; and {len(found) - RARE_SHOWN} more" if len(found) > RARE_SHOWN else ""
+    return f"{NEAR_DUPLICATE_START}: {shown}{more} - merge them (recode), or each is released as its own category"
 
 
 #: How the rare-category warning starts (the GUI recomputes it after recoding).
@@ -296,6 +466,9 @@ def declared_column(stats: ColumnStats, categories: list[str], source: str) -> C
     (the warning says how many cells fall outside the dictionary, not which)."""
     col = ColumnConfig(name=stats.name, role="perturb", type="nominal", epsilon=DEFAULT_EPSILON)
     col.categories = list(categories)
+    named = name_warning(stats.name)
+    if named:
+        col.warnings.append(named)
     col.warnings.append(f"categories declared by the data dictionary {source}, not read from the data")
     _add_missing(col, stats.missing > 0, set(categories))
     if stats.overflow:
@@ -334,10 +507,15 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
     if rows == 0:
         raise InputError(f"{os.path.basename(str(path))} has a header but no data rows")
     name = os.path.basename(str(codebook)) if codebook is not None else ""
+    labels = getattr(source, "value_labels", {})
     columns = [
-        declared_column(stats[n], declared[n], name) if n in declared else decide_column(stats[n])
+        declared_column(stats[n], declared[n], name) if n in declared else decide_column(stats[n], labels.get(n))
         for n in source.names
     ]
+    for col in columns:
+        user_missing = getattr(source, "user_missing", {}).get(col.name)
+        if user_missing:
+            col.warnings.append(user_missing_warning(user_missing))
     reader = {k: v for k, v in source.options.to_dict().items() if k in ("delimiter", "encoding", "decimal", "sheet")}
     cfg = ReleaseConfig(
         method="auto",
@@ -347,6 +525,15 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
     )
     ctl.report(1.0, f"{rows:,} rows, {len(columns)} columns")
     return cfg
+
+
+def user_missing_warning(values: str) -> str:
+    """The note on a column's user-missing values (``values``: as the file declares them, e.g. "9 = 'refused'"):
+    they are read as missing, so they are released with the empty cells and cannot be told apart from them."""
+    return (
+        f"user-missing values declared in the file ({values}) are read as missing, like empty cells: they are "
+        "released together with them and cannot be told apart"
+    )
 
 
 def needs_bins(cfg: ReleaseConfig) -> list[ColumnConfig]:

@@ -320,7 +320,12 @@ def follow_state(warnings: list[str], col: ColumnState, summary) -> list[str]:
     """The schema's warnings about the column's values recomputed for its current state: the markers still kept as
     categories (once its categories are listed) and, with ``summary``, the rare categories released now (also
     when the schema gave none, for a released column); a warning that no longer holds disappears."""
-    from optrr_engine.release.schema import MARKER_WARNING_START, RARE_WARNING_START
+    from optrr_engine.release.schema import (
+        MARKER_WARNING_START,
+        NEAR_DUPLICATE_START,
+        RARE_WARNING_START,
+        near_duplicate_warning,
+    )
 
     out: list[str | None] = []
     rare_seen = False
@@ -328,6 +333,9 @@ def follow_state(warnings: list[str], col: ColumnState, summary) -> list[str]:
         if w.startswith(MARKER_WARNING_START) and col.categories is not None:
             w = current_markers(col)
             out.append(gui_wording(w) if w else None)
+        elif w.startswith(NEAR_DUPLICATE_START) and col.categories is not None:
+            decimal = summary.decimal if summary is not None else "."
+            out.append(near_duplicate_warning(col.categories, decimal))  # gone once the variants are merged
         elif w.startswith(RARE_WARNING_START) and summary is not None and col.type != "numeric":
             rare_seen = True
             out.append(current_rare(col, summary))

@@ -1,0 +1,229 @@
+"""Review fixes of the schema: free text found by a column's name or by any long value (never copied into the
+configuration), values that differ only by spaces, case or number format named in a warning, column names that
+differ only by surrounding spaces refused (a leading space warned about), and SPSS / Stata value labels listed in
+the order of their codes, with unlabelled codes, user-missing values and blank strings handled."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrr_engine.cli.main import main
+from optrr_engine.errors import InputError
+from optrr_engine.io.readers import open_source
+from optrr_engine.release.config import ReleaseConfig
+from optrr_engine.release.schema import DROPPED, infer_schema
+
+
+def by_name(cfg):
+    return {c.name: c for c in cfg.columns}
+
+
+def write_csv(path, columns: dict) -> None:
+    pd.DataFrame(columns).to_csv(path, index=False)
+
+
+def cycle(values, n=60):
+    return [values[i % len(values)] for i in range(n)]
+
+
+# -- 1. free text ----------------------------------------------------------------------------------------------
+
+
+FREE_TEXT_NAMES = [
+    "comment",
+    "Comments",
+    "patient_note",
+    "Notes",
+    "remarks",
+    "free text",
+    "freeText",
+    "description",
+    "Bemerkung",
+    "Kommentar",
+    "Notiz",
+    "Anmerkungen",
+    "Arztbemerkung",
+    "commentaire",
+    "remarque",
+    "observación",
+    "comentario",
+]
+NOT_FREE_TEXT_NAMES = ["denote", "keynote", "comment_type", "has_notes", "note_count", "remarkable", "descriptive"]
+
+
+def test_free_text_names_are_dropped_by_whole_words_and_their_values_are_not_copied(tmp_path):
+    path = tmp_path / "names.csv"
+    values = cycle(["nothing", "call back"])
+    write_csv(path, {name: values for name in FREE_TEXT_NAMES + NOT_FREE_TEXT_NAMES})
+    cols = by_name(infer_schema(path))
+    for name in FREE_TEXT_NAMES:
+        assert cols[name].role == "drop", name
+        assert cols[name].categories is None
+        assert cols[name].warnings[0].startswith(f"likely free text (its name){DROPPED} - "), name
+    for name in NOT_FREE_TEXT_NAMES:
+        assert cols[name].role == "perturb", name
+        assert cols[name].categories == ["call back", "nothing"]
+    cfg_text = json.dumps(infer_schema(path).to_dict())
+    assert "nothing" in cfg_text  # from the columns judged by their values
+    # notebook_id is no free text by its name (the identifier rule drops it for its name)
+    write_csv(tmp_path / "nb.csv", {"notebook_id": values})
+    warning = by_name(infer_schema(tmp_path / "nb.csv"))["notebook_id"].warnings[0]
+    assert warning.startswith("likely identifier (its name)")
+
+
+def test_a_few_long_texts_among_short_values_drop_the_column_without_copying_them(tmp_path):
+    path = tmp_path / "longcell.csv"
+    code = cycle(["A", "B", "C"], 100)
+    code[5] = code[50] = "Patient Müller, call back"
+    code[70] = "x" * 41  # one long word
+    write_csv(
+        path,
+        {
+            "code": code,
+            "job": cycle(["Self-employed", "Private practice", "Retired"], 100),
+            "smoking": cycle(["Never smoked", "Smoker", "Former smoker"], 100),
+            "opinion": cycle(["Agree", "Neither agree nor disagree", "Disagree"], 100),  # a survey's label
+        },
+    )
+    cfg = infer_schema(path)
+    cols = by_name(cfg)
+    assert cols["code"].role == "drop" and cols["code"].categories is None
+    assert cols["code"].warnings == [
+        f"likely free text (2 values of 3 or more words or over 40 characters in fewer than 5 rows each, not copied "
+        f"here){DROPPED} - set role to perturb only if they are category labels"
+    ]
+    assert "Müller" not in json.dumps(cfg.to_dict())
+    assert cols["job"].role == "perturb" and cols["job"].categories == ["Private practice", "Retired", "Self-employed"]
+    assert cols["smoking"].role == "perturb" and cols["smoking"].warnings == []
+    assert cols["opinion"].role == "perturb" and cols["opinion"].warnings == []  # long, but in many rows: a label
+
+
+# -- 2. near-duplicate values and names --------------------------------------------------------------------
+
+
+def test_values_that_differ_only_by_spaces_case_or_number_format_are_named(tmp_path):
+    path = tmp_path / "mix.csv"
+    children = cycle(["0", "0.0", "1", "1.0", "2", "2.0", " 3", "3", "N/A"])
+    smoker = cycle([" no", "no", "YES", "Yes", "yes", "yes "])
+    write_csv(path, {"children": children, "smoker": smoker, "sex": cycle(["F", "M", "f "])})
+    cols = by_name(infer_schema(path))
+    start = "values that differ only by spaces or letter case (or are equal as numbers): "
+    end = " - merge them (recode), or each is released as its own category"
+    assert cols["children"].categories == ["0", "0.0", "1", "1.0", "2", "2.0", " 3", "3", "N/A"]
+    assert cols["children"].warnings[-1] == f"{start}'0'/'0.0'; '1'/'1.0'; '2'/'2.0'; ' 3'/'3'{end}"
+    assert cols["smoker"].warnings == [f"{start}' no'/'no'; 'YES'/'Yes'/'yes'/'yes '{end}"]
+    assert cols["sex"].warnings == [f"{start}'F'/'f '{end}"]
+
+
+def test_names_that_differ_only_by_surrounding_spaces_are_refused_and_a_spaced_name_is_warned(tmp_path):
+    import openpyxl
+
+    csv = tmp_path / "dup.csv"
+    csv.write_text("Smoker,Smoker \nyes,no\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"'Smoker' and 'Smoker ' \(columns 1 and 2\) differ only by spaces"):
+        infer_schema(csv)
+    book = openpyxl.Workbook()
+    book.active.append(["age", " Smoker", "Smoker"])
+    book.active.append([30, "yes", "no"])
+    book.save(tmp_path / "dup.xlsx")
+    with pytest.raises(InputError, match="differ only by spaces at their start or end; rename one"):
+        open_source(tmp_path / "dup.xlsx")
+    spaced = tmp_path / "spaced.csv"
+    write_csv(spaced, {" sex": cycle(["F", "M"]), "Age\n(years)": cycle(["1", "2"])})
+    cols = by_name(infer_schema(spaced))
+    assert cols[" sex"].role == "perturb" and cols[" sex"].warnings[0].startswith(
+        "the column name ' sex' has spaces at its start or end; they are part of the name"
+    )
+    assert cols["Age\n(years)"].warnings[0].startswith("the column name 'Age\\n(years)' contains a line break")
+
+
+# -- 3. SPSS / Stata value labels ------------------------------------------------------------------------------
+
+
+def labelled_frame(n=60):
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(
+        {
+            "sex": rng.choice([1.0, 2.0], n),
+            "level": [[1.0, 2.0, 3.0, np.nan][i % 4] for i in range(n)],
+            "educ": [[1.0, 2.0, 3.0, 4.0][i % 4] for i in range(n)],
+            "smoker": [[0.0, 1.0, 9.0][i % 3] for i in range(n)],
+            "answer": [["", "yes", "no", " "][i % 4] for i in range(n)],
+        }
+    )
+
+
+LABELS = {
+    "sex": {1: "female", 2: "male"},
+    "level": {1: "low", 2: "mid", 3: "high"},
+    "educ": {1: "primary", 2: "secondary", 3: "tertiary"},
+    "smoker": {0: "no", 1: "yes", 9: "refused"},
+}
+
+
+def test_spss_labels_keep_the_order_of_their_codes_and_user_missing_and_blanks_are_handled(tmp_path):
+    import pyreadstat
+
+    path = tmp_path / "labels.sav"
+    pyreadstat.write_sav(labelled_frame(), str(path), variable_value_labels=LABELS, missing_ranges={"smoker": [9]})
+    cfg = infer_schema(path)
+    cols = by_name(cfg)
+    assert cols["sex"].type == "nominal" and cols["sex"].categories == ["female", "male"]
+    assert cols["level"].type == "ordinal" and cols["level"].categories == ["low", "mid", "high", "NA"]
+    assert cols["level"].warnings == [
+        "categories in the order of their codes in the file (1 = 'low', 2 = 'mid', 3 = 'high'), proposed as "
+        "ordinal - set type nominal if that order means nothing"
+    ]
+    assert cols["educ"].type == "ordinal" and cols["educ"].categories == ["primary", "secondary", "tertiary", "4"]
+    assert cols["educ"].warnings[0] == (
+        "codes without a value label in the file: '4' (15) - recode them to a label, or set them missing if they "
+        "mean missing"
+    )
+    assert cols["smoker"].type == "nominal" and cols["smoker"].categories == ["no", "yes", "NA"]
+    assert cols["smoker"].warnings == [
+        "user-missing values declared in the file (9 = 'refused') are read as missing, like empty cells: they are "
+        "released together with them and cannot be told apart"
+    ]
+    assert cols["answer"].categories == ["no", "yes", "NA"]  # "" and " " are missing, not a category ""
+    ReleaseConfig.from_dict(cfg.to_dict()).validate()
+
+
+def test_stata_labels_keep_the_order_of_their_codes(tmp_path):
+    import pyreadstat
+
+    path = tmp_path / "labels.dta"
+    frame = labelled_frame()[["sex", "level"]]
+    pyreadstat.write_dta(frame, str(path), variable_value_labels={k: LABELS[k] for k in ("sex", "level")})
+    cols = by_name(infer_schema(path))
+    assert cols["level"].type == "ordinal" and cols["level"].categories == ["low", "mid", "high", "NA"]
+    assert cols["sex"].categories == ["female", "male"]
+
+
+def test_blank_spss_strings_are_released_as_missing(tmp_path):
+    import pyreadstat
+
+    path = tmp_path / "blank.sav"
+    frame = pd.DataFrame({"answer": [["", "yes", "no", " "][i % 4] for i in range(60)]})
+    pyreadstat.write_sav(frame, str(path))
+    cfg, out = tmp_path / "c.json", tmp_path / "rel.csv"
+    assert main(["schema", str(path), "-o", str(cfg)]) == 0
+    assert json.loads(cfg.read_text())["columns"][0]["categories"] == ["no", "yes", "NA"]
+    assert main(["perturb", str(path), "--config", str(cfg), "-o", str(out), "--quiet", "--no-shuffle"]) == 0
+    released = pd.read_csv(out, dtype=str, keep_default_na=False)["answer"]
+    assert set(released) <= {"no", "yes", "NA"}
+
+
+def test_the_near_duplicate_warning_follows_the_columns_categories_in_the_window():
+    """After the variants are merged (recoded into one category) the window's warning goes; before, it names them."""
+    from optrr_engine.release.schema import near_duplicate_warning
+    from optrr_gui.state.config_bridge import follow_state
+    from optrr_gui.state.session import ColumnState
+
+    before = near_duplicate_warning([" no", "no", "yes"])
+    assert before is not None
+    col = ColumnState(name="smoker", role="perturb", categories=[" no", "no", "yes"])
+    assert follow_state([before], col, None) == [before]
+    merged = ColumnState(name="smoker", role="perturb", categories=["no", "yes"], recode={"no": [" no", "no"]})
+    assert follow_state([before], merged, None) == []

@@ -245,8 +245,8 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
         warn.append(f"looks like free text{DROPPED}")
         return col
     # rare long texts: a survey's "Neither agree nor disagree", answered in many rows, is a label
-    texts = stats.counts.items() if not numeric and not labels else ()
-    long = sum(1 for v, c in texts if c < RARE_COUNT and long_text(v))
+    seen = stats.counts.items() if not numeric and not labels else ()
+    long = sum(1 for v, c in seen if c < RARE_COUNT and long_text(v))
     if long:
         col.role = "drop"
         warn.append(

@@ -12,6 +12,8 @@ import importlib
 import os
 import sys
 
+from .interrupts import Terminated, handled, held
+
 #: subcommand name -> module in optrr_engine.cli with ``add_parser(subparsers)`` and ``run(args)``.
 COMMANDS = {
     "design": "design_cmd",
@@ -39,45 +41,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, ``timeout``, a job scheduler), raised like Ctrl-C so that every clean-up runs: no
-    temporary file or shuffle bucket of a release is left beside the output."""
-
-
-def _raise_terminated(signum, frame):
-    """The first SIGTERM ends the command like Ctrl-C; later ones are ignored, so that a second ``kill`` does not
-    interrupt the clean-up the first one started."""
-    import signal
-
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise Terminated
-
-
 def main(argv: list[str] | None = None) -> int:
-    import signal
-    import threading
-
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
+    """Run one command; return its exit code. Every Ctrl-C / SIGTERM, from the first instant (building the parser,
+    importing the commands) to the last, ends in one line and exit 130 / 143 (:mod:`.interrupts`); one received past
+    a command's commit point lets the command finish and is reported as such."""
     try:
-        return _main(argv)
-    except Terminated:  # before or after the command's own handling (parsing the arguments, restoring)
+        with handled(restore=argv is not None):
+            code = _main(argv)
+            if held() is not None and code == 0:
+                print(
+                    "optrr: interrupt received after the release was written; the release is complete", file=sys.stderr
+                )
+            return code
+    except Terminated:
         print("optrr: terminated", file=sys.stderr)
         return 143
-    finally:
-        if main_thread:  # a handler installed outside Python reads as None: the default then
-            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+    except KeyboardInterrupt:
+        print("optrr: interrupted", file=sys.stderr)
+        return 130
 
 
 def _main(argv) -> int:
     from ..errors import Cancelled, OptRRError
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "_run", None):
-        parser.print_help()
-        return 2
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "_run", None):
+            parser.print_help()
+            return 2
         code = int(args._run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows up here at the latest
         return code
@@ -90,17 +82,13 @@ def _main(argv) -> int:
     except Cancelled:
         print("optrr: cancelled", file=sys.stderr)
         return 130
-    except Terminated:  # said by main(), which also catches it around the parsing
-        raise
-    except KeyboardInterrupt:
-        print("optrr: interrupted", file=sys.stderr)
-        return 130
     except OptRRError as exc:
         print(f"optrr: error: {exc}", file=sys.stderr)
         return 2
     except MemoryError:
-        print("optrr: error: not enough memory for this request; ask for smaller tables or fewer columns",
-              file=sys.stderr)
+        print(
+            "optrr: error: not enough memory for this request; ask for smaller tables or fewer columns", file=sys.stderr
+        )
         return 2
 
 

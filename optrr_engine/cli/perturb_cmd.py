@@ -92,6 +92,60 @@ def add_parser(sub):
     return p
 
 
+def check_output_name(args) -> None:
+    """Refuse, before any work, an output name whose extension OptRR's readers cannot read back (``optrr estimate``
+    and the other commands choose the reader by extension). An output that is the run's own input, configuration,
+    key file or audit record is left to perturb_file, whose refusal to overwrite it says more."""
+    from ..errors import InputError
+    from ..io.formats import EXTENSIONS, extension, known_format
+    from ..release.audit import audit_folder, audit_path
+
+    output = args.output
+    if known_format(output) is None:
+        ours = [args.input, args.config, args.key_file]
+        try:
+            ours.append(audit_path(audit_folder(args.audit_dir)))
+        except InputError:
+            pass  # no audit folder: said by perturb_file
+        for path in filter(None, ours):
+            if os.path.abspath(output) == os.path.abspath(path) or (
+                os.path.exists(output) and os.path.exists(path) and os.path.samefile(output, path)
+            ):
+                return
+        ext = extension(output)
+        what = f"ends in {ext}, which OptRR cannot read back" if ext else "has no extension"
+        raise InputError(f"output {output}: the name {what}; end it in one of {' '.join(sorted(EXTENSIONS))}")
+
+
+def check_excel_rows(args) -> None:
+    """Refuse, before any work, an Excel release of an input that the configuration (``source.rows``, counted by
+    ``optrr schema`` for a file of the same name) shows to have more data rows than a sheet holds, unless rows may be
+    left out (``missing: exclude``). The writer checks the rows actually written in any case."""
+    from ..errors import InputError
+    from ..io.formats import known_format
+    from ..io.writers import XLSX_MAX_ROWS
+    from ..release.config import load_config
+
+    out_format = str(args.format).lower() if args.format else known_format(args.output)
+    if out_format != "xlsx":
+        return
+    try:
+        cfg = load_config(args.config)
+    except InputError:
+        return  # perturb_file says what is wrong with the configuration, in its order of checks
+    source = cfg.source or {}
+    rows = source.get("rows")
+    same_file = source.get("file") == os.path.basename(os.fspath(args.input))
+    if not (same_file and isinstance(rows, int) and rows > XLSX_MAX_ROWS):
+        return
+    if any(c.missing == "exclude" for c in cfg.perturbed()):
+        return
+    raise InputError(
+        f"{source['file']} has {rows:,} data rows (source.rows of {os.path.basename(args.config)}); an Excel sheet "
+        f"holds at most {XLSX_MAX_ROWS:,}: write the release as csv or parquet"
+    )
+
+
 def run(args) -> int:
     from ..errors import InputError
     from ..release.audit import audit_folder, audit_path
@@ -100,7 +154,10 @@ def run(args) -> int:
     from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
     from ..release.risk import weak_protection_warnings
     from ..utility.release_check import check_release
+    from .interrupts import hold
 
+    check_output_name(args)
+    check_excel_rows(args)
     if args.seed is not None:
         raise InputError(
             "--seed is not accepted: a release made from a small seed can be undone by trying seeds; use "
@@ -137,6 +194,7 @@ def run(args) -> int:
             design_check=lambda mech, names, cfg: check_release(
                 mech, names, cfg.needed_marginals, args.allow_unidentifiable or cfg.allow_unidentifiable
             ),
+            at_commit=hold,
         )
     finally:
         bar.close()

@@ -99,6 +99,7 @@ def perturb_file(
     cancel=None,
     reader_options=None,
     design_check=None,
+    at_commit=None,
 ) -> Release:
     """Write the release OUTPUT, OUTPUT.manifest.json and OUTPUT.report.html (for the recipient) and update
     the audit record optrr-audit.json with OUTPUT.TAG.STAMP.internal-report.html (for the hospital, in ``audit_dir``,
@@ -107,6 +108,8 @@ def perturb_file(
 
     ``design_check(mechanism, attribute_names, config)``, when given, runs after the design and before any file is
     written: it raises InputError to refuse the release or returns notes for the manifest and report.
+    ``at_commit()``, when given, is called once at the commit point, just before the audit record is appended: from
+    there on the release is completed, not abandoned (the command line holds Ctrl-C from there).
     ``config``: a ReleaseConfig, its dict, or the path of its JSON. ``key``: a hospital key (bytes, from
     :func:`.randomness.read_key_file` of ``key_path``); ``insecure_test_seed``: tests only, accepted in developer
     mode (``developer``; default: ``OPTRR_DEVELOPER=1`` in this process); the release is marked NOT PRIVATE in its
@@ -298,6 +301,8 @@ def perturb_file(
             _write(_write_text, path, tmp.path, text)
         temps = written + temps
         ctl.check()
+        if at_commit is not None:
+            at_commit()
         # The audit record first (so the ledger never misses a release), read again and appended under its lock:
         # parallel runs never lose an entry, and a release of the same input recorded meanwhile is caught.
         history = _write(append_release, apath, apath, entry, allow_repeat)

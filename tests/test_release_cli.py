@@ -319,3 +319,31 @@ def test_a_release_with_very_weak_protection_says_so(tmp_path, capsys):
         assert ("columns above epsilon 8, released almost as they are: a (epsilon 20)" in err) is weak, err
         report = (tmp_path / f"out{eps_a:g}.csv.report.html").read_text()
         assert "What it means" in report and ("(very weak)" in report) is weak
+
+
+def test_empty_rows_are_noted_and_a_kept_column_schema_wanted_dropped_needs_an_explicit_flag(tmp_path, capsys):
+    """Trailing ';;' rows of a spreadsheet export are skipped and said (not in the recipient's files); a column
+    schema flagged as an identifier and then set to keep is refused before any work unless --allow-flagged-kept."""
+    rows = ["id;sex;smoker"] + [f"{1000 + i};{'FM'[i % 2]};{['ja', 'nein'][i % 3 == 0]}" for i in range(60)]
+    src = tmp_path / "export.csv"
+    src.write_text("\r\n".join(rows + [";;"] * 7) + "\r\n")
+    cfg_path = tmp_path / "release.json"
+    assert main(["schema", str(src), "-o", str(cfg_path), "--quiet"]) == 0
+    assert "optrr: note: 7 rows with every cell empty were skipped (not records)" in capsys.readouterr().err
+    cfg = json.loads(cfg_path.read_text())
+    assert cfg["source"]["rows"] == 60 and cfg["source"]["empty_rows_skipped"] == 7
+    ident = next(c for c in cfg["columns"] if c["name"] == "id")
+    assert ident["role"] == "drop"
+    ident["role"] = "keep"
+    cfg_path.write_text(json.dumps(cfg))
+    rel = tmp_path / "rel.csv"
+    assert main(["perturb", str(src), "--config", str(cfg_path), "-o", str(rel), "--quiet"]) == 2
+    line = one_error_line(capsys)
+    assert "kept column(s) that optrr schema proposed to drop would be published as they are" in line
+    assert "'id' (likely identifier" in line and "--allow-flagged-kept" in line and not rel.exists()
+    args = ["perturb", str(src), "--config", str(cfg_path), "-o", str(rel), "--quiet", "--allow-flagged-kept"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "optrr: note: 7 rows with every cell empty were skipped (not records)" in err
+    manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
+    assert manifest["rows"] == 60 and "empty_rows_skipped" not in json.dumps(manifest)

@@ -231,4 +231,5 @@ def print_recommendation(out: dict) -> None:
         print(
             f"{c['design']:>12} {c['whole_record_epsilon']:>17.6f} {default:>19} {avd:>11} "
             f"{len(c['erased']):>7} {len(c['non_identifiable']) - len(c['erased']):>14}"
+            + ("  no information: ranked last" if c.get("no_information") else "")
         )

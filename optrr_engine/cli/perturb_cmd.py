@@ -81,6 +81,11 @@ def add_parser(sub):
         "$OPTRR_AUDIT_DIR, else the per-user data folder OptRR/audit; never a folder you send)",
     )
     p.add_argument("--no-shuffle", action="store_true", help="keep the input's record order")
+    p.add_argument(
+        "--allow-flagged-kept",
+        action="store_true",
+        help="publish kept columns that optrr schema proposed to drop (likely identifiers, free text) as they are",
+    )
     p.add_argument("--format", choices=["csv", "parquet", "xlsx", "sav", "dta"], help="output format")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.add_argument(
@@ -146,6 +151,29 @@ def check_excel_rows(args) -> None:
     )
 
 
+def check_flagged_kept(args) -> None:
+    """Refuse, before any work, kept columns (copied unchanged, in the clear) that ``optrr schema`` proposed to drop
+    (a likely identifier or free text: the reason is in the column's warnings), unless --allow-flagged-kept: such a
+    column's values would be published as they are (the window asks for the same with its tick)."""
+    from ..errors import InputError
+    from ..release.config import load_config
+    from ..release.schema import drop_reason
+
+    if args.allow_flagged_kept:
+        return
+    try:
+        cfg = load_config(args.config)
+    except (OSError, InputError):
+        return  # perturb_file says what is wrong with the configuration
+    flagged = [(c.name, r) for c in cfg.kept() for r in (drop_reason(str(w)) for w in c.warnings) if r]
+    if flagged:
+        named = "; ".join(f"{name!r} ({reason})" for name, reason in flagged)
+        raise InputError(
+            f"kept column(s) that optrr schema proposed to drop would be published as they are, in the clear: {named}; "
+            "drop or perturb them, or give --allow-flagged-kept if publishing their values is intended"
+        )
+
+
 def run(args) -> int:
     from ..errors import InputError
     from ..release.audit import audit_folder, audit_path
@@ -158,6 +186,7 @@ def run(args) -> int:
 
     check_output_name(args)
     check_excel_rows(args)
+    check_flagged_kept(args)
     if args.seed is not None:
         raise InputError(
             "--seed is not accepted: a release made from a small seed can be undone by trying seeds; use "
@@ -219,6 +248,9 @@ def run(args) -> int:
             "them (optrr-audit.json, *.internal-report.html) - use --audit-dir to keep them elsewhere",
             file=sys.stderr,
         )
+    skipped = made.audit_entry.get("empty_rows_skipped")
+    if skipped:
+        print(f"optrr: note: {skipped:,} rows with every cell empty were skipped (not records)", file=sys.stderr)
     excluding = {c["name"] for c in manifest.get("codebook", []) if c.get("missing") == "exclude"}
     for name, cells in (made.audit_entry.get("unlisted_values_as_missing") or {}).items():
         what = "were treated as missing: their rows were left out" if name in excluding else "were released as missing"

@@ -38,6 +38,9 @@ def run(args) -> int:
     finally:
         bar.close()
     save_config(cfg, args.output)
+    skipped = (cfg.source or {}).get("empty_rows_skipped")
+    if skipped:
+        print(f"optrr: note: {skipped:,} rows with every cell empty were skipped (not records)", file=sys.stderr)
     if not args.quiet:
         print_summary(cfg)
         print(f"wrote {args.output}: edit roles, epsilons and categories, then run optrr perturb")

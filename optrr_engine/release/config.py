@@ -59,7 +59,7 @@ _TOP_KEYS = (
 METHOD_ALIASES = {"recommended": "auto"}
 #: Keys of the nested sections (unknown keys are refused, as at the top level and in columns).
 _INPUT_KEYS = ("delimiter", "encoding", "decimal", "sheet")
-_SOURCE_KEYS = ("file", "format", "rows")
+_SOURCE_KEYS = ("file", "format", "rows", "empty_rows_skipped")
 
 
 def _check_section(value, name: str, known: tuple) -> None:

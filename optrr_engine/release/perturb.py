@@ -290,6 +290,8 @@ def perturb_file(
                 "internal_report": ipath,
             },
         )
+        if source.empty_rows_skipped:  # rows whose every cell is empty: not records (the hospital's record only)
+            entry["empty_rows_skipped"] = int(source.empty_rows_skipped)
         written = []
         for path, text in (
             (ipath, render_internal_report(manifest, entry, previous + [entry])),

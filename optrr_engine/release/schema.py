@@ -517,12 +517,10 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
         if user_missing:
             col.warnings.append(user_missing_warning(user_missing))
     reader = {k: v for k, v in source.options.to_dict().items() if k in ("delimiter", "encoding", "decimal", "sheet")}
-    cfg = ReleaseConfig(
-        method="auto",
-        columns=columns,
-        input=reader,
-        source={"file": os.path.basename(str(path)), "format": source.format, "rows": rows},
-    )
+    facts: dict = {"file": os.path.basename(str(path)), "format": source.format, "rows": rows}
+    if source.empty_rows_skipped:  # rows whose every cell is empty: not records (io.source_base)
+        facts["empty_rows_skipped"] = int(source.empty_rows_skipped)
+    cfg = ReleaseConfig(method="auto", columns=columns, input=reader, source=facts)
     ctl.report(1.0, f"{rows:,} rows, {len(columns)} columns")
     return cfg
 

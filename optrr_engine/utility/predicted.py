@@ -208,6 +208,8 @@ class PredictedError:
             "mean_expected_avd": unbiased if np.isfinite(unbiased) else None,
             "non_identifiable": [[names[i] if names else i + 1 for i in a] for a in self.non_identifiable],
             "erased": [[names[i] if names else i + 1 for i in a] for a in self.erased],
+            # every needed marginal unusable: ranked as if all were erased (rank_key)
+            "no_information": self.no_information,
             "marginals": [m.to_json(names) for m in self.marginals],
         }
 

@@ -53,6 +53,7 @@ class Ranked:
                 "by_order": pe["by_order"],
                 "non_identifiable": pe["non_identifiable"],
                 "erased": pe["erased"],
+                "no_information": pe["no_information"],
             }
         )
         info = getattr(self.candidate, "info", {}) or {}

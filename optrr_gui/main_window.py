@@ -75,6 +75,18 @@ def fit_to_screen(window) -> None:
     x = min(max(window.x(), area.left()), max(area.left(), area.right() - width - extra_w))
     y = min(max(window.y(), area.top()), max(area.top(), area.bottom() - height - extra_h))
     window.move(x, y)
+
+
+def _step_tips(action: QAction, verb: str, step: str, nothing: str, keys: str) -> None:
+    """Undo/Redo ``action`` after the stack named its next ``step`` ("" when there is none): the menu text without a
+    dangling colon, and the step in full in the tooltip and status tip (the toolbar shows only ``verb``)."""
+    if not step:
+        action.setText(f"&{verb}")
+    tip = f"{verb}: {step} ({keys})" if step else f"{nothing} ({keys})"
+    action.setToolTip(tip)
+    action.setStatusTip(tip)
+
+
 def splitter(orientation, *parts):
     """A splitter of (widget, stretch factor) parts whose parts never collapse to nothing."""
     split = QSplitter(orientation)
@@ -457,11 +469,17 @@ class MainWindow(QMainWindow):
         self.act_undo = self.stack.createUndoAction(self, "&Undo:")
         self.act_undo.setShortcut(QKeySequence.StandardKey.Undo)
         self.act_undo.setIcon(self.style().standardIcon(sp.SP_ArrowBack))
-        self.act_undo.setToolTip("Undo the last change (Ctrl+Z)")
         self.act_redo = self.stack.createRedoAction(self, "&Redo:")
         self.act_redo.setShortcuts([QKeySequence.StandardKey.Redo, QKeySequence("Ctrl+Y")])
         self.act_redo.setIcon(self.style().standardIcon(sp.SP_ArrowForward))
-        self.act_redo.setToolTip("Redo (Ctrl+Shift+Z or Ctrl+Y)")
+        # The menu names the step ("Undo: treat N/A of bmi as missing"); the toolbar button keeps a short fixed
+        # text (a long step was cut to "Un…ep" and the toolbar jumped at every change), the step in its tooltip.
+        self.act_undo.setIconText("Undo")
+        self.act_redo.setIconText("Redo")
+        self.stack.undoTextChanged.connect(self._undo_text_changed)
+        self.stack.redoTextChanged.connect(self._redo_text_changed)
+        self._undo_text_changed(self.stack.undoText())
+        self._redo_text_changed(self.stack.redoText())
         self.act_history = self._action("Undo &history…", self.show_history, "Ctrl+H", "Every change, to go back")
         self.act_about = self._action("&About OptRR", self.show_about, None, "Versions, licences, data sources")
         self.act_help = self._action(
@@ -497,24 +515,26 @@ class MainWindow(QMainWindow):
         edit.addAction(self.act_redo)
         edit.addAction(self.act_history)
         edit.addSeparator()
+        #: what needs an open file: disabled while there is none (at start, after a cancelled or failed load)
+        self.data_actions = [self.act_save, self.act_save_as, self.act_import]
         for field, what in (("epsilon", "ε"), ("weight", "weight")):
-            edit.addAction(
-                self._action(
-                    f"Set {what} of selected columns…",
-                    lambda _c=False, f=field: self.bulk_value(f),
-                    None,
-                    f"One {what} for every selected column (one undo step)",
-                )
+            act = self._action(
+                f"Set {what} of selected columns…",
+                lambda _c=False, f=field: self.bulk_value(f),
+                None,
+                f"One {what} for every selected column (one undo step)",
             )
+            edit.addAction(act)
+            self.data_actions.append(act)
         for role, key in (("perturb", "Ctrl+P"), ("keep", "Ctrl+K"), ("drop", "Ctrl+D")):
-            edit.addAction(
-                self._action(
-                    f"Set selected columns to {role}",
-                    lambda _c=False, r=role: self.attributes.set_roles(self.attributes.selected_rows(), r),
-                    key,
-                    f"Role of the selected columns: {role}",
-                )
+            act = self._action(
+                f"Set selected columns to {role}",
+                lambda _c=False, r=role: self.attributes.set_roles(self.attributes.selected_rows(), r),
+                key,
+                f"Role of the selected columns: {role}",
             )
+            edit.addAction(act)
+            self.data_actions.append(act)
         view = self.menuBar().addMenu("&View")
         for i, name in enumerate(("Design", "Data", "Compare", "Analyse a release")):
             view.addAction(self._action(name, lambda _c=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}"))
@@ -540,6 +560,13 @@ class MainWindow(QMainWindow):
         )
         tb.addAction(self.analyse_action)
         self.addToolBar(tb)
+
+    def _undo_text_changed(self, step: str) -> None:
+        """After the undo stack renamed Undo (``&Undo: step``): the step in the tooltip and status tip."""
+        _step_tips(self.act_undo, "Undo", step, "Undo the last change", "Ctrl+Z")
+
+    def _redo_text_changed(self, step: str) -> None:
+        _step_tips(self.act_redo, "Redo", step, "Redo the change undone last", "Ctrl+Shift+Z or Ctrl+Y")
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -932,7 +959,8 @@ class MainWindow(QMainWindow):
 
     # -- safe start, bulk edits, summaries, recipe -----------------------------------------------------
     def _update_safe_start(self) -> None:
-        """The start banner, the empty-state hint (no columns yet) and what Release and the recipe allow."""
+        """The start banner, the empty-state hint (no columns yet) and what Release, the recipe and the actions that
+        need an open file (``data_actions``: Save project...) allow."""
         chosen = self.state.columns_chosen or not self.state.columns
         self.start_banner.setVisible(not chosen)
         if not chosen:
@@ -944,6 +972,9 @@ class MainWindow(QMainWindow):
         self.act_release.setToolTip(tip)
         self.act_release.setStatusTip(tip)
         self.act_recipe.setEnabled(bool(self.state.data_path and self.state.perturbed_indices()))
+        has_data = bool(self.state.data_path and self.state.columns)
+        for act in self.data_actions:
+            act.setEnabled(has_data)
 
     def release_blocker(self) -> str | None:
         """Why Release is not possible yet (one sentence for its tooltip), or None when it is."""

@@ -421,7 +421,10 @@ class PreviewPage(ComparePage):
         self.columns = QListWidget()
         self.columns.setToolTip(f"Tick the perturbed columns to preview (at most {self.MAX_SHOWN} are drawn)")
         self.columns.setMaximumWidth(220)
-        self.columns.itemChanged.connect(lambda _item: self.schedule())
+        #: the ticks are the user's (a tick changed, or ``set_picked``): kept when the perturbed columns change;
+        #: until then the first three perturbed columns of the current state are ticked
+        self.user_ticked = False
+        self.columns.itemChanged.connect(self._tick_changed)
         side = QVBoxLayout()
         side.addWidget(QLabel("Columns (perturbed)"))
         side.addWidget(self.columns, 1)
@@ -456,13 +459,21 @@ class PreviewPage(ComparePage):
         if self.dirty:
             self._timer.start()
 
+    def _tick_changed(self, _item) -> None:
+        self.user_ticked = True
+        self.schedule()
+
     def fill_columns(self) -> None:
-        """The perturbed columns of the session, ticks kept; the first three ticked when none is."""
+        """The perturbed columns of the session. The first three are ticked until the user ticks columns (again
+        when the roles change: a column set to perturb and dropped again leaves three ticked, not two); then the
+        user's ticks are kept, or the first three once none of them is perturbed any more."""
         names = [c.name for c in self.window_.state.perturbed_columns()]
         current = [self.columns.item(i).text() for i in range(self.columns.count())]
         if names == current:
             return
-        ticked = set(self.picked()) & set(names) or set(names[:3])
+        kept = set(self.picked()) & set(names) if self.user_ticked else set()
+        self.user_ticked = bool(kept)
+        ticked = kept or set(names[:3])
         self.columns.blockSignals(True)
         self.columns.clear()
         for name in names:
@@ -477,8 +488,9 @@ class PreviewPage(ComparePage):
         return [it.text() for it in items if it.checkState() == Qt.CheckState.Checked]
 
     def set_picked(self, names) -> None:
-        """Tick exactly ``names`` (one preview)."""
+        """Tick exactly ``names`` (one preview), as the user would."""
         wanted = set(names)
+        self.user_ticked = True
         self.columns.blockSignals(True)
         for i in range(self.columns.count()):
             item = self.columns.item(i)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -268,6 +268,10 @@ class ColumnSummaryView(QWidget):
             self.histogram.setLabel("left", "rows")
             self.histogram.setMouseEnabled(x=False, y=False)
             self.histogram.hideButtons()
+            # A tick label is centred on its tick: the one at the top of the view reaches half a line above the
+            # axis, which started at the widget's edge and cut the largest count ("400") in half. Room for it:
+            half_line = math.ceil(QFontMetrics(self.histogram.font()).height() / 2) + 2
+            self.histogram.getPlotItem().layout.setContentsMargins(1, half_line, 1, 1)
             self.layout().insertWidget(2, self.histogram)
         return self.histogram
 

@@ -37,7 +37,7 @@ def test_tables_too_noisy_at_these_rows_are_a_warning_not_erased():
     # a design with no information on any needed table ranks as if it erased them all (21 pairs of 7 columns)
     keys = [(21 if c["no_information"] else len(c["erased"]), c["mean_expected_avd_default"] or np.inf) for c in cands]
     assert keys == sorted(keys)
-    assert [c["design"] for c in cands if c["no_information"]] == ["kronecker", "smp", "rsfd"]
+    assert [c["design"] for c in cands if c["no_information"]] == ["smp", "rsfd"]  # (they erase every pair)
     args = ["--sizes", "4,4,4,3,3,3,4", "--target-total", "1", "--rows", "1728", "--marginals", "2"]
     code, out, err = run("design", *args)
     assert code == 0, err

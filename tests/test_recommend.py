@@ -148,11 +148,11 @@ def test_only_erased_needed_marginals_rank_first_and_the_pick_simulates_better_t
     assert best.erased == [] and best.non_identifiable  # too noisy for the unbiased estimate, not erased
     keys = [r.rank_key for r in rec.ranked if r.error is not None]
     assert keys == sorted(keys)
-    # first key: the erased needed marginals, or all of them for a design with no information on any (Kronecker
-    # here: all 21 pairs too noisy at these rows; its prediction is the uniform prior's, so it ranks last)
+    # first key: the erased needed marginals, or all of them for a design with no information on any (here only
+    # SMP and RS+FD, which erase every pair anyway; Kronecker's 21 pairs are too noisy for the unbiased estimate,
+    # yet the data remove 0.4-2 % of the prior's spread from its default estimate: ranked by its prediction)
     firsts = [len(r.error.marginals) if r.error.no_information else len(r.error.erased) for r in rec.ranked if r.error]
-    assert firsts == sorted(k[0] for k in keys)
-    assert [r.candidate.name for r in rec.ranked if r.error is not None][-3:] == ["kronecker", "smp", "rsfd"]
+    assert firsts == sorted(k[0] for k in keys) == [len(r.error.erased) for r in rec.ranked if r.error]
     assert any(r.error is not None and r.error.erased for r in rec.ranked)  # SMP cannot answer pairs: last
     old = min((r for r in rec.ranked if r.error is not None), key=lambda r: (len(r.error.non_identifiable), r.score))
     assert old.candidate.name != rec.best.candidate.name

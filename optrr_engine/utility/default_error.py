@@ -83,6 +83,13 @@ def default_avd(cells, dims, eigenvalues, n, data_rows=None, var_sum=None, sd_su
     return np.where(n > 0, out, np.inf)
 
 
+def prior_avd(cells, n) -> np.ndarray:
+    """Predicted AVD of the default estimate when the data say nothing (every lambda_T = 0): the prior's own
+    spread, sum_T D_T tau^2 = (d - 1) tau^2 (:func:`default_avd` with no component learned)."""
+    d = np.asarray(cells, dtype=float)
+    return 0.5 * ABS_PER_SD * np.sqrt(d * (d - 1.0) * prior_spread(d, n))
+
+
 def default_avd_of_marginal(sizes, eigenvalues, n, data_rows=None, var_sum=None, sd_sum=None) -> float:
     """:func:`default_avd` of one marginal from its eigenvalues over all 2^m masks (mask 0 first)."""
     dims = component_dimensions(sizes)
@@ -91,4 +98,4 @@ def default_avd_of_marginal(sizes, eigenvalues, n, data_rows=None, var_sum=None,
     return float(default_avd(cells, dims[1:], lam[1:], n, data_rows, var_sum, sd_sum))
 
 
-__all__ = ["component_dimensions", "default_avd", "default_avd_of_marginal", "prior_spread"]
+__all__ = ["component_dimensions", "default_avd", "default_avd_of_marginal", "prior_avd", "prior_spread"]

@@ -45,6 +45,9 @@ FULL_SPECTRUM_K = 20
 #: rounding: `auto` and `optimal` at whole-record 3 on the 16-column lung cancer survey are the same mechanism up
 #: to 3e-7 relative in their predictions, which moved the GUI's star from the first to arrive to the second.
 RANK_TOLERANCE = 1e-3
+#: A needed marginal carries no information when the data remove less than this share of the prior's spread from
+#: its default estimate's predicted squared error (:attr:`MarginalError.information`).
+NO_INFORMATION = 0.01
 
 
 def strict_rank(key: tuple) -> tuple:
@@ -108,6 +111,18 @@ class MarginalError:
     #: and the ranking puts designs with fewer such marginals first. A marginal only uninformative at these rows
     #: is not identifiable but not erased (:mod:`.identifiability`).
     erased: bool = False
+
+    @property
+    def information(self) -> float:
+        """Share of the prior's spread that the data remove from the default estimate's predicted squared error:
+        0 when the estimate would be the prior's equal shares whatever the data (:func:`.default_error.prior_avd`),
+        near 1 when the data decide it."""
+        from .default_error import prior_avd
+
+        prior = float(prior_avd(self.cells, self.rows)) if self.rows > 0 and self.cells > 1 else 0.0
+        if not (prior > 0 and np.isfinite(self.expected_avd_default)):
+            return 0.0
+        return float(np.clip(1.0 - (self.expected_avd_default / prior) ** 2, 0.0, 1.0))
 
     def to_json(self, names=None) -> dict:
         finite = self.identifiable
@@ -174,9 +189,11 @@ class PredictedError:
 
     @property
     def no_information(self) -> bool:
-        """Every needed marginal is unusable (erased, or uninformative at these rows): the default estimates would be
-        the prior's equal shares, whose predicted error looks modest only because the prior is uniform."""
-        return bool(self.marginals) and len(self.non_identifiable) >= len(self.marginals)
+        """On no needed marginal do the data remove NO_INFORMATION or more of the prior's spread
+        (:attr:`MarginalError.information`): the default estimates would be the prior's equal shares, whose predicted
+        error looks modest only because the prior is uniform. Stricter than "not identifiable" (the unbiased
+        estimate's intervals span everything), which the default estimate can still beat by far (docs/utility.md)."""
+        return bool(self.marginals) and all(m.information < NO_INFORMATION for m in self.marginals)
 
     def rank_key(self) -> tuple:
         """Order of designs: fewer erased needed marginals first, then the smaller :meth:`default_score`; a design

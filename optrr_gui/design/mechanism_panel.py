@@ -698,9 +698,9 @@ class MechanismPanel(QWidget):
         if s.no_information:
             versus = self.versus_kronecker(c, method, s, kron_eps=None) if c.request.get("budget_mode") else "—"
             lines.append(
-                f"⚠ No information: at {rows} rows none of the {s.needed_tables} needed table(s) can be estimated "
-                "(every one is so noisy that its confidence intervals span everything, or not identifiable): the "
-                "estimates shown would be the prior's equal shares, which the uniform prior scores well. Predicted "
+                f"⚠ No information: at {rows} rows the data would move none of the {s.needed_tables} needed "
+                "table(s) off the prior's equal shares (they remove less than 1 % of the prior's spread from each): "
+                "the estimates shown would be those equal shares, which the uniform prior scores well. Predicted "
                 f"AVD {'—' if s.predicted_avd is None else fmt_avd(s.predicted_avd)}"
                 + (f" ({versus} vs. Kronecker)" if versus != "—" else "")
                 + ". Never recommended."

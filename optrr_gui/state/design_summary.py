@@ -140,17 +140,15 @@ class DesignSummary:
     erased: list = field(default_factory=list)  # ... of which no number of rows recovers (the release refuses)
     suppression: str = ""  # sampling designs: "each row carries m of k columns ..."
     needed_tables: int = 0  # how many needed marginals the prediction covers (0: not predicted)
+    #: on no needed marginal do the data move the shown estimate off the prior's equal shares (the engine's
+    #: PredictedError.no_information): never recommended, and said in its row
+    no_information: bool = False
     #: the request this design answers: its perturbed columns' names and categories, and its whole-record target
     #: (None in per-column mode), so that a result kept while a new request computes is shown as what it is
     names: list = field(default_factory=list)
     sizes: list = field(default_factory=list)
     target: float | None = None
 
-    @property
-    def no_information(self) -> bool:
-        """Every needed marginal is unusable (erased, or too noisy at these rows for its confidence intervals to
-        say anything): the estimates shown would only be the prior's equal shares. Never recommended."""
-        return self.needed_tables > 0 and len(self.non_identifiable) >= self.needed_tables
 
     @property
     def too_noisy(self) -> list:
@@ -243,6 +241,7 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
             o: None if v["erased"] else v["mean_expected_avd_default"] for o, v in pe.by_order().items()
         },
         "needed": len(pe.marginals),
+        "no_information": pe.no_information,
         "non_identifiable": [[i + 1 for i in m.attributes] for m in bad],
         "erased": [[i + 1 for i in m.attributes] for m in bad if m.erased],
     }
@@ -259,6 +258,7 @@ def with_prediction(summary: DesignSummary, mechanism, n_rows, request) -> Desig
         summary.predicted_by_order = p["by_order"]
         summary.non_identifiable = p["non_identifiable"]
         summary.erased = p["erased"]
+        summary.no_information = p["no_information"]
     return summary
 
 

@@ -18,6 +18,10 @@ chunk and bucket sizes, not by the file. The generated files are deleted at the 
 
 ``--categories N`` instead times the checks of one column with N categories (issue 11: duplicates, codec;
 target: 100,000 categories checked in <= 1 s; ICD-10 has about 70,000 codes).
+
+``--wide COLUMNS,ROWS`` instead times reading a few columns of a wide file (perturb of 3 of 77 columns, the GUI's
+column reads): the reader for 3 columns, for all columns, and pyarrow alone reading the 3 columns (the floor),
+best of ``--repeat`` runs, on a generated file with one fully empty row in 1,000 (which every pass must skip).
 """
 
 from __future__ import annotations
@@ -129,13 +133,99 @@ def bench_categories(n: int) -> None:
     print(f"{n:,} categories: configuration check {t1 - t0:.3f} s, codec {t2 - t1:.3f} s (target: <= 1 s in all)")
 
 
+def generate_wide(path: str, columns: int, rows: int, seed: int = 0) -> None:
+    """A CSV of ``columns`` categorical columns (2-5 short categories, 5 % empty cells) and ``rows`` rows, one
+    in 1,000 of which is fully empty (",,,")."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    rng = np.random.default_rng(seed)
+    names = [f"c{j:02d}" for j in range(columns)]
+    block = 50_000
+    with open(path, "wb") as fh:
+        fh.write((",".join(names) + "\n").encode())
+        for first in range(0, rows, block):
+            n = min(block, rows - first)
+            empty = (np.arange(first, first + n) % 1000) == 999
+            cols = []
+            for j in range(columns):
+                a = 2 + j % 4
+                codes = rng.integers(0, a, n)
+                mask = (rng.random(n) < 0.05) | empty
+                cols.append(pa.array([f"v{j % 7}_{c}" for c in codes], mask=mask))
+            options = pcsv.WriteOptions(include_header=False, quoting_style="none")
+            pcsv.write_csv(pa.table(cols, names=names), fh, write_options=options)
+
+
+def bench_wide(columns: int, rows: int, repeat: int, folder: str | None) -> None:
+    """Seconds to read 3 columns of a wide CSV through the reader, all of them, and pyarrow's floor."""
+    import time
+
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    sys.path.insert(0, ROOT)
+    from optrr_engine.io.readers import open_source
+
+    work = tempfile.mkdtemp(prefix="optrr-csv-wide-", dir=folder)
+    try:
+        path = os.path.join(work, "wide.csv")
+        generate_wide(path, columns, rows)
+        chosen = ["c00", f"c{columns // 2:02d}", f"c{columns - 1:02d}"]
+
+        def reader(cols):
+            source = open_source(path)
+            n = sum(t.num_rows for t in source.tables(cols))
+            return n, source.empty_rows_skipped
+
+        def floor(cols):
+            convert = pcsv.ConvertOptions(
+                column_types={c: pa.string() for c in cols}, include_columns=cols, strings_can_be_null=True
+            )
+            n = 0
+            for batch in pcsv.open_csv(
+                path, read_options=pcsv.ReadOptions(block_size=1 << 20), convert_options=convert
+            ):
+                n += batch.num_rows
+            return n, None
+
+        results = {}
+        for label, fn, cols in (
+            ("reader, 3 columns", reader, chosen),
+            ("reader, all columns", reader, None),
+            ("pyarrow alone, 3 columns", floor, chosen),
+        ):
+            best = float("inf")
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                out = fn(cols)
+                best = min(best, time.perf_counter() - t0)
+            results[label] = best
+            print(f"{label:>26}: {best:6.2f} s  (rows {out[0]:,}, empty rows skipped {out[1]})")
+        size = os.path.getsize(path) / 1e6
+        print(f"file: {columns} columns x {rows:,} rows, {size:.0f} MB")
+        three, every, alone = (
+            results[k] for k in ("reader, 3 columns", "reader, all columns", "pyarrow alone, 3 columns")
+        )
+        print(f"3 columns / pyarrow alone: {three / alone:.2f}x; all columns / 3 columns: {every / three:.2f}x")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="100,300", help="file sizes in MB, comma-separated")
     parser.add_argument("--dir", default=None, help="folder for the generated files (default: system temp)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     parser.add_argument("--categories", type=int, help="only time the checks of one column of this many categories")
+    parser.add_argument("--wide", help="COLUMNS,ROWS: only time reading 3 columns of a wide file (e.g. 77,300000)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement of --wide (the best counts)")
     args = parser.parse_args()
+    if args.wide:
+        columns, rows = (int(x) for x in args.wide.split(","))
+        bench_wide(columns, rows, args.repeat, args.dir)
+        return
     if args.categories:
         bench_categories(args.categories)
         return

@@ -1,10 +1,13 @@
 """Delimited text (CSV, TSV, TXT) streamed with pyarrow's CSV reader, every column read as text.
 
-Quoted fields (with delimiters, doubled quotes or line breaks inside) follow RFC 4180. Only empty cells are
-missing values; texts such as "NA" or "?" stay as they are. Rows whose every cell is empty (";;" rows of a
-spreadsheet export) are no records: they are skipped and counted (``empty_rows_skipped``), as blank lines are
-skipped (those uncounted). Rows with more or fewer fields than the header, bytes that are not valid in the
-encoding, and duplicate or empty column names are one-line errors.
+Quoted fields (with delimiters, doubled quotes or line breaks inside) follow RFC 4180. Only empty or blank
+(white space only) cells are missing values; texts such as "NA" or "?" stay as they are. Rows whose every cell
+is missing (";;" rows of a spreadsheet export) are no records: they are skipped and counted
+(``empty_rows_skipped``), as blank lines are skipped (those uncounted). Rows with more or fewer fields than the
+header, bytes that are not valid in the encoding, and duplicate or empty column names are one-line errors.
+
+Reading a few columns of a wide file converts only those (:func:`empty_records` finds the empty rows over all
+columns with a byte scan, when every line of the file is one record); otherwise every column is converted.
 """
 
 from __future__ import annotations
@@ -18,13 +21,16 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from . import sniff
-from .source_base import Source, check_names
+from .source_base import Source, blank_to_null, check_names
 
 #: Bytes pyarrow parses per block (at least; blocks hold at least 8 rows of the file's typical size). The
 #: streaming reader reads about 32 blocks ahead, so this bounds its memory.
 BLOCK_BYTES = 1 << 20
 _NATIVE_UTF8 = {"utf-8", "utf8", "utf-8-sig", "utf_8", "utf_8_sig"}
 _FIELDS = re.compile(r"Expected (\d+) columns, got (\d+)")
+#: Bytes the empty-row scan reads at a time.
+SCAN_BYTES = 8 << 20
+_ASCII_COMPATIBLE = ("utf-8", "utf8", "utf_8", "utf-8-sig", "utf_8_sig", "cp1252", "latin-1", "latin_1", "iso8859-1")
 
 
 def check_encoding(name: str) -> str:
@@ -66,6 +72,8 @@ class CsvSource(Source):
         self.names = check_names(self._header(head), self.path)
         self.bytes_per_row = self._bytes_per_row(head)
         self._stream = None
+        self._empty = _UNKNOWN  # empty_records(): not yet scanned
+        self._records = 0
 
     def _header(self, head: bytes) -> list[str]:
         text = head.decode(self.options.encoding or "utf-8", errors="replace")
@@ -104,44 +112,81 @@ class CsvSource(Source):
             strings_can_be_null=True,
             null_values=[""],
             quoted_strings_can_be_null=True,
+            include_columns=columns or [],
         )
         self._stream = pa.OSFile(self.path, "r")
         return pcsv.open_csv(self._stream, read_options=read, parse_options=parse, convert_options=convert)
 
     def _tables(self, columns):
-        """Batches of the chosen columns without the rows whose every cell (in all columns, not only the chosen
-        ones, so that every pass agrees on the records) is empty; those are counted in ``empty_rows_skipped``."""
+        """Batches of the chosen columns, blank cells missing, without the rows whose every cell (in all columns,
+        not only the chosen ones, so that every pass agrees on the records) is missing; those are counted in
+        ``empty_rows_skipped``. With a known list of empty rows (:meth:`empty_records`) only the chosen columns
+        are converted; else all are."""
         import pyarrow as pa
 
         rows = 0
         try:
-            reader = self._reader(columns)
-            if [f.name for f in reader.schema] != self.names:
+            empty = self.empty_records() if not columns or len(set(columns)) == len(columns) else None
+            chosen = (columns or self.names) if empty is not None else self.names
+            reader = self._reader(chosen)
+            if [f.name for f in reader.schema] != chosen:
                 raise InputError(f"{self.base}: the header row could not be read consistently; check --delimiter")
             for batch in reader:
-                rows += batch.num_rows
-                batch = self._drop_empty_rows(batch)
-                yield batch.select(columns) if columns else batch
+                start, rows = rows, rows + batch.num_rows
+                cells = [blank_to_null(c, empty_is_null=True) for c in batch.columns]
+                batch = pa.RecordBatch.from_arrays(cells, names=batch.schema.names)
+                if empty is None:
+                    yield self._drop_empty_rows(batch, columns)
+                else:
+                    yield self._drop_rows(batch, empty, start)
+            if empty is not None and rows != self._records:
+                raise InputError(
+                    f"{self.base}: the rows could not be counted consistently ({rows:,} read, {self._records:,} "
+                    "lines); check --delimiter and the quoting"
+                )
         except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
             raise self._error(exc, rows) from None
         finally:
             if self._stream is not None:
                 self._stream.close()
 
-    def _drop_empty_rows(self, batch):
-        """``batch`` without its rows of empty cells only, which are added to ``empty_rows_skipped``."""
+    def _drop_empty_rows(self, batch, columns):
+        """``batch`` (all columns) without its rows of missing cells only, which are added to
+        ``empty_rows_skipped``; then the chosen columns."""
         import pyarrow.compute as pc
 
+        chosen = batch.select(columns) if columns else batch
         if batch.num_rows == 0 or min(col.null_count for col in batch.columns) == 0:
-            return batch  # some column has no empty cell: no row is empty
-        empty = pc.is_null(batch.column(0))
+            return chosen  # some column has no missing cell: no row is empty
+        filled = pc.is_valid(batch.column(0))
         for col in batch.columns[1:]:
-            empty = pc.and_(empty, pc.is_null(col))
-        skipped = pc.sum(empty).as_py() or 0
+            filled = pc.or_(filled, pc.is_valid(col))
+        skipped = batch.num_rows - (pc.sum(filled).as_py() or 0)
         if not skipped:
-            return batch
+            return chosen
         self.empty_rows_skipped += skipped
-        return batch.filter(pc.invert(empty))
+        return chosen.filter(filled)
+
+    def _drop_rows(self, batch, empty, start: int):
+        """``batch`` (rows ``start``... of the file's records) without the records listed in ``empty``."""
+        import numpy as np
+
+        lo, hi = np.searchsorted(empty, [start, start + batch.num_rows])
+        if lo == hi:
+            return batch
+        keep = np.ones(batch.num_rows, dtype=bool)
+        keep[empty[lo:hi] - start] = False
+        self.empty_rows_skipped += int(hi - lo)
+        return batch.filter(keep)
+
+    def empty_records(self):
+        """Sorted record numbers (0 = first data row) of the rows whose every cell is blank, found by a byte scan
+        (cached); None when the scan cannot map lines to records (a quote left open at a line's end, a bare
+        carriage return, an encoding that is not ASCII-compatible): then every column must be converted."""
+        if self._empty is _UNKNOWN:
+            found = empty_records(self.path, self.encoding, self.options.delimiter or ",")
+            self._empty, self._records = found if found is not None else (None, 0)
+        return self._empty
 
     def locate_bad_row(self) -> BadRow | None:
         """The first row the fast reader rejects, found by a slow pass with Python's csv module (only after an
@@ -202,3 +247,61 @@ class CsvSource(Source):
             return InputError(f"{self.base}: could not be read ({exc.__class__.__name__}: {msg.splitlines()[0]})")
         first = msg.splitlines()[0] if msg else exc.__class__.__name__
         return InputError(f"{self.base}: could not be read as delimited text {where}: {first[:160]}")
+
+
+_UNKNOWN = object()
+_QUOTE_NL = bytes(b for b in range(256) if b not in b'"\n')
+
+
+def empty_records(path, encoding: str, delimiter: str):
+    """(sorted record numbers of the rows whose every cell is blank, number of records) of a delimited file, by
+    a byte scan: each line after the header (the first line) is one record, blank lines (empty, or a lone
+    carriage return) none. None when that does not hold or cannot be told cheaply: an encoding that is not
+    ASCII-compatible, a line with an odd number of quotes (a quoted line break may follow), a carriage return
+    not followed by a line break. A line holding only the delimiter, quotes, white space or non-ASCII bytes is
+    parsed to check its cells with :func:`~.source_base.blank_to_null`, as the reader judges them."""
+    import numpy as np
+    import pyarrow as pa
+
+    if codecs.lookup(encoding).name not in {codecs.lookup(e).name for e in _ASCII_COMPATIBLE}:
+        return None
+    sep = delimiter.encode(encoding)
+    if len(sep) != 1 or delimiter in "\r\n":
+        return None
+    filler = sep + b'" \t\r\x0b\x0c\x1c\x1d\x1e\x1f' + bytes(range(0x80, 0x100))
+    only_filler = re.compile(b"\n[" + re.escape(filler) + b"]*(?=\n)")  # a line of filler bytes (or blank)
+    found: list[int] = []
+    lines = blanks = 0  # lines before this block (the header included) and blank lines among them
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(SCAN_BYTES)
+            if not block:
+                break
+            block += fh.readline()  # whole lines
+            if not block.endswith(b"\n"):
+                block += b"\n"  # the last line, without its line break
+            if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
+                return None
+            if b'"' in block:
+                marks = np.frombuffer(block.translate(None, _QUOTE_NL), dtype=np.uint8)
+                if np.any(np.diff(np.flatnonzero(marks == 10), prepend=-1) % 2 == 0):
+                    return None  # a line with an odd number of quotes
+            first = block[: block.index(b"\n")]
+            hits = [(0, first)] if not first.translate(None, filler) else []
+            hits += [(m.start() + 1, m.group()[1:]) for m in only_filler.finditer(block)]
+            seen = counted = 0  # line breaks of the block before position ``seen``
+            for at, line in hits:  # ``line`` starts at ``at``
+                counted += block.count(b"\n", seen, at)
+                seen = at
+                if line in (b"", b"\r"):
+                    blanks += 1
+                elif lines + counted > 0 and _blank_line(line, encoding, delimiter, pa):  # (line 0: the header)
+                    found.append(lines + counted - 1 - blanks)
+            lines += counted + block.count(b"\n", seen)
+    return np.asarray(found, dtype=np.int64), max(0, lines - 1 - blanks)
+
+
+def _blank_line(line: bytes, encoding: str, delimiter: str, pa) -> bool:
+    """Whether every cell of one line is blank."""
+    cells = next(csv.reader([line.decode(encoding, errors="replace")], delimiter=delimiter), [])
+    return blank_to_null(pa.array(cells, type=pa.string())).null_count == len(cells)

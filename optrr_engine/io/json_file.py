@@ -43,4 +43,3 @@ def strict_json(obj):
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     return obj
-

@@ -86,7 +86,7 @@ def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
     if options.encoding is None and sniff.looks_binary(head):
         raise InputError(f"{base} is not a text file (it contains NUL bytes); choose a data file")
     encoding = options.encoding or sniff.guess_encoding(head, windows)
-    if options.encoding is None and sniff.bom_encoding(head) is None:
+    if options.encoding is None and encoding == "utf-8":  # (a byte-order mark gives "utf-8-sig")
         line = sniff.mixed_utf8_line(head)
         if line is not None:
             raise InputError(

@@ -1,15 +1,17 @@
 """Guessing how a delimited text file is written: encoding, delimiter and decimal mark.
 
-Encoding: a byte-order mark decides (UTF-8 with BOM, UTF-16); otherwise UTF-8 if every sampled window
-decodes strictly or if any sampled line holds non-ASCII text that is valid UTF-8 (a UTF-8 file with a few
-rows in another encoding: the reader then refuses the first invalid row, rather than reading every
-accented value as mojibake), else Windows-1252 if it decodes, else Latin-1 (which decodes any byte).
-Samples: the first SAMPLE_BYTES plus WINDOWS windows spread over the rest of the file (the last one ending
-at the end), so a non-UTF-8 byte far from the start is usually noticed; one that is missed gives a clear
-read error later. A UTF-8 head with one line in another encoding is refused with that line
-(mixed_utf8_line); NUL bytes without a byte-order mark mean a binary file. Delimiter: the candidate that
-splits the sampled lines into the same number (> 1) of fields most consistently. Decimal mark: "," when the
-delimiter is not "," and numbers written like 1,5 outnumber numbers written like 1.5 (ASCII digits only).
+Encoding: a byte-order mark decides (UTF-8 with BOM, UTF-16); otherwise UTF-8 if every sample decodes
+strictly, or if the sampled lines holding valid non-ASCII UTF-8 outnumber the lines that are not valid UTF-8
+(a UTF-8 file with a few rows in another encoding: the reader then refuses the first invalid row, rather
+than reading every accented value as mojibake); else Windows-1252 if it decodes (a cp1252 file with a few
+mojibake rows such as "CafÃ©", whose bytes happen to be valid UTF-8, stays cp1252), else Latin-1 (which
+decodes any byte). Samples: the first SAMPLE_BYTES plus WINDOWS disjoint windows spread over the rest of the
+file (the last one ending at the end), each cut to whole lines, so a non-UTF-8 byte far from the start is
+usually noticed; one that is missed gives a clear read error later. A head read as UTF-8 with a line in
+another encoding is refused with that line (mixed_utf8_line); NUL bytes without a byte-order mark mean a
+binary file. Delimiter: the candidate that splits the sampled lines into the same number (> 1) of fields
+most consistently. Decimal mark: "," when the delimiter is not "," and numbers written like 1,5 outnumber
+numbers written like 1.5 (ASCII digits only).
 """
 
 from __future__ import annotations
@@ -37,17 +39,37 @@ BOMS = (
 
 
 def read_samples(path) -> tuple[bytes, list[bytes]]:
-    """The head of the file and a few windows from the rest."""
+    """The head of the file (its last line possibly cut when the file is longer) and a few disjoint windows
+    from the rest, each holding whole lines only: a window's partial first line and (unless the window ends at
+    the end of the file) partial last line are dropped, so a line is never judged by a fragment."""
     size = os.path.getsize(path)
     with open(path, "rb") as fh:
         head = fh.read(SAMPLE_BYTES)
         windows = []
         if size > SAMPLE_BYTES:
             last = max(SAMPLE_BYTES, size - WINDOW_BYTES)  # the final window ends at the end of the file
+            end = SAMPLE_BYTES
             for i in range(WINDOWS):
-                fh.seek(SAMPLE_BYTES + (last - SAMPLE_BYTES) * i // (WINDOWS - 1))
-                windows.append(fh.read(WINDOW_BYTES))
+                start = max(end, SAMPLE_BYTES + (last - SAMPLE_BYTES) * i // (WINDOWS - 1))
+                if start >= size:
+                    break
+                fh.seek(start)
+                data = fh.read(WINDOW_BYTES if i < WINDOWS - 1 else size - start)
+                end = start + len(data)
+                windows.append(_whole_lines(data, end >= size))
     return head, windows
+
+
+def _whole_lines(window: bytes, at_end: bool) -> bytes:
+    """``window`` without its first line (it starts inside a line, or just after one) and, unless the window
+    ends at the end of the file, without the bytes after its last line break."""
+    first = window.find(b"\n")
+    if first < 0:
+        return b""  # inside one long line
+    body = window[first + 1 :]
+    if not at_end:
+        body = body[: body.rfind(b"\n") + 1]
+    return body
 
 
 def bom_encoding(head: bytes) -> str | None:
@@ -57,14 +79,8 @@ def bom_encoding(head: bytes) -> str | None:
     return None
 
 
-def _decodes(data: bytes, encoding: str, cut_both_ends: bool) -> bool:
-    """Strict decode; a window may start or end inside a multi-byte character, so up to 3 bytes at a cut
-    edge are allowed to be incomplete."""
-    if cut_both_ends and encoding == "utf-8":
-        start = 0
-        while start < min(3, len(data)) and 0x80 <= data[start] < 0xC0:  # continuation bytes of a cut char
-            start += 1
-        data = data[start:]
+def _decodes(data: bytes, encoding: str) -> bool:
+    """Strict decode; an incomplete character at the very end (a cut head) is allowed."""
     decoder = codecs.getincrementaldecoder(encoding)("strict")
     try:
         decoder.decode(data, final=False)
@@ -73,39 +89,47 @@ def _decodes(data: bytes, encoding: str, cut_both_ends: bool) -> bool:
     return True
 
 
-def has_utf8_text(sample: bytes) -> bool:
-    """Whether some line of ``sample`` holds non-ASCII text and decodes as UTF-8 as a whole: evidence that the
-    file is UTF-8 (Windows-1252 text almost never forms valid multi-byte UTF-8 sequences on a whole line)."""
-    for raw in sample.split(b"\n"):
-        if raw.isascii():
-            continue
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        return True
-    return False
+def utf8_evidence(head: bytes, windows: list[bytes]) -> tuple[int, int]:
+    """(lines holding valid non-ASCII UTF-8, lines that are not valid UTF-8) over the head's complete lines and
+    the windows' lines (whole lines, as :func:`read_samples` cuts them)."""
+    lines = head.split(b"\n")
+    if len(head) >= SAMPLE_BYTES and len(lines) > 1:
+        lines = lines[:-1]  # possibly cut
+    valid = invalid = 0
+    for sample in (lines, *(w.split(b"\n") for w in windows)):
+        for raw in sample:
+            if raw.isascii():
+                continue
+            try:
+                raw.decode("utf-8")
+                valid += 1
+            except UnicodeDecodeError:
+                invalid += 1
+    return valid, invalid
 
 
 def guess_encoding(head: bytes, windows: list[bytes]) -> str:
-    """The BOM's encoding; else UTF-8 when every sample decodes as UTF-8 or any sampled line is non-ASCII UTF-8
-    text (then invalid bytes elsewhere are a read error naming their row, never a silent cp1252 reading of the
-    whole file); else cp1252 when it decodes every sample; else Latin-1."""
+    """The BOM's encoding; else UTF-8 when every sample decodes as UTF-8, or when the sampled lines of valid
+    non-ASCII UTF-8 outnumber those that are not valid UTF-8 (then the invalid bytes are a read error naming
+    their row, never a silent cp1252 reading of the whole file); else cp1252 when it decodes every sample (a few
+    lines of cp1252 text can be valid UTF-8 by chance, e.g. the mojibake "CafÃ©"); else Latin-1."""
     bom = bom_encoding(head)
     if bom:
         return bom
-    if _decodes(head, "utf-8", False) and all(_decodes(w, "utf-8", True) for w in windows):
+    if _decodes(head, "utf-8") and all(_decodes(w, "utf-8") for w in windows):
         return "utf-8"
-    if has_utf8_text(head) or any(has_utf8_text(w) for w in windows):
+    valid, invalid = utf8_evidence(head, windows)
+    if valid > invalid:
         return "utf-8"
-    if _decodes(head, "cp1252", False) and all(_decodes(w, "cp1252", True) for w in windows):
+    if _decodes(head, "cp1252") and all(_decodes(w, "cp1252") for w in windows):
         return "cp1252"
     return "latin-1"
 
 
 def mixed_utf8_line(head: bytes) -> int | None:
     """Line number (1-based) of the first line of ``head`` that is not valid UTF-8 when another line holds valid
-    non-ASCII UTF-8: a UTF-8 file with a line in another encoding, which no single encoding reads correctly."""
+    non-ASCII UTF-8: in a file guessed to be UTF-8, a line in another encoding, which no single encoding reads
+    correctly (call it only when :func:`guess_encoding` said UTF-8)."""
     lines = head.split(b"\n")
     if len(head) >= SAMPLE_BYTES and len(lines) > 1:
         lines = lines[:-1]  # possibly cut

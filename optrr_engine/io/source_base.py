@@ -4,6 +4,13 @@ A source yields ``pyarrow.Table`` chunks whose columns are all strings (missing 
 most ``chunk_rows`` rows (fewer for very wide files: at most CHUNK_CELLS cells); every chunk but the last
 has exactly that many rows, so the chunking (and with it a seeded run) does not depend on how the
 underlying library splits the file.
+
+Missing values, one rule for every format (:func:`blank_to_null`): a cell that is empty or only white space
+(CSV, Excel, Parquet strings, SPSS, Stata) is missing, never a category such as '  ' that no one can see.
+Rows: in CSV and Excel a row whose every cell is missing is no record (a ";;" row of a spreadsheet export): it
+is skipped and counted in ``empty_rows_skipped``; Parquet, SPSS and Stata store their cases explicitly (their
+metadata counts them), so there a row whose every value is missing is kept: a case with all values missing is
+still a case.
 """
 
 from __future__ import annotations
@@ -35,6 +42,29 @@ def check_names(names: list, path) -> list[str]:
     if not out:
         raise InputError(f"{base}: no columns found in the header row")
     return out
+
+
+def blank_to_null(col, empty_is_null: bool = False):
+    """``col`` (Arrow strings) with every blank cell (empty, or only white space as Unicode defines it) null.
+    ``empty_is_null``: the caller's reader already made empty cells null (only white space is left to test)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(col, pa.ChunkedArray):
+        return pa.chunked_array([blank_to_null(c, empty_is_null) for c in col.chunks], type=col.type)
+    if len(col) == col.null_count:
+        return col
+    blank = pc.utf8_is_space(col)  # false for empty text
+    if not empty_is_null:
+        blank = pc.or_(blank, pc.equal(pc.binary_length(col), 0))
+    if not blank.true_count:
+        return col
+    return pc.if_else(blank, pa.scalar(None, pa.string()), col)
+
+
+def is_blank(value) -> bool:
+    """Whether one cell value is blank text (empty, or only white space), as :func:`blank_to_null` judges it."""
+    return isinstance(value, str) and (value == "" or value.isspace())
 
 
 def check_columns(requested, names: list[str], path) -> list[str] | None:
@@ -71,9 +101,10 @@ def rechunk(tables: Iterable, chunk_rows: int) -> Iterator:
 
 
 class Source:
-    """Base class. Subclasses set ``names`` and ``row_count`` and implement ``_tables``. After (or during) a pass
-    of :meth:`tables`, ``rows_read`` is the rows yielded and ``empty_rows_skipped`` the rows of the file that
-    were skipped because every cell was empty (delimited text and Excel; 0 for the other formats)."""
+    """Base class. Subclasses set ``names`` and ``row_count`` and implement ``_tables`` (blank cells made missing
+    by :func:`blank_to_null`). After (or during) a pass of :meth:`tables`, ``rows_read`` is the rows yielded and
+    ``empty_rows_skipped`` the rows of the file that were skipped because every cell was missing (delimited text
+    and Excel; 0 for Parquet, SPSS and Stata, which keep such rows as cases; see the module's docstring)."""
 
     format = "?"
 

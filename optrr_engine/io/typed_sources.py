@@ -1,7 +1,8 @@
 """Typed formats read as text: Parquet (streamed by row groups), Excel .xlsx (openpyxl read-only, streamed
 row by row), SPSS .sav and Stata .dta (pyreadstat, read in chunks; value labels become the category names,
-blank strings are missing, user-missing values are read as missing). Numbers, dates and booleans are turned into
-text by :mod:`.values`.
+user-missing values are read as missing). Numbers, dates and booleans are turned into text by :mod:`.values`. In
+every format a cell that is empty or only white space is missing (:func:`~.source_base.blank_to_null`); rows of
+missing values only are skipped in Excel, kept in the others (see :mod:`.source_base`).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
-from .source_base import Source, check_names
+from .source_base import Source, blank_to_null, check_names, is_blank
 from .values import format_value, string_array
 
 
@@ -40,7 +41,7 @@ class ParquetSource(Source):
 
         try:
             for batch in self._file.iter_batches(batch_size=self.chunk_rows(columns), columns=columns):
-                yield pa.table([_as_text(col) for col in batch.columns], names=batch.schema.names)
+                yield pa.table([blank_to_null(_as_text(col)) for col in batch.columns], names=batch.schema.names)
         except (pa.ArrowInvalid, OSError) as exc:
             raise _open_error(self.path, exc, "Parquet") from None
 
@@ -81,7 +82,7 @@ def _as_text(col):
 
 class ExcelSource(Source):
     """The chosen sheet (name or 0-based index; the first by default); the first row names the columns. Rows whose
-    every cell is empty (no value, or empty text) are no records: skipped and counted in ``empty_rows_skipped``."""
+    every cell is missing (no value, or blank text) are no records: skipped and counted in ``empty_rows_skipped``."""
 
     format = "xlsx"
 
@@ -142,7 +143,7 @@ class ExcelSource(Source):
         chunk = self.chunk_rows(columns)
         filled = 0
         for line, row in enumerate(self._sheet.iter_rows(min_row=2, values_only=True), start=2):
-            if row is None or all(v is None or v == "" for v in row):
+            if row is None or all(v is None or is_blank(v) for v in row):
                 self.empty_rows_skipped += 1
                 continue
             if len(row) > width and any(v is not None for v in row[width:]):
@@ -154,16 +155,17 @@ class ExcelSource(Source):
                 out.append(format_value(row[i]) if i < len(row) else None)
             filled += 1
             if filled == chunk:
-                yield pa.table([pa.array(c, type=pa.string()) for c in block], names=names)
+                yield pa.table([blank_to_null(pa.array(c, type=pa.string())) for c in block], names=names)
                 block = [[] for _ in keep]
                 filled = 0
         if filled:
-            yield pa.table([pa.array(c, type=pa.string()) for c in block], names=names)
+            yield pa.table([blank_to_null(pa.array(c, type=pa.string())) for c in block], names=names)
 
 
 class StatSource(Source):
     """SPSS .sav or Stata .dta through pyreadstat, with value labels applied (labels become categories). A string
-    cell that is blank (empty or only spaces: how both formats store a missing text) is missing. ``value_labels``:
+    cell that is blank (empty or only white space: how both formats store a missing text) is missing; a row of
+    missing values only is kept (a case of the file). ``value_labels``:
     {column: {code: label}} as the file declares them (a label's code gives its order); ``user_missing``: {column:
     the user-missing values the file declares, as text such as "9 = 'refused'"}: pyreadstat reads them as missing,
     like empty cells."""
@@ -197,17 +199,12 @@ class StatSource(Source):
             )
             for frame, _ in reader:
                 names = [str(c) for c in frame.columns]
-                arrays = [string_array(_blank_missing(frame[c].astype(object).tolist())) for c in frame.columns]
+                arrays = [blank_to_null(string_array(frame[c].astype(object).tolist())) for c in frame.columns]
                 yield pa.table(arrays, names=names)
         except InputError:
             raise
         except Exception as exc:
             raise _open_error(self.path, exc, self.format) from None
-
-
-def _blank_missing(values: list) -> list:
-    """``values`` with every blank text (empty or only white space) replaced by None (missing)."""
-    return [None if isinstance(v, str) and not v.strip() else v for v in values]
 
 
 def _is_code(code) -> bool:

@@ -20,6 +20,7 @@ numerically (an exact LP beyond e^35) counts as not fitting: its eps_total is fa
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -80,7 +81,7 @@ class _Search:
         self.evaluations = 0
         self.lo, self.best = 0.0, None
         self.tried: dict[float, tuple[float, float]] = {}  # c -> (root function value, certified lower bound)
-        self.failure: tuple[float, str] | None = None  # the smallest scale whose design failed, and why
+        self.failures: dict[float, str] = {}  # every scale whose design failed -> why
 
     def attempt(self, c: float):
         self.evaluations += 1
@@ -91,8 +92,7 @@ class _Search:
             raise
         except OptRRError as exc:  # infeasible, or beyond what the solver resolves: does not fit
             d = None
-            if self.failure is None or c < self.failure[0]:
-                self.failure = (c, str(exc))
+            self.failures[c] = str(exc)
         value = FAILED if d is None else math.log(d.overall_epsilon / self.target)
         bound = -math.inf if d is None else float(d.info.get("lower_bound", -math.inf))
         self.tried[c] = (value, bound)
@@ -221,26 +221,30 @@ def forget_remembered() -> None:
 
 def _search(method: str, sizes: np.ndarray, w: np.ndarray, target: float, rel_gap: float, ctl) -> BudgetResult:
     res, s = _search_scale(method, sizes, w, target, rel_gap, ctl)
-    failure = None if s is None else s.failure
+    failures = {} if s is None else s.failures
     c_max = MAX_EPSILON / float(w.max())
-    short = short_of_target(res.design.overall_epsilon, target, rel_gap, res.scale, c_max, failure)
+    short = short_of_target(res.design.overall_epsilon, target, rel_gap, res.scale, c_max, failures)
     if short:
         res.design.info["target_not_reached"] = short
     return res
 
 
-def short_of_target(achieved: float, target: float, rel_gap: float, scale: float, c_max: float, failure) -> str | None:
-    """Why a budget design stays below the target by more than the search's gap: the per-column maximum
-    (``scale`` at ``c_max``), or a larger scale whose design failed (``failure`` = (scale, reason): the exact LP's
-    numeric limit, an infeasible family); None when it reached the target or the reason is not known."""
+def short_of_target(
+    achieved: float, target: float, rel_gap: float, scale: float, c_max: float, failures: Mapping[float, str]
+) -> str | None:
+    """The note of a budget design below the target by more than the search's gap (None when within it): the
+    per-column maximum (``scale`` at ``c_max``), else the reason of the smallest scale above ``scale`` whose design
+    failed (``failures``: every failed scale -> reason: the exact LP's numeric limit, an infeasible family; a failure
+    below ``scale`` says nothing, the design may be non-monotone), else that no larger scale tried fits."""
     if achieved >= target * (1.0 - max(rel_gap, 1e-3)):
         return None
     head = f"whole-record ε {achieved:.4g} of the target {target:g}: "
     if scale >= c_max * (1.0 - 1e-9):
         return head + f"the per-column ε reached its maximum of {MAX_EPSILON:g}"
-    if failure is not None and failure[0] > scale:
-        return head + f"with larger ε per column the design fails ({failure[1]})"
-    return None
+    above = [c for c in failures if c > scale]
+    if above:
+        return head + f"with larger ε per column the design fails ({failures[min(above)]})"
+    return head + "the search found no larger ε per column whose design fits the target"
 
 
 def _search_scale(method, sizes, w, target, rel_gap, ctl) -> tuple[BudgetResult, _Search | None]:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import optrr_engine.budget as budget
 from optrr_engine.budget import REL_GAP, distribute_budget
 from optrr_engine.designs import run_design
+from optrr_engine.errors import InfeasibleError
 from optrr_engine.tolerance import eps_within
 
 
@@ -160,3 +161,51 @@ def test_a_target_the_design_cannot_reach_is_said_with_the_reason():
     capped = distribute_budget("auto", sizes, ones, 500.0).design
     assert capped.info["target_not_reached"].endswith("the per-column ε reached its maximum of 50")
     assert "target_not_reached" not in distribute_budget("optimal", sizes, ones, 20.0).design.info
+
+
+def failing_designs(monkeypatch, total, info=lambda c: {}):
+    """fake_designs where ``total(c)`` None is a design that fails (InfeasibleError naming c)."""
+    calls = []
+
+    def run(method, sizes, eps, **_):
+        c = float(np.max(eps))
+        calls.append(c)
+        value = total(c)
+        if value is None:
+            raise InfeasibleError(f"infeasible at {c:.6g}")
+        return FakeDesign(value, info(c))
+
+    monkeypatch.setattr(budget, "run_design", run)
+    budget._remembered.cache_clear()
+    return calls
+
+
+def test_a_failure_below_the_result_does_not_hide_the_failure_above_it(monkeypatch):
+    """Non-monotone (infeasible on stretches, like the family): auto's design fails at the top, its root search
+    meets failures on [0.3, 0.45) below the stretch [0.45, 0.48] that fits at 0.9, which the scan then finds. The
+    result (0.48) is below the target by more than the gap and the note gives the reason of the smallest failed
+    scale above it (before, only the smallest failure was kept: below the result, so no note)."""
+
+    def total(c):
+        if c < 0.3:
+            return 2 * c
+        return 0.9 if 0.45 <= c <= 0.48 else None
+
+    calls = failing_designs(monkeypatch, total, lambda c: {"design": "blocks of 2", "lower_bound": 0.0})
+    r = distribute_budget("auto", [2, 2, 2, 2], [1.0] * 4, 1.0)
+    assert abs(r.scale - 0.48) <= 1e-5 and r.design.overall_epsilon == 0.9
+    assert [c for c in calls if 0.3 <= c < 0.45]  # failures below the result were met
+    above = min(c for c in calls if c > r.scale)
+    reason = f"with larger ε per column the design fails (infeasible at {above:.6g})"
+    assert r.design.info["target_not_reached"] == f"whole-record ε 0.9 of the target 1: {reason}"
+
+
+def test_a_result_below_the_target_without_a_known_reason_still_says_so(monkeypatch):
+    """The heuristic fits at 0.9 on [0.45, 0.48] and is above the target (3c) elsewhere: no design failed, yet the
+    result is below the target by more than the gap, and the note says so (before: no note)."""
+    fake_designs(monkeypatch, lambda c: 0.9 if 0.45 <= c <= 0.48 else 3 * c)
+    r = distribute_budget("heuristic", [2, 2, 2, 2], [1.0] * 4, 1.0)
+    assert abs(r.scale - 0.48) <= 1e-5
+    assert r.design.info["target_not_reached"] == (
+        "whole-record ε 0.9 of the target 1: the search found no larger ε per column whose design fits the target"
+    )

@@ -14,6 +14,7 @@ import select
 import signal
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -239,3 +240,84 @@ def test_an_excel_release_of_too_many_rows_is_refused_up_front_when_sure(tmp_pat
         assert "csv or parquet" in error
     assert sorted(os.listdir(folder)) == ["in.csv", "release.json"]
     assert len(releases(audit_dir)) == 2  # the two released above
+
+
+#: ``python -c LOST_CHILD MODE optrr-arguments...``: at the first chunk of data written, a SIGINT is raised inside a
+#: ``__del__`` (CPython prints the KeyboardInterrupt as "Exception ignored in" and the run goes on), then MODE
+#: "window": the clean-up window is over (CLEANUP_SECONDS set to 0) and one more SIGINT is raised; "third": two more
+#: SIGINTs are raised at once (the second and third of the run).
+LOST_CHILD = """
+import signal, sys
+import optrr_engine.cli.interrupts as interrupts
+import optrr_engine.cli.main as cli
+import optrr_engine.io.writers as writers
+
+mode, argv = sys.argv[1], sys.argv[2:]
+
+class Finalized:
+    def __del__(self):
+        signal.raise_signal(signal.SIGINT)
+
+original, fired = writers.CsvWriter.write, []
+
+def write(self, table):
+    original(self, table)
+    if fired:
+        return
+    fired.append(True)
+    Finalized()  # collected at once: its __del__ swallows the first interrupt
+    if mode == "window":
+        interrupts.CLEANUP_SECONDS = 0.0
+        signal.raise_signal(signal.SIGINT)
+    else:
+        signal.raise_signal(signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)
+
+writers.CsvWriter.write = write
+sys.exit(cli.main(argv))
+"""
+
+
+@pytest.mark.parametrize("mode", ["window", "third"])
+def test_an_interrupt_lost_in_a_finalizer_does_not_make_the_run_unstoppable(tmp_path, audit_dir, mode):
+    """The first Ctrl-C lands in a ``__del__`` (its KeyboardInterrupt is printed and discarded; the run goes on): a
+    later Ctrl-C once the clean-up window is over, or a third one within it, still stops the run with the clean-up
+    done: exit 130, "optrr: interrupted", no temporary left, nothing recorded (before, every later signal was ignored
+    and only SIGKILL stopped the run)."""
+    src, cfg = make_input(tmp_path)
+    cmd = [sys.executable, "-c", LOST_CHILD, mode, *perturb_args(tmp_path, src, cfg, "out.csv", "--no-shuffle")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "Exception ignored in" in proc.stderr  # the first interrupt was indeed lost
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "optrr: interrupted"
+    assert sorted(os.listdir(tmp_path)) == ["in.csv", "release.json"]
+    assert releases(audit_dir) == []
+
+
+def test_the_signal_after_an_ignored_one_or_the_clean_up_window_raises(monkeypatch):
+    """The handler's sequence on a controlled clock: a signal raises; the next one within CLEANUP_SECONDS is ignored,
+    the one after it raises (and starts a new window); once the window is over a signal raises; past the commit
+    point a signal is recorded, never raised."""
+    from optrr_engine.cli import interrupts
+
+    clock = [100.0]
+    monkeypatch.setattr(interrupts, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    handler = interrupts._Handler()
+
+    def raises(signum=signal.SIGINT) -> bool:
+        try:
+            handler(signum, None)
+        except KeyboardInterrupt:
+            return True
+        return False
+
+    assert [raises(), raises(), raises(), raises(), raises()] == [True, False, True, False, True]
+    clock[0] += interrupts.CLEANUP_SECONDS
+    assert raises()  # the window is over
+    clock[0] += 1
+    assert not raises()  # a new window began with that raise
+    with pytest.raises(interrupts.Terminated):
+        clock[0] += interrupts.CLEANUP_SECONDS
+        handler(signal.SIGTERM, None)
+    handler.holding = True
+    assert not raises(signal.SIGTERM) and not raises() and handler.received == signal.SIGTERM

@@ -6,12 +6,14 @@ applied)."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QApplication, QMainWindow
 
 from optrr_gui.design.epsilon_editor import EpsilonEditor, MixedDecimalMarks, refusal_status, typed_number
-from tests.test_gui_epsilon_typing import type_and_enter
+from optrr_gui.state.session import MAX_EPSILON, MIN_EPSILON
+from tests.test_gui_epsilon_typing import focus, type_and_enter
 from tests.test_gui_target_typing import budget_window, type_target  # noqa: F401 (a fixture)
 
 MIXED = "must be a number with one decimal mark, a point or a comma (e.g. 2.5)"
@@ -112,3 +114,40 @@ def test_the_target_takes_a_decimal_comma_and_refuses_two_marks(qtbot, budget_wi
     type_target(qtbot, w, "1,000.5")
     assert w.state.target_total == 2.5
     assert w.statusBar().currentMessage() == f"Not changed: the whole-record ε {MIXED}; got '1,000.5'"
+
+
+#: Text ``float`` read (or a thousands grouping) that is not ASCII number text: refused, nothing changed.
+NOT_ASCII_NUMBERS = ["0_5", "٣", "２,５", "1 000", "0x1", "1_000,5", "１,０００", "inf", "nan"]
+
+
+def test_only_ascii_number_text_is_a_number():
+    """``float`` took "0_5" as 5 (ten times the 0.5 meant), other scripts' digits ("٣" 3, "２,５" 2.5): refused
+    now, as any text that is not ASCII number text; every form taken before still is."""
+    for text in NOT_ASCII_NUMBERS:
+        with pytest.raises(ValueError):
+            typed_number(text)
+    with pytest.raises(ValueError) as refused:
+        typed_number("１,０００")
+    assert not isinstance(refused.value, MixedDecimalMarks)  # no thousands grouping: not a number at all
+    taken = {"0.5": 0.5, "5e-1": 0.5, ".5": 0.5, "5.": 5.0, "+2.5E0": 2.5, "-1": -1.0, " 2,5 ": 2.5, "1e+1": 10.0}
+    assert {text: typed_number(text) for text in taken} == taken
+
+
+@pytest.mark.parametrize("text", NOT_ASCII_NUMBERS)
+def test_an_epsilon_that_is_not_ascii_number_text_is_refused_and_nothing_changes(qtbot, editor_window, text):
+    window, editor = editor_window
+    edited, refused = [], []
+    editor.valueEdited.connect(lambda v, final: edited.append(v))
+    editor.inputRefused.connect(refused.append)
+    line = editor.spin.lineEdit()
+    focus(qtbot, line)
+    line.selectAll()
+    QTest.keyClick(line, Qt.Key.Key_Delete)
+    for char in text:  # key events carrying the text (QTest.keyClicks aborts on characters beyond Latin-1)
+        for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            QApplication.sendEvent(line, QKeyEvent(kind, Qt.Key.Key_unknown, Qt.KeyboardModifier.NoModifier, char))
+    assert line.text() == f"ε {text}"
+    QTest.keyClick(line, Qt.Key.Key_Return)
+    assert edited == [] and editor.value() == 1.0
+    assert refused and set(refused) == {f"ε must be a number from {MIN_EPSILON:g} to {MAX_EPSILON:g}; got {text!r}"}
+    assert window.statusBar().currentMessage() == refusal_status(refused[-1])

@@ -1,16 +1,21 @@
 """Ctrl-C (SIGINT) and SIGTERM while an ``optrr`` command runs.
 
 The first signal raises :class:`KeyboardInterrupt` (SIGINT) or :class:`Terminated` (SIGTERM) in the main thread, so
-that every clean-up runs (no temporary file or shuffle bucket of a release is left beside the output); any later
-signal is ignored, so a second Ctrl-C or ``kill`` cannot interrupt that clean-up. Past a command's commit point
-(:func:`hold`, e.g. a release whose audit record is being written) a signal raises nothing: it is only recorded
-(:func:`held`), and the command finishes and says so.
+that every clean-up runs (no temporary file or shuffle bucket of a release is left beside the output). For
+:data:`CLEANUP_SECONDS` after it, the next signal is ignored, so a second Ctrl-C or ``kill`` cannot interrupt that
+clean-up; after that window, or at the signal after the ignored one (a third Ctrl-C), a signal raises again (and
+starts a new window). A raised signal can be lost: CPython runs the handler at any point of the main thread, also
+inside a ``__del__``, a weakref finalizer or a gc callback, where the exception is printed and discarded; ignoring
+every later signal would then leave a command that only SIGKILL stops (and SIGKILL leaves the temporaries behind).
+Past a command's commit point (:func:`hold`, e.g. a release whose audit record is being written) a signal raises
+nothing: it is only recorded (:func:`held`), and the command finishes and says so.
 """
 
 from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -19,12 +24,19 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill``, ``timeout``, a job scheduler), raised like Ctrl-C so that every clean-up runs."""
 
 
+#: Seconds after a raised signal during which the next signal is ignored (the clean-up it started deletes temporary
+#: files: well under this); read at each signal.
+CLEANUP_SECONDS = 10.0
+
+
 class _Handler:
-    """The handler of SIGINT and SIGTERM during one command: raises once, ignores later signals, records any
-    signal past the commit point."""
+    """The handler of SIGINT and SIGTERM during one command: a signal raises, except the first one within
+    :data:`CLEANUP_SECONDS` of the last raise (ignored: the clean-up must finish); records any signal past the commit
+    point instead of raising."""
 
     def __init__(self) -> None:
-        self.raised = False
+        self.raised_at: float | None = None  # time.monotonic() of the last raise
+        self.ignored = 0  # signals ignored since the last raise
         self.holding = False
         self.received: int | None = None
 
@@ -32,9 +44,11 @@ class _Handler:
         if self.holding:
             self.received = self.received or signum
             return
-        if self.raised:  # a second Ctrl-C / kill: the clean-up the first one started must finish
+        now = time.monotonic()
+        if self.raised_at is not None and now - self.raised_at < CLEANUP_SECONDS and self.ignored == 0:
+            self.ignored += 1  # a second Ctrl-C / kill: the clean-up the first one started must finish
             return
-        self.raised = True
+        self.raised_at, self.ignored = now, 0  # the first, one after the window, or a third in it (escape hatch)
         raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 

@@ -4,7 +4,9 @@ slider is dragged (those edits merge into one undo step).
 
 Typed text is committed exactly or not at all (:class:`ExactSpinBox`): a plain ``QDoubleSpinBox`` drops the
 keystrokes it finds out of range, so "1e-5" became 15 and "1000" became 10 without a word. A decimal comma is read
-as a decimal point ("2,5" is 2.5); text with both marks ("1,000.5") is refused.
+as a decimal point ("2,5" is 2.5); text with both marks ("1,000.5") is refused. Only ASCII number text is read
+(the engine's rule, :func:`optrr_engine.release.column_stats.is_number_text`): ``float`` alone also took "0_5" (5)
+and other scripts' digits ("٣", "２,５").
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import re
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QToolTip, QVBoxLayout, QWidget
+
+from optrr_engine.release.column_stats import is_number_text
 
 from ..state.session import MAX_EPSILON, MIN_EPSILON
 
@@ -46,7 +50,7 @@ def refusal_status(message: str) -> str:
 
 #: A comma that may group thousands: one to three digits (not a lone 0) before it and exactly three after it, at the
 #: end or before an exponent ("1,000", "12,500e-3"; "0,125" and "2,50" are decimal commas).
-THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2},\d{3}(?:[eE]|$)")
+THOUSANDS = re.compile(r"^[+-]?[1-9][0-9]{0,2},[0-9]{3}(?:[eE]|$)")
 
 
 class MixedDecimalMarks(ValueError):
@@ -56,13 +60,16 @@ class MixedDecimalMarks(ValueError):
 
 def typed_number(text: str) -> float:
     """The number in ``text``, reading one decimal comma as a decimal point when there is no point ("2,5" is
-    2.5). Raises ``ValueError`` if it is not a number; :class:`MixedDecimalMarks` for text with several marks
-    ("1,000.5", "1,000,000") or a comma followed by exactly three digits ("1,000": a thousand or one?): which one
-    is the decimal mark is not clear."""
+    2.5). Only ASCII number text (optional sign, digits 0-9 with one decimal mark, optional exponent e/E; ASCII
+    spaces around it) is a number: raises ``ValueError`` for anything else ("0_5", "٣", "1 000", "0x1", "inf");
+    :class:`MixedDecimalMarks` for text with several marks ("1,000.5", "1,000,000") or a comma followed by exactly
+    three digits ("1,000": a thousand or one?): which one is the decimal mark is not clear."""
     if "," in text:
         if "." in text or text.count(",") > 1 or THOUSANDS.search(text):
             raise MixedDecimalMarks(text)
         text = text.replace(",", ".")
+    if not is_number_text(text):
+        raise ValueError(f"not a number: {text!r}")
     return float(text)
 
 

@@ -1,11 +1,13 @@
 """Design tab, mechanism side (GUI review on stroke.csv, total budget 2): a design whose needed tables all carry no
-information says so in its row and is never recommended; in total-budget mode the changed ε are told against the
-ε from weights, with the digits that show the change; while the designs recompute, the caption, chart, change list
+information says so in its row and is recommended only when no design has information (then flagged); in
+total-budget mode the changed ε are told against the ε from weights, with the digits that show the change; while
+the designs recompute, the caption, chart, change list
 and column table show one design of one request, marked as computing for the new one."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import Qt
@@ -64,7 +66,7 @@ def cells(table, row: int) -> list[str]:
     return [table.item(row, col).text() for col in range(table.columnCount())]
 
 
-def test_a_design_whose_needed_tables_carry_no_information_says_so_in_its_row_and_is_never_recommended(panel):
+def test_a_design_whose_needed_tables_carry_no_information_says_so_in_its_row_and_is_not_recommended(panel):
     c = panel.controller
     s = c.current()["heuristic"]
     assert s.no_information and s.needed_tables == 55  # 10 one-way + 45 two-way tables, none estimable
@@ -77,13 +79,33 @@ def test_a_design_whose_needed_tables_carry_no_information_says_so_in_its_row_an
         brush = panel.designs.item(row, col).data(Qt.ItemDataRole.ForegroundRole)
         assert brush is not None and brush.color() == QColor(140, 140, 140)
     tip = item.toolTip()
-    assert "No information" in tip and "Never recommended" in tip
+    assert "No information" in tip and "Recommended only when no design computed has information" in tip
     assert f"Predicted AVD {fmt_avd(s.predicted_avd)}" in tip and "% error vs. Kronecker" in tip  # numbers kept
-    # never recommended, even where nothing else qualifies or it would rank first
+    # not recommended while a design with information qualifies, even one it would rank before
     assert c.recommended() != "heuristic" and "★" not in item.text()
     assert not may_recommend(s, budget_mode=True)
-    assert recommend({"heuristic": s}, budget_mode=True) is None
     assert recommend({"heuristic": s, "kronecker": c.current()["kronecker"]}, budget_mode=True) == "kronecker"
+    first = replace(s, predicted_rank=(0, 0.0), overall_epsilon=0.001)  # ranks first by every key but information
+    assert recommend({"heuristic": first, "kronecker": c.current()["kronecker"]}, budget_mode=True) == "kronecker"
+
+
+def test_when_no_design_has_information_the_best_of_them_is_recommended_as_the_engine_ranks_them_and_flagged(panel):
+    """The engine's recommend() ranks a design without information as if it erased every needed table
+    (PredictedError.rank_key), so when all lack it, it still recommends the best of them: so does the window."""
+    c = panel.controller
+    s = c.current()["heuristic"]
+    assert recommend({"heuristic": s}, budget_mode=True) == "heuristic"
+    # every design without information, ranked by the engine's key (erased-as-all first, then the predicted error)
+    needed = s.needed_tables
+    none = {m: replace(x, no_information=True, predicted_rank=(needed, x.predicted_rank[1]))
+            for m, x in c.current().items() if x.ok and x.releasable and x.predicted_rank is not None}
+    assert len(none) >= 3
+    best = min(none, key=lambda m: none[m].predicted_rank)
+    assert recommend(none, budget_mode=True) == best
+    c.summaries.update(none)  # the window's own flag: the status line under the table
+    assert c.recommended() == best
+    status = panel.status_text(c.recommended(), c.chosen())
+    assert "No design computed has information" in status and mp.METHOD_LABELS.get(best, best) in status
 
 
 def test_total_budget_changes_are_told_against_the_epsilon_from_weights_with_the_digits_that_show_them(qtbot, panel):

@@ -17,7 +17,7 @@ from optrr_gui.common.commands import SetColumnValue
 from optrr_gui.design.column_panel import ColumnPanel
 from optrr_gui.state.session import ColumnState, SessionState
 from tests.test_gui_release import release_stalled_while_writing
-from tests.test_gui_support import WAIT_MS
+from tests.test_gui_support import WAIT_MS, tick_orange
 
 INF = float("inf")
 
@@ -173,7 +173,7 @@ def start_stalled_release(window, tmp_path, monkeypatch):
     window.open_release()
     dialog = window._release_dialog
     dialog.output.setText(str(tmp_path / "released.csv"))
-    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
+    tick_orange(dialog)  # exactly the sample's rare categories are orange: ticked
     assert dialog.start()
     return dialog
 

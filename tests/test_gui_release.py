@@ -15,14 +15,13 @@ import pytest
 from optrr_engine.release.manifest import load_manifest, mechanism_from_manifest
 from optrr_gui.main_window import PROCESS_MIN_BYTES, TAB_ANALYSE
 from optrr_gui.release.dialog import ReleaseDialog, remaining_seconds
-from tests.test_gui_support import SAMPLE, WAIT_MS, close_window, open_window
+from tests.test_gui_support import SAMPLE, SAMPLE_ORANGE, WAIT_MS, close_window, open_window, tick_orange
 
 
 def release(qtbot, window, output, **options) -> ReleaseDialog:
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
-    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
-    assert dialog.problems() == []
+    tick_orange(dialog)  # the sample releases rare categories (orange), nothing else: checked, then ticked
     dialog.output.setText(str(output))
     if options.get("seed") is not None:
         dialog.fixed_seed.setChecked(True)
@@ -374,7 +373,7 @@ def test_a_release_with_a_secret_key_is_reproducible_and_never_ships_the_key(qtb
         dialog.allow_repeat = True  # the same data released three times on purpose (the ledger is tested elsewhere)
         if use_key:
             dialog.key_file.setText(str(key_path))
-        dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
+        tick_orange(dialog)  # the sample releases rare categories (orange), nothing else: checked, then ticked
         assert dialog.start()
         qtbot.waitUntil(lambda d=dialog: d.result_state != "running", timeout=WAIT_MS)
         assert dialog.result_state == "done", dialog.progress_label.text()
@@ -443,7 +442,10 @@ def test_columns_exported_in_the_clear_need_a_tick_before_release(qtbot, window,
     qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
     assert dialog.result_state == "done" and (tmp_path / "clear.csv").exists()
     window.state.set_column_value(index_of(window, "breast"), "role", "perturb")
-    assert "Exported in the clear: none" in ReleaseDialog(window, window).columns_label.text()
+    again = ReleaseDialog(window, window)
+    qtbot.addWidget(again)
+    assert "Exported in the clear: none" in again.columns_label.text()
+    tick_orange(again)  # orange again: the sample's rare categories only
 
 
 
@@ -509,12 +511,10 @@ def test_the_tick_follows_the_session_while_the_dialog_is_open(qtbot, window):
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
     assert "Exported in the clear: none" in dialog.columns_label.text()
-    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
-    assert not any("published outside the ε" in p for p in dialog.problems())
+    tick_orange(dialog)  # the sample releases rare categories (orange), nothing else: checked, then ticked
     window.state.set_column_value(index_of(window, "breast"), "role", "keep")
-    assert any("published outside the ε" in p for p in dialog.problems()) and not dialog.accept_clear.isHidden()
-    dialog.accept_clear.setChecked(True)
-    assert not any("published outside the ε" in p for p in dialog.problems())
+    assert any("published outside the ε" in p for p in dialog.problems()) and not dialog.accept_clear.isChecked()
+    tick_orange(dialog, {**SAMPLE_ORANGE, "kept": ["breast"]})
     window.state.set_column_value(index_of(window, "irradiat"), "role", "keep")
     assert any("published outside the ε" in p for p in dialog.problems()) and not dialog.accept_clear.isChecked()
     assert "NOT private (2)</b>: breast, irradiat" in dialog.columns_label.text()

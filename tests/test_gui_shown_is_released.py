@@ -10,14 +10,14 @@ from optrr_engine.release.manifest import load_manifest
 from optrr_gui.main_window import TAB_ANALYSE
 from optrr_gui.release.dialog import ReleaseDialog
 from optrr_gui.state.design_summary import DesignSummary, display_order, recommend
-from tests.test_gui_support import WAIT_MS
+from tests.test_gui_support import WAIT_MS, tick_orange
 
 
 def release(qtbot, window, output) -> ReleaseDialog:
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
     dialog.output.setText(str(output))
-    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
+    tick_orange(dialog)  # exactly the sample's rare categories are orange: ticked
     assert dialog.start(), dialog.progress_label.text()
     qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
     assert dialog.result_state == "done", dialog.progress_label.text()

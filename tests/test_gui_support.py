@@ -76,3 +76,30 @@ def accept_dialog_when_ready(get_dialog, timeout_ms: int = 30_000) -> list:
 
     QTimer.singleShot(50, poll)
     return seen
+
+
+#: What the release dialog marks in orange for the bundled sample as opened (ReleaseDialog.published_outside):
+#: its rare categories, nothing else.
+SAMPLE_ORANGE = {
+    "kept": [],
+    "rows_left_out": [],
+    "labels_of_dropped": [],
+    "bins_from_data": [],
+    "rare_categories": [
+        "age: '20-29' (1 row)",
+        "tumor-size: '45-49' (3 rows), '5-9' (4 rows)",
+        "inv-nodes: '24-26' (1 row), '12-14' (3 rows)",
+        "breast-quad: '?' (1 row)",
+    ],
+}
+
+
+def tick_orange(dialog, expected=None) -> None:
+    """Tick the release dialog's box after checking that exactly ``expected`` is orange (SAMPLE_ORANGE by default)
+    and that the tick is all the release waits for; then nothing is."""
+    from optrr_gui.release.dialog import NEEDS_TICK
+
+    assert dialog.published_outside() == (SAMPLE_ORANGE if expected is None else expected)
+    assert dialog.problems() == [NEEDS_TICK] and not dialog.accept_clear.isHidden()
+    dialog.accept_clear.setChecked(True)
+    assert dialog.problems() == []

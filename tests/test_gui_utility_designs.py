@@ -22,7 +22,7 @@ from optrr_gui.release.dialog import ReleaseDialog
 from optrr_gui.state import needed_marginals as nm
 from optrr_gui.state.design_summary import BUDGET_ONLY_METHODS, recommend
 from optrr_gui.workers.jobs.design import compute_design
-from tests.test_gui_support import WAIT_MS, close_window, open_window, wait_ready
+from tests.test_gui_support import WAIT_MS, close_window, open_window, tick_orange, wait_ready
 
 
 def binary_file(tmp_path, k: int = 3, n: int = 400) -> str:
@@ -169,7 +169,7 @@ def test_erased_needed_pair_is_named_and_the_release_refused_unless_overridden(q
         dialog = ReleaseDialog(window, window)
         qtbot.addWidget(dialog)
         dialog.output.setText(str(out))
-        dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
+        assert not any(dialog.published_outside().values())  # nothing orange in this file: no tick asked
         assert "erases 3 needed table" in dialog.needed_label.text()
         assert f"The way out: {nm.WAY_OUT}." in dialog.needed_label.text()
         assert "No column suppressed" in dialog.design_label.text()
@@ -217,7 +217,7 @@ def test_sampling_design_release_states_the_suppression(qtbot, window, tmp_path)
     out = tmp_path / "sampled.csv"
     dialog.output.setText(str(out))
     dialog.allow_unidentifiable.setChecked(True)  # the 3-way tables are not needed; nothing is erased
-    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
+    tick_orange(dialog)  # exactly the sample's rare categories are orange: ticked
     assert dialog.start()
     qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
     assert dialog.result_state == "done", dialog.progress_label.text()
@@ -234,7 +234,7 @@ def test_utility_design_is_released_exactly_as_shown(qtbot, window, tmp_path):
     qtbot.addWidget(dialog)
     out = tmp_path / "utility.csv"
     dialog.output.setText(str(out))
-    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
+    tick_orange(dialog)  # exactly the sample's rare categories are orange: ticked
     assert dialog.start()
     qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
     assert dialog.result_state == "done", dialog.progress_label.text()
@@ -272,7 +272,7 @@ def test_release_now_or_wait_while_a_slow_design_computes(qtbot, window, tmp_pat
     dialog = ReleaseDialog(window, window)
     qtbot.addWidget(dialog)
     assert dialog.release_now.isVisibleTo(dialog) and dialog.release_now.isChecked()
-    dialog.accept_clear.setChecked(True)  # the sample releases rare categories (orange): ticked
+    tick_orange(dialog)  # exactly the sample's rare categories are orange: ticked
     assert dialog.problems() == [] and dialog.release_button.isEnabled()  # not blocked
     now = dialog.chosen_method()
     assert now in c.current() and c.current()[now].ok

@@ -7,7 +7,7 @@ RR-Clusters (Algorithm 1), RR-Adjustment (Algorithm 2), RR-Independent and RR-Jo
 
 from .avd import avd
 from .chi_square import Chi2Result, chi2_2x2, pearson_chi2, wald_independence
-from .contingency import contingency_table, expected_under_independence, table_from_estimate
+from .contingency import conditional_shares, contingency_table, expected_under_independence, table_from_estimate
 from .count_queries import query_errors, random_query
 from .dependence import abs_pearson, cramers_v, dependence_matrix
 from .joint_metrics import aar, r_squared
@@ -27,6 +27,7 @@ __all__ = [
     "cluster_attributes",
     "cluster_mechanism",
     "cluster_product",
+    "conditional_shares",
     "contingency_table",
     "cramers_v",
     "dependence_matrix",

@@ -28,6 +28,15 @@ def expected_under_independence(table: np.ndarray) -> np.ndarray:
     return np.outer(t.sum(axis=1), t.sum(axis=0)) / n
 
 
+def conditional_shares(joint, axis: int) -> np.ndarray:
+    """Shares within each row (``axis=1``: every row sums to 1) or column (``axis=0``: every column sums to 1) of
+    a two-way table of ``joint`` shares or counts; NaN in a row or column whose sum is not positive."""
+    joint = np.asarray(joint, dtype=float)
+    sums = joint.sum(axis=axis, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sums > 0, joint / sums, np.nan)
+
+
 def allele_status_table(a, b, c, d) -> np.ndarray:
     """The 2x2 allele-by-status table of docs/math.md §9: rows allele 0/1, columns status 0/1 -> [[A, B], [C, D]]."""
     return np.array([[a, b], [c, d]], dtype=float)

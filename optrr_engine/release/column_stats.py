@@ -143,8 +143,6 @@ class ColumnStats:
 
 # -- summaries for display: computed once per data load ------------------------------------------------
 
-#: Categories seen in fewer rows than this are "rare" (their existence is disclosed by the codebook).
-RARE_BELOW = 5
 #: Bars of the display histogram of a numeric column.
 HISTOGRAM_BINS = 20
 #: The label :meth:`.codec.ColumnCodec.released_labels` gives a number outside the bin edges (the release would stop).
@@ -172,7 +170,7 @@ class ColumnSummary:
     the rare ones, and for a mostly numeric column the numbers' range and a histogram. Texts are compared
     exactly as read (the release's own rule)."""
 
-    def __init__(self, name: str, values, counts, missing: int, decimal: str = ".", rare_below: int = RARE_BELOW):
+    def __init__(self, name: str, values, counts, missing: int, decimal: str = "."):
         import pyarrow as pa
 
         values = np.asarray(values, dtype=object)
@@ -183,7 +181,6 @@ class ColumnSummary:
         self.counts = counts[order]
         self.missing = int(missing)
         self.present = int(self.counts.sum())
-        self.rare_below = int(rare_below)
         self.decimal = decimal
         texts = pa.array([str(v) for v in self.values], type=pa.string())
         mask, numbers = numeric_values(texts, decimal) if len(texts) else (np.zeros(0, bool), np.zeros(0))
@@ -216,13 +213,16 @@ class ColumnSummary:
         return dict(zip(self.values.tolist(), self.counts.tolist(), strict=True))
 
     def rare(self, numbers: bool = True) -> list[tuple[str, int]]:
-        """(value, count) of every value seen in fewer than ``rare_below`` rows, rarest first; without the values
-        that read as numbers when ``numbers`` is False (a binned column publishes their bins, never the numbers)."""
-        rare = self.counts < self.rare_below
+        """The rare values (:func:`.schema.rare_categories`, the one rule and order) with their counts; without the
+        values that read as numbers when ``numbers`` is False (a binned column publishes their bins, never the
+        numbers)."""
+        from .schema import RARE_COUNT, rare_categories
+
+        rare = self.counts < RARE_COUNT
         if not numbers:
             rare &= ~self.is_number
-        hit = np.flatnonzero(rare)[::-1]
-        return [(str(self.values[i]), int(self.counts[i])) for i in hit]
+        hit = np.flatnonzero(rare)
+        return rare_categories(dict(zip(self.values[hit].tolist(), self.counts[hit].tolist(), strict=True)))
 
     @property
     def is_number(self) -> np.ndarray:

@@ -246,7 +246,7 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
         return col
     # rare long texts: a survey's "Neither agree nor disagree", answered in many rows, is a label
     seen = stats.counts.items() if not numeric and not labels else ()
-    long = sum(1 for v, c in seen if c < RARE_COUNT and long_text(v))
+    long = sum(1 for v, c in seen if is_rare(c) and long_text(v))
     if long:
         col.role = "drop"
         warn.append(
@@ -388,13 +388,26 @@ def near_duplicate_warning(values, decimal: str = ".") -> str | None:
 RARE_WARNING_START = f"rare categories (fewer than {RARE_COUNT} rows)"
 
 
+def is_rare(rows: int) -> bool:
+    """The rare-category rule: a category released in 1..RARE_COUNT-1 rows (the codebook discloses that it
+    exists). A listed category with no rows is not rare: nobody is disclosed by it."""
+    return 0 < rows < RARE_COUNT
+
+
+def rare_categories(counts) -> list[tuple[str, int]]:
+    """(category, rows) of every rare category (:func:`is_rare`) of ``counts`` ({category: rows}), rarest first,
+    ties in natural alphabetical order: the one list every rare-category warning and listing shows."""
+    rare = [(str(v), int(c)) for v, c in counts.items() if is_rare(c)]
+    rare.sort(key=lambda vc: (vc[1], _alphabetical(vc[0])))
+    return rare
+
+
 def rare_warning(counts, recoded: bool = False) -> str | None:
-    """The warning naming the categories seen in 1..RARE_COUNT-1 rows (``counts``: {category: rows}), rarest
-    first (the first RARE_SHOWN with their counts), or None when there are none."""
-    rare = [(v, c) for v, c in counts.items() if 0 < c < RARE_COUNT]
+    """The warning naming the :func:`rare_categories` of ``counts`` ({category: rows}), rarest first (the first
+    RARE_SHOWN with their counts), or None when there are none."""
+    rare = rare_categories(counts)
     if not rare:
         return None
-    rare.sort(key=lambda vc: (vc[1], _alphabetical(vc[0])))
     shown = ", ".join(f"{v!r} ({c})" for v, c in rare[:RARE_SHOWN])
     more = f" and {len(rare) - RARE_SHOWN} more" if len(rare) > RARE_SHOWN else ""
     after = " after recoding" if recoded else ""

@@ -12,7 +12,6 @@ import os
 from html import escape
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine.analysis.chi_square import format_p_value
+from optrr_engine.analysis.contingency import conditional_shares
 from optrr_engine.errors import InputError
 from optrr_engine.estimation.release_estimate import default_manifest_path
 from optrr_engine.estimation.release_source import KEPT_COLUMN_HINT, kept_column_message
@@ -107,15 +107,6 @@ def negative_note(n: int) -> str:
     else:
         why = "the shares are small and the randomization's noise larger; their intervals say how large they may be"
     return f"in {cells_text(n)} the unbiased estimate (behind the intervals) is below zero: {why}"
-
-
-def conditional_shares(joint, axis: int):
-    """Shares within each row (``axis=1``: every row sums to 1) or column (``axis=0``) of a two-way table of joint
-    shares; NaN where the row or column sum is not positive."""
-    joint = np.asarray(joint, dtype=float)
-    sums = joint.sum(axis=axis, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(sums > 0, joint / sums, np.nan)
 
 
 class AnalyseView(QWidget):

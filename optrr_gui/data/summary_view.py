@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from optrr_engine.release.codec import BIN_AT_RELEASE as BIN_AT_RELEASE  # "Released as" of a number, bins pending
 from optrr_engine.release.column_stats import is_number_text
+from optrr_engine.release.schema import RARE_COUNT, is_rare, rare_categories
 
 from ..state.config_bridge import NOT_RELEASED as NOT_RELEASED  # "Released as" of a dropped column
 
@@ -61,10 +62,20 @@ def bin_shares_base(numbers: int) -> str:
 
 
 def marked_missing(summary, column) -> int:
-    """Cells whose text the ``column`` state treats as missing (its missing values; none for a kept column)."""
-    if column is None or column.role == "keep":
+    """Cells with a text that the perturbed ``column`` releases as missing, as "Released as" shows it
+    (:func:`..state.config_bridge.value_labels`: its missing-value category, or a row left out): its missing values,
+    and in a numeric column the texts neither numbers nor listed. None for a kept column (copied as it is) or a
+    dropped one (not released)."""
+    if column is None or column.role != "perturb":
         return 0
-    return sum(summary.count_of(str(v)) for v in column.missing_values)
+    from optrr_engine.release.codec import ROW_LEFT_OUT
+    from optrr_engine.release.recode import released_label
+
+    from ..state.config_bridge import value_labels
+
+    missing = {released_label(column.missing_label, column.recode), ROW_LEFT_OUT}
+    labels = value_labels(column, summary)
+    return sum(int(n) for label, n in zip(labels, summary.counts.tolist(), strict=True) if label in missing)
 
 
 def summary_line(summary, released_count: int | None = None, recode=None, listed=None, rows=None,
@@ -83,11 +94,10 @@ def summary_line(summary, released_count: int | None = None, recode=None, listed
     if dropped:
         return text + ". Not released: the column is dropped (set its role to perturb or keep to release it)."
     if rows is not None:
-        rare = sorted(((v, c) for v, c in rows.items() if 0 < c < s.rare_below), key=lambda vc: vc[1])
+        rare = rare_categories(rows)
         what = "Rare after recoding" if recode else "Rare"
     elif recode:
-        rare = sorted(((v, c) for v, c in s.recoded(recode).items() if c < s.rare_below), key=lambda vc: vc[1])
-        what = "Rare after recoding"
+        rare, what = rare_categories(s.recoded(recode)), "Rare after recoding"
     else:
         rare, what = s.rare(numbers=listed is None), "Rare"
     if listed is not None:
@@ -95,9 +105,9 @@ def summary_line(summary, released_count: int | None = None, recode=None, listed
     if rare:
         named = ", ".join(f"'{v}' ({c})" for v, c in rare[:5])
         more = f" and {len(rare) - 5:,} more" if len(rare) > 5 else ""
-        text += f". {what} (fewer than {s.rare_below} rows): {named}{more} — merge them to avoid disclosing them."
+        text += f". {what} (fewer than {RARE_COUNT} rows): {named}{more} — merge them to avoid disclosing them."
     elif recode and any(listed is None or v in listed for v, _ in s.rare(numbers=listed is None)):
-        text += f". No rare category after recoding (fewer than {s.rare_below} rows)."
+        text += f". No rare category after recoding (fewer than {RARE_COUNT} rows)."
     return text
 
 
@@ -128,7 +138,7 @@ class SummaryModel(QAbstractTableModel):
         return self.released.get(value, value)
 
     def rare_rows(self, value: str, count: int, row: int | None = None) -> int | None:
-        """The rows of the category ``value`` is released as, when fewer than the rare threshold; else None (also
+        """The rows of the category ``value`` is released as, when rare (:func:`is_rare`); else None (also
         for a number of a numeric column, released as its bin, and for a text it releases as missing)."""
         if self.labels is not None and row is not None and self.labels[row] == NOT_RELEASED:
             return None  # a dropped column discloses nothing
@@ -136,7 +146,7 @@ class SummaryModel(QAbstractTableModel):
             if self.released_as(row, value) != value:
                 return None
         rows = count if self.released_rows is None else self.released_rows.get(self.released.get(value, value), 0)
-        return rows if rows < self.summary.rare_below else None
+        return rows if is_rare(rows) else None
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() or self.summary is None else self.summary.distinct
@@ -316,7 +326,7 @@ class ColumnSummaryView(QWidget):
     def _draw_histogram(self, summary, column) -> None:
         import pyqtgraph as pg
 
-        from ..state.config_bridge import bin_edges
+        from ..state.config_bridge import bin_edges, released_rows
 
         plot = self._plot()
         plot.clear()
@@ -336,9 +346,7 @@ class ColumnSummaryView(QWidget):
         from optrr_engine.release.column_stats import OUTSIDE_BINS
 
         # rows per bin as the release counts them ("Released as": missing-value and recoded numbers are not binned)
-        rows: dict[str, int] = {}
-        for label, n in zip(self.model.labels or [], summary.counts.tolist(), strict=False):
-            rows[label] = rows.get(label, 0) + int(n)
+        rows = released_rows(column, summary)
         labels = bin_labels(edges_f)
         outside = rows.get(OUTSIDE_BINS, 0)
         numbers = sum(rows.get(label, 0) for label in labels) + outside

@@ -8,6 +8,8 @@ from PySide6.QtCore import QAbstractListModel, QItemSelection, QItemSelectionMod
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QListView
 
+from optrr_engine.release.schema import RARE_COUNT, is_rare
+
 RARE_BACKGROUND = QColor(255, 228, 196)
 #: Rows laid out per event-loop turn.
 LAYOUT_BATCH = 2000
@@ -21,11 +23,10 @@ class CategoryModel(QAbstractListModel):
         self.labels: list = []
         self.counts: dict | None = None
         self.total = 1
-        self.rare_below = 0
 
-    def set_labels(self, labels: list, counts: dict | None = None, total: int = 1, rare_below: int = 0) -> None:
+    def set_labels(self, labels: list, counts: dict | None = None, total: int = 1) -> None:
         self.beginResetModel()
-        self.labels, self.counts, self.total, self.rare_below = list(labels), counts, max(1, total), rare_below
+        self.labels, self.counts, self.total = list(labels), counts, max(1, total)
         self.endResetModel()
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
@@ -39,7 +40,9 @@ class CategoryModel(QAbstractListModel):
         return f"{label}   ({n:,} rows, {100 * n / self.total:.1f}%)"
 
     def is_rare(self, row: int) -> bool:
-        return self.counts is not None and self.counts.get(self.labels[row], 0) < self.rare_below
+        """Whether the label at ``row`` is rare with its rows (the engine's rule, :func:`is_rare`: none is without
+        the rows read, or when it has no rows)."""
+        return self.counts is not None and is_rare(self.counts.get(self.labels[row], 0))
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -50,7 +53,7 @@ class CategoryModel(QAbstractListModel):
         if role == Qt.ItemDataRole.BackgroundRole and self.is_rare(row):
             return QBrush(RARE_BACKGROUND)
         if role == Qt.ItemDataRole.ToolTipRole and self.is_rare(row):
-            return f"{self.labels[row]!r} is rare (fewer than {self.rare_below} rows): consider merging it"
+            return f"{self.labels[row]!r} is rare (fewer than {RARE_COUNT} rows): consider merging it"
         return None
 
 
@@ -68,9 +71,9 @@ class CategoryList(QListView):
         self.setBatchSize(LAYOUT_BATCH)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
 
-    def show_labels(self, labels: list, counts: dict | None, total: int, rare_below: int, keep=(), current=None):
+    def show_labels(self, labels: list, counts: dict | None, total: int, keep=(), current=None):
         """Show ``labels``; the labels in ``keep`` stay selected and ``current`` stays the current one."""
-        self.model_.set_labels(labels, counts, total, rare_below)
+        self.model_.set_labels(labels, counts, total)
         if not keep and current is None:
             return
         position = {label: i for i, label in enumerate(labels)}

@@ -555,7 +555,7 @@ class ColumnPanel(QWidget):
             w.setEnabled(enabled)
         if not enabled:
             self.title.setText("Select a column in the table")
-            self.categories.show_labels([], None, 1, 0)
+            self.categories.show_labels([], None, 1)
             self._shown = self._list_source = None
             self.warnings.setText("")
             return
@@ -612,9 +612,9 @@ class ColumnPanel(QWidget):
         current = self.categories.current_label() if same else None
         labels = list(col.categories or [])
         if summary is None:
-            self.categories.show_labels(labels, None, 1, 0, keep, current)
+            self.categories.show_labels(labels, None, 1, keep, current)
         else:
             counts = released_counts(col, summary, col.recode)  # the missing-value category with its empty cells
             total = summary.rows if col.missing == "category" else summary.present
-            self.categories.show_labels(labels, counts, total, summary.rare_below, keep, current)
+            self.categories.show_labels(labels, counts, total, keep, current)
         self._shown = shown

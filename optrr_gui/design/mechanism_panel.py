@@ -515,13 +515,20 @@ class MechanismPanel(QWidget):
         self.redrawn.emit()
 
     def status_text(self, recommended, chosen) -> str:
-        """Under the table: the needed marginals the release's design cannot estimate (and the way out), and the
-        designs kept from the recommendation because they changed the ε typed in."""
+        """Under the table: a recommended design without information (every design lacks it), the needed marginals
+        the release's design cannot estimate (and the way out), and the designs kept from the recommendation
+        because they changed the ε typed in."""
         c = self.controller
         names = c.request.get("names", [])
         lines = []
         method = chosen or recommended
         s = c.current().get(method) if method else None
+        if s is not None and s.ok and s.no_information and method == recommended:
+            lines.append(
+                f"<span style='color:#8a5a00'>⚠ No design computed has information at this number of rows: the "
+                f"best of them, {html.escape(METHOD_LABELS.get(method, method))}, is recommended, but its estimates "
+                f"would be the prior's equal shares. For more: {WAY_OUT}.</span>"
+            )
         if s is not None and s.ok and s.non_identifiable:
             label = METHOD_LABELS.get(method, method)
             if s.erased:
@@ -703,7 +710,7 @@ class MechanismPanel(QWidget):
                 "the estimates shown would be those equal shares, which the uniform prior scores well. Predicted "
                 f"AVD {'—' if s.predicted_avd is None else fmt_avd(s.predicted_avd)}"
                 + (f" ({versus} vs. Kronecker)" if versus != "—" else "")
-                + ". Never recommended."
+                + ". Recommended only when no design computed has information (then the best of them)."
             )
         if s.predicted_avd is not None:
             by = ", ".join(

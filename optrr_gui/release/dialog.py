@@ -36,6 +36,7 @@ from optrr_engine.release.audit import AUDIT_NAME, RepeatReleaseError, accumulat
 from optrr_engine.release.manifest import mechanism_from_manifest
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
 from optrr_engine.release.schema import RARE_COUNT
+from optrr_engine.release.schema import rare_categories as rare_of_column
 
 from ..common.widgets import fmt_eps, fmt_seconds
 from ..state.design_summary import METHOD_LABELS, noise_note
@@ -172,6 +173,10 @@ OUTSIDE_EPSILON_TEXT = {
 }
 
 
+#: The release dialog's problem while something is orange and the tick is not given.
+NEEDS_TICK = "Some things are published outside the ε (orange above): tick the box after checking them, or change them."
+
+
 def outside_epsilon(state, refused=()) -> dict[str, list[str]]:
     """The engine's list of what this release publishes as it is (the one rule; the tick waits for it), without
     the ``refused`` columns (:func:`identifier_columns`: the release refuses them, so no tick can share them)."""
@@ -225,14 +230,16 @@ def identifier_columns(state, summaries: dict, decimal: str = ".") -> list[tuple
 
 
 def rare_categories(state, summaries: dict, refused=()) -> list[tuple[str, str, int]]:
-    """(column, category, rows) of every released category seen in 1..RARE_COUNT-1 rows (the Design tab's rule,
-    :func:`optrr_engine.release.schema.rare_warning`), per column in column order, rarest first.
+    """(column, category, rows) of every rare released category (the Design tab's rule and order,
+    :func:`optrr_engine.release.schema.rare_categories`), per column in column order, rarest first.
 
     Released categories: the labels a perturbed column's codebook lists, with the rows the release gives each (the
     engine's codec: after recoding, the missing-value texts and empty cells in the missing-value category, rows left
     out not counted), and the texts a kept column copies (after recoding; its empty cells stay empty). Numeric
-    columns publish bins, never their values: none. Dropped columns, the ``refused`` ones (:func:`identifier_columns`)
-    and columns without a summary in ``summaries``: none."""
+    columns: none (a perturbed one publishes bins, never its numbers; a kept one is exported in the clear whole, its
+    numbers too, which the "kept" line and its tick already cover; the Design tab names no rare value of either).
+    Dropped columns, the ``refused`` ones (:func:`identifier_columns`) and columns without a summary in
+    ``summaries``: none."""
     from ..state.config_bridge import released_rows
 
     refused = set(refused)
@@ -242,8 +249,7 @@ def rare_categories(state, summaries: dict, refused=()) -> list[tuple[str, str, 
         if col.role not in ("perturb", "keep") or col.type == "numeric" or summary is None or col.name in refused:
             continue
         counts = released_rows(col, summary)  # the Design tab's counts (the engine's codec)
-        rare = sorted(((v, c) for v, c in counts.items() if 0 < c < RARE_COUNT), key=lambda vc: (vc[1], vc[0]))
-        out.extend((col.name, value, rows) for value, rows in rare)
+        out.extend((col.name, value, rows) for value, rows in rare_of_column(counts))
     return out
 
 
@@ -545,6 +551,12 @@ class ReleaseDialog(QDialog):
         summaries = getattr(self.window_, "summaries", None) or _NO_SUMMARIES  # the same object: one key
         return summaries, next(iter(summaries.values())).decimal if summaries else "."
 
+    def published_outside(self) -> dict[str, list[str]]:
+        """What the orange lines list now, by kind (:func:`outside_epsilon` with the "rare_categories" entries of
+        :func:`rare_entries`): exactly what the tick accepts."""
+        self._refresh_columns()
+        return {kind: list(entries) for kind, entries in (self._outside or {}).items()}
+
     def needs_check(self) -> bool:
         return bool(self._outside and any(self._outside.values())) and not self.accept_clear.isChecked()
 
@@ -671,8 +683,7 @@ class ReleaseDialog(QDialog):
             elif self.state.perturbed_indices():
                 out.append("No design meets the requested ε; change the ε or pick a design in the mechanism panel.")
         if self.needs_check():
-            out.append("Some things are published outside the ε (orange above): tick the box after checking them, "
-                       "or change them.")
+            out.append(NEEDS_TICK)
         if self.state.needed_marginals is not None:
             from ..state.needed_marginals import applied_error, name_lists
 

@@ -300,7 +300,8 @@ def released_rows(col: ColumnState, summary) -> dict[str, int]:
 
 def current_rare(col: ColumnState, summary) -> str | None:
     """The rare-category warning of the column as it is now (:func:`released_rows`; "after recoding" once
-    recoded), or None. Only for a column of categories: a numeric column publishes bins, never its numbers."""
+    recoded), or None. Only for a column of categories: a perturbed numeric column publishes bins, never its numbers;
+    a kept one is exported in the clear whole (its kept warning, and the release dialog's tick, cover it)."""
     from optrr_engine.release.schema import rare_warning
 
     if col.type == "numeric":
@@ -319,7 +320,8 @@ def current_markers(col: ColumnState) -> str | None:
 def follow_state(warnings: list[str], col: ColumnState, summary) -> list[str]:
     """The schema's warnings about the column's values recomputed for its current state: the markers still kept as
     categories (once its categories are listed) and, with ``summary``, the rare categories released now (also
-    when the schema gave none, for a released column); a warning that no longer holds disappears."""
+    when the schema gave none, for a released column: a kept one with or without categories, as the release dialog
+    lists them); a warning that no longer holds disappears."""
     from optrr_engine.release.schema import (
         MARKER_WARNING_START,
         NEAR_DUPLICATE_START,
@@ -341,7 +343,8 @@ def follow_state(warnings: list[str], col: ColumnState, summary) -> list[str]:
             out.append(current_rare(col, summary))
         else:
             out.append(w)
-    if not rare_seen and summary is not None and col.role != "drop" and col.categories is not None:
+    listed = col.categories is not None or col.role == "keep"  # a kept column copies its texts, listed or not
+    if not rare_seen and summary is not None and col.role != "drop" and listed:
         out.append(current_rare(col, summary))
     return [w for w in out if w]
 

@@ -141,7 +141,7 @@ class DesignSummary:
     suppression: str = ""  # sampling designs: "each row carries m of k columns ..."
     needed_tables: int = 0  # how many needed marginals the prediction covers (0: not predicted)
     #: on no needed marginal do the data move the shown estimate off the prior's equal shares (the engine's
-    #: PredictedError.no_information): never recommended, and said in its row
+    #: PredictedError.no_information): recommended only when every design has none (:func:`ranked`), said in its row
     no_information: bool = False
     #: the request this design answers: its perturbed columns' names and categories, and its whole-record target
     #: (None in per-column mode), so that a result kept while a new request computes is shown as what it is
@@ -361,11 +361,14 @@ def _compare_beyond_prediction(a: DesignSummary, b: DesignSummary, budget_mode: 
     return (a.method != "auto") - (b.method != "auto")
 
 
-def may_recommend(s: DesignSummary, budget_mode: bool, accept_changed: bool = False) -> bool:
-    """Computed, releasable, with information on some needed marginal (:attr:`DesignSummary.no_information`),
-    and (per-column mode) keeping every ε the user typed: a design that raises one is never recommended, one that
-    lowers some (the heuristic can) only when the user accepted changed ε."""
-    if not (s.ok and s.releasable) or s.no_information:
+def may_recommend(
+    s: DesignSummary, budget_mode: bool, accept_changed: bool = False, uninformative: bool = False
+) -> bool:
+    """Computed, releasable, with information on some needed marginal (:attr:`DesignSummary.no_information`;
+    a design with none too when ``uninformative``), and (per-column mode) keeping every ε the user typed: a design
+    that raises one is never recommended, one that lowers some (the heuristic can) only when the user accepted
+    changed ε."""
+    if not (s.ok and s.releasable) or (s.no_information and not uninformative):
         return False
     if budget_mode:
         return True
@@ -373,12 +376,17 @@ def may_recommend(s: DesignSummary, budget_mode: bool, accept_changed: bool = Fa
 
 
 def ranked(summaries: dict[str, DesignSummary], budget_mode: bool, accept_changed: bool = False) -> list[str]:
-    """The designs that may be recommended (:func:`may_recommend`), best first."""
+    """The designs that may be recommended (:func:`may_recommend`), best first. A design without information
+    (:attr:`DesignSummary.no_information`) only when every such design has none: then the best of them, as the
+    engine's ``recommend()`` ranks it (PredictedError.rank_key: as if it erased every needed table, so after any
+    design with information, but still chosen when all lack it); its row and the status line flag it."""
     from functools import cmp_to_key
 
     from optrr_engine.utility.predicted import lead_with_ties
 
-    ok = {m: s for m, s in summaries.items() if may_recommend(s, budget_mode, accept_changed)}
+    ok = {m: s for m, s in summaries.items() if may_recommend(s, budget_mode, accept_changed, uninformative=True)}
+    if any(not s.no_information for s in ok.values()):
+        ok = {m: s for m, s in ok.items() if not s.no_information}
     order = sorted(ok, key=cmp_to_key(lambda x, y: _compare(ok[x], ok[y], budget_mode)))
     if not budget_mode:
         return order

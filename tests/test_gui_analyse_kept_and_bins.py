@@ -53,7 +53,7 @@ def test_the_kept_column_wording_is_one_shared_sentence():
     with pytest.raises(InputError) as err:
         attribute_index(manifest, ["Residence_type"])
     assert kept_column_message("Residence_type") in str(err.value)
-    assert str(err.value).startswith(f"'Residence_type' is a column {KEPT_COLUMN_HINT} (randomized attributes: age)")
+    assert str(err.value).startswith(f"'Residence_type' is a column {KEPT_COLUMN_HINT} (randomized attributes: 'age')")
     assert KEPT_COLUMN_HINT == "copied unchanged (kept, not randomized); tabulate it directly from the file"
 
 

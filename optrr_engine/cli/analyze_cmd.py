@@ -7,22 +7,21 @@ import sys
 
 def add_parser(sub):
     p = sub.add_parser("analyze", help="test the association of two attributes of a release (chi-square)")
-    from .common import add_release_arguments
+    from .common import NAMES_HELP, add_release_arguments
 
     add_release_arguments(p)
-    p.add_argument("--chi2", required=True, help="two attribute names, comma-separated (e.g. allele,status)")
+    p.add_argument("--chi2", required=True, help=f"the two attributes (e.g. allele,status): {NAMES_HELP}")
     return p
 
 
 def run(args) -> int:
     from ..analysis.chi_square import format_p_value
     from ..analysis.release_chi2 import chi2_release
-    from .common import print_json, warn_not_private
-    from .estimate_cmd import parse_names
+    from .common import print_json, release_option_names, warn_not_private
     from .release_hints import release_hints
 
-    names = parse_names(args.chi2)
     with release_hints(args):
+        names = release_option_names(args, args.chi2, "--chi2")
         out = chi2_release(args.release, names, args.manifest, check_hash=not args.no_hash_check)
     warn_not_private(out.get("not_private"))
     if args.json:

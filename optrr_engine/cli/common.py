@@ -28,6 +28,105 @@ def parse_list(text: str, kind=float, what: str = "value") -> list:
     return out
 
 
+#: The quoting rule of an option naming columns, for its help text.
+NAMES_HELP = (
+    "the whole value if it is one column name, else comma-separated names; a name with a comma goes in double "
+    "quotes: '\"Weight, kg\",sex'"
+)
+
+
+def split_names(text: str, option: str) -> list[str]:
+    """The names of a comma-separated list; a name holding a comma is in double quotes ("Weight, kg",sex)."""
+    import csv
+
+    names = next(csv.reader([str(text)], skipinitialspace=True), [])
+    if not names or any(t.strip() == "" for t in names):
+        raise InputError(f"could not read the attribute list {text!r} of {option}: use names like age,sex")
+    return names
+
+
+def quoted_list(names: list[str]) -> str:
+    """``names`` as one shell word of a name list: ['Weight, kg', 'sex'] -> '"Weight, kg",sex'."""
+    import csv
+    import io
+    import shlex
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow(names)
+    return shlex.quote(buf.getvalue())
+
+
+def _column(name: str, columns: list[str]) -> str | None:
+    """The column ``name`` denotes: itself, or the one column equal to it apart from surrounding white space."""
+    if name in columns:
+        return name
+    stripped = [c.strip() for c in columns]
+    return columns[stripped.index(name.strip())] if stripped.count(name.strip()) == 1 else None
+
+
+def _rejoined(text: str, columns: list[str]) -> list[str] | None:
+    """The columns an unquoted list makes when its comma-split pieces are joined back into names with commas."""
+    pieces, out, i = text.split(","), [], 0
+    while i < len(pieces):
+        for j in range(len(pieces), i, -1):
+            name = _column(",".join(pieces[i:j]), columns)
+            if name is not None:
+                out.append(name)
+                i = j
+                break
+        else:
+            return None
+    return out
+
+
+def _quote_hint(text: str, names: list[str], columns: list[str], option: str) -> str | None:
+    """How to quote, when the list was split inside a column name with a comma (else None)."""
+    if '"' in text:
+        return None
+    meant = _rejoined(text, columns)
+    split = [c for c in (meant or []) if "," in c]
+    if not split:
+        typed = {n.strip() for n in names}
+        split = [c for c in columns if "," in c and typed & {p.strip() for p in c.split(",")}]
+    if not split:
+        return None
+    example = quoted_list(meant or [split[0]])
+    return f"{split[0]!r} has a comma: put such a name in double quotes, e.g. {option} {example}"
+
+
+def release_names(manifest: dict, text: str, option: str) -> list[str]:
+    """The attributes an option names in a release: the whole value if it is one of its columns, else the split
+    list; a name not found because a column's name was split at its comma says how to quote it."""
+    from ..estimation.release_source import attribute_index
+
+    columns = [str(a["name"]) for a in manifest["attributes"]] + [str(c) for c in manifest.get("kept_columns") or []]
+    if _column(str(text), columns) is not None:
+        return [str(text)]
+    names = split_names(text, option)
+    try:
+        attribute_index(manifest, names)
+    except InputError as exc:
+        hint = _quote_hint(str(text), names, columns, option)
+        if hint is None:
+            raise
+        raise InputError(f"{exc}; {hint}") from None
+    return names
+
+
+def release_option_names(args, text: str, option: str) -> list[str]:
+    """:func:`release_names` against the manifest of ``args.release`` (read here without the hash check, which the
+    engine does); a missing release is reported by the engine."""
+    import os
+
+    from ..estimation.release_estimate import default_manifest_path
+    from ..estimation.release_source import load_manifest
+
+    if not os.path.exists(args.release):
+        return split_names(text, option)
+    manifest = load_manifest(args.manifest or default_manifest_path(args.release), check_hash=False)
+    return release_names(manifest, text, option)
+
+
 def add_release_arguments(p) -> None:
     """The arguments every command reading a release shares: the file, its manifest, the hash check, --json."""
     p.add_argument("release", help="the perturbed data file")

@@ -9,10 +9,10 @@ from ..errors import InputError
 
 def add_parser(sub):
     p = sub.add_parser("estimate", help="estimate the true joint distribution of attributes from a release")
-    from .common import add_release_arguments
+    from .common import NAMES_HELP, add_release_arguments
 
     add_release_arguments(p)
-    p.add_argument("--marginal", required=True, help="attribute names, comma-separated (e.g. sex,smoker)")
+    p.add_argument("--marginal", required=True, help=f"the attributes (e.g. sex,smoker): {NAMES_HELP}")
     p.add_argument(
         "--method",
         default="map",
@@ -23,16 +23,9 @@ def add_parser(sub):
     return p
 
 
-def parse_names(text: str) -> list[str]:
-    names = [t for t in str(text).split(",")]
-    if not names or any(t.strip() == "" for t in names):
-        raise InputError(f"could not read the attribute list {text!r}: use comma-separated names like age,sex")
-    return names
-
-
 def run(args) -> int:
     from ..estimation import METHODS, estimate_release
-    from .common import print_json, warn_not_private
+    from .common import print_json, release_option_names, warn_not_private
     from .release_hints import release_hints
 
     if args.method not in METHODS:
@@ -40,7 +33,7 @@ def run(args) -> int:
     with release_hints(args):
         est = estimate_release(
             args.release,
-            parse_names(args.marginal),
+            release_option_names(args, args.marginal, "--marginal"),
             manifest_path=args.manifest,
             method=args.method,
             confidence=args.confidence,

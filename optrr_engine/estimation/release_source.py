@@ -115,6 +115,7 @@ def attribute_index(manifest: dict, names: list[str]) -> list[int]:
     known = [str(a["name"]) for a in manifest["attributes"]]
     stripped = [k.strip() for k in known]
     kept = [str(c) for c in manifest.get("kept_columns") or []]
+    listed = ", ".join(repr(k) for k in known)  # quoted: a name may hold a comma
     out = []
     for name in names:
         if name in known:
@@ -122,9 +123,9 @@ def attribute_index(manifest: dict, names: list[str]) -> list[int]:
         elif stripped.count(str(name).strip()) == 1:
             out.append(stripped.index(str(name).strip()))
         elif name in kept or [c.strip() for c in kept].count(str(name).strip()) == 1:
-            raise InputError(f"{kept_column_message(name)} (randomized attributes: {', '.join(known)})")
+            raise InputError(f"{kept_column_message(name)} (randomized attributes: {listed})")
         else:
-            raise InputError(f"attribute {name!r} is not in the release; perturbed attributes: {', '.join(known)}")
+            raise InputError(f"attribute {name!r} is not in the release; perturbed attributes: {listed}")
     if len(set(out)) != len(out):
         raise InputError("an attribute is named twice in the marginal")
     return out

@@ -80,7 +80,8 @@ class CsvSource(Source):
         if text.startswith("\ufeff"):
             text = text[1:]
         try:
-            row = next(csv.reader(io.StringIO(text), delimiter=self.options.delimiter or ","), None)
+            # newline="": line breaks as the csv module expects them, bare carriage returns (old Mac files) included
+            row = next(csv.reader(io.StringIO(text, newline=""), delimiter=self.options.delimiter or ","), None)
         except csv.Error as exc:
             raise InputError(f"{self.base}: could not read the header row ({exc})") from None
         if not row or not any(cell.strip() for cell in row):
@@ -88,7 +89,7 @@ class CsvSource(Source):
         return row
 
     def _bytes_per_row(self, head: bytes) -> float:
-        lines = head.count(b"\n")
+        lines = head.count(b"\n") or head.count(b"\r")  # (lines that end in a bare carriage return: old Mac files)
         return len(head) / max(1, lines)
 
     def estimated_rows(self) -> int:
@@ -198,7 +199,7 @@ class CsvSource(Source):
 
         def lines(fh):
             nonlocal first_bad_line
-            for number, raw in enumerate(fh, 1):
+            for number, raw in enumerate(_physical_lines(fh), 1):
                 try:
                     yield raw.decode(self.encoding)
                 except UnicodeDecodeError:
@@ -247,6 +248,15 @@ class CsvSource(Source):
             return InputError(f"{self.base}: could not be read ({exc.__class__.__name__}: {msg.splitlines()[0]})")
         first = msg.splitlines()[0] if msg else exc.__class__.__name__
         return InputError(f"{self.base}: could not be read as delimited text {where}: {first[:160]}")
+
+
+def _physical_lines(fh):
+    """The lines of a binary file, each with its line break: "\\n", "\\r\\n" or a bare "\\r" (old Mac files)."""
+    for raw in fh:
+        if b"\r" not in raw[:-2]:
+            yield raw
+            continue
+        yield from re.findall(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", raw)
 
 
 _UNKNOWN = object()

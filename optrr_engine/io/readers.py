@@ -84,6 +84,12 @@ def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
     head, windows = sniff.read_samples(path)
     base = os.path.basename(path)
     if options.encoding is None and sniff.looks_binary(head):
+        utf16 = sniff.utf16_without_bom(head)
+        if utf16 is not None:
+            raise InputError(
+                f"{base} looks like UTF-16 text without a byte-order mark: give --encoding {utf16} "
+                f"(or {'utf-16-be' if utf16 == 'utf-16-le' else 'utf-16-le'})"
+            )
         raise InputError(f"{base} is not a text file (it contains NUL bytes); choose a data file")
     encoding = options.encoding or sniff.guess_encoding(head, windows)
     if options.encoding is None and encoding == "utf-8":  # (a byte-order mark gives "utf-8-sig")

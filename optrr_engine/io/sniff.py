@@ -152,6 +152,22 @@ def looks_binary(head: bytes) -> bool:
     return b"\x00" in head and bom_encoding(head) is None
 
 
+def utf16_without_bom(head: bytes) -> str | None:
+    """The encoding ("utf-16-le" or "utf-16-be") of a ``head`` without a byte-order mark that looks like UTF-16
+    text: in nearly all of its first byte pairs one byte is NUL and the other printable ASCII or a line break, the
+    NUL always on the same side. None otherwise (a binary file)."""
+    pairs = head[:4096]
+    pairs = pairs[: len(pairs) - len(pairs) % 2]
+    if bom_encoding(head) is not None or len(pairs) < 4:
+        return None
+    low, high = pairs[0::2], pairs[1::2]
+    for text, nul, name in ((low, high, "utf-16-le"), (high, low, "utf-16-be")):
+        ascii_text = sum(1 for b in text if 32 <= b < 127 or b in (9, 10, 13))
+        if nul.count(0) >= 0.9 * len(nul) and ascii_text >= 0.9 * len(text):
+            return name
+    return None
+
+
 def sample_lines(head: bytes, encoding: str, max_lines: int = 200) -> list[str]:
     """Complete lines of the head (the last, possibly cut, line is dropped when more follow)."""
     text = head.decode(encoding, errors="replace")

@@ -104,7 +104,10 @@ class Source:
     """Base class. Subclasses set ``names`` and ``row_count`` and implement ``_tables`` (blank cells made missing
     by :func:`blank_to_null`). After (or during) a pass of :meth:`tables`, ``rows_read`` is the rows yielded and
     ``empty_rows_skipped`` the rows of the file that were skipped because every cell was missing (delimited text
-    and Excel; 0 for Parquet, SPSS and Stata, which keep such rows as cases; see the module's docstring)."""
+    and Excel; 0 for Parquet, SPSS and Stata, which keep such rows as cases; see the module's docstring).
+    ``unreadable``: {column: why its values cannot be read as text (e.g. Parquet lists)}; such a column is named
+    in ``names`` but :meth:`tables` refuses to read it, so it can only be dropped. :meth:`column_warnings`: notes
+    on columns that are read, but not quite as the file shows them (merged Excel cells)."""
 
     format = "?"
 
@@ -115,6 +118,15 @@ class Source:
         self.row_count: int | None = None
         self.rows_read = 0
         self.empty_rows_skipped = 0
+        self.unreadable: dict[str, str] = {}
+
+    def column_warnings(self) -> dict[str, list[str]]:
+        """{column: warnings about how its cells are read} (none by default)."""
+        return {}
+
+    def readable_names(self) -> list[str]:
+        """The columns :meth:`tables` can read: ``names`` without the ``unreadable`` ones."""
+        return [n for n in self.names if n not in self.unreadable]
 
     def fraction_done(self) -> float:
         if self.row_count:
@@ -130,8 +142,15 @@ class Source:
         return max(1, min(int(self.options.chunk_rows), CHUNK_CELLS // max(1, width)))
 
     def tables(self, columns=None) -> Iterator:
-        """String tables of the chosen columns (all by default), in file order."""
+        """String tables of the chosen columns (all by default), in file order. An ``unreadable`` column among
+        them is refused with the reason."""
         columns = check_columns(columns, self.names, self.path)
+        bad = [c for c in (self.names if columns is None else columns) if c in self.unreadable]
+        if bad:
+            raise InputError(
+                f"{os.path.basename(self.path)}: column {bad[0]!r} {self.unreadable[bad[0]]}: it cannot be released; "
+                "give it the role drop"
+            )
         self.rows_read = 0
         self.empty_rows_skipped = 0
         for table in rechunk(self._tables(columns), self.chunk_rows(columns)):

@@ -8,10 +8,14 @@ missing values only are skipped in Excel, kept in the others (see :mod:`.source_
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .source_base import Source, blank_to_null, check_names, is_blank
 from .values import format_value, string_array
+
+if TYPE_CHECKING:
+    from .xlsx_scan import SheetScan
 
 
 def _open_error(path, exc: Exception, what: str) -> InputError:
@@ -19,7 +23,14 @@ def _open_error(path, exc: Exception, what: str) -> InputError:
     return InputError(f"{os.path.basename(str(path))}: could not be read as {what} ({first[:160]})")
 
 
+#: Why a Parquet column of lists, structs or maps cannot be read (:attr:`Source.unreadable`).
+NESTED = "holds nested values (lists/structs)"
+
+
 class ParquetSource(Source):
+    """A Parquet file, streamed by row groups. Columns of nested values (lists, structs, maps) are
+    ``unreadable``: named, but only a configuration that drops them (or does not request them) reads the file."""
+
     format = "parquet"
 
     def __init__(self, path, options):
@@ -32,9 +43,7 @@ class ParquetSource(Source):
             raise _open_error(path, exc, "Parquet") from None
         self.names = check_names(self._file.schema_arrow.names, self.path)
         self.row_count = int(self._file.metadata.num_rows)
-        for field in self._file.schema_arrow:
-            if _nested(field.type):
-                raise InputError(f"{os.path.basename(self.path)}: column {field.name!r} holds nested values")
+        self.unreadable = {f.name: NESTED for f in self._file.schema_arrow if _nested(f.type)}
 
     def _tables(self, columns):
         import pyarrow as pa
@@ -82,9 +91,14 @@ def _as_text(col):
 
 class ExcelSource(Source):
     """The chosen sheet (name or 0-based index; the first by default); the first row names the columns. Rows whose
-    every cell is missing (no value, or blank text) are no records: skipped and counted in ``empty_rows_skipped``."""
+    every cell is missing (no value, or blank text) are no records: skipped and counted in ``empty_rows_skipped``.
+    Formula cells are read as their stored results; a chosen column with a formula cell without one (a file from
+    a program that does not calculate) is refused. Merged cells are not filled: only a range's first cell holds
+    the value, the others read as missing; ``merged_ranges`` lists the ranges that reach the data rows and
+    :meth:`column_warnings` names them on the columns they affect."""
 
     format = "xlsx"
+    _scan: SheetScan | None = None
 
     def __init__(self, path, options):
         super().__init__(path, options)
@@ -117,6 +131,57 @@ class ExcelSource(Source):
         self.names = check_names([format_value(h) for h in header], self.path)
         dims = self._sheet.max_row
         self.row_count = None if dims is None else max(0, int(dims) - 1)
+        self._scan = None
+
+    def _sheet_scan(self) -> SheetScan:
+        """The sheet's merged ranges and formulas without a stored result (one scan of its XML, cached; nothing
+        found when the XML cannot be opened)."""
+        from .xlsx_scan import SheetScan, scan_sheet
+
+        if self._scan is None:
+            try:
+                with self._sheet._get_source() as stream:
+                    self._scan = scan_sheet(stream)
+            except Exception:  # the reading pass reports a damaged sheet
+                self._scan = SheetScan()
+        return self._scan
+
+    @property
+    def merged_ranges(self) -> list[str]:
+        """The merged ranges ("A2:A4") with cells in the data rows other than their first, in file order."""
+        from .xlsx_scan import affected_columns
+
+        return [r for r in self._sheet_scan().merged if affected_columns(r)]
+
+    def column_warnings(self) -> dict[str, list[str]]:
+        """{column: a warning naming the merged ranges whose cells in that column read as missing}."""
+        from .xlsx_scan import affected_columns
+
+        found: dict[str, list[str]] = {}
+        for ref in self.merged_ranges:
+            for col in affected_columns(ref):
+                if col <= len(self.names):
+                    found.setdefault(self.names[col - 1], []).append(ref)
+        return {
+            name: [
+                f"merged cells {', '.join(refs)}: only the first cell holds the value, the others are read as missing "
+                "- unmerge and fill them"
+            ]
+            for name, refs in found.items()
+        }
+
+    def _check_formulas(self, columns) -> None:
+        """Refuse a chosen column with formula cells without a stored result (read as missing otherwise)."""
+        from openpyxl.utils.cell import get_column_letter
+
+        chosen = set(columns or self.names)
+        for col, row in sorted(self._sheet_scan().formulas.items()):
+            if row >= 2 and col <= len(self.names) and self.names[col - 1] in chosen:
+                raise InputError(
+                    f"{os.path.basename(self.path)}: the cells of column {self.names[col - 1]!r} hold formulas without "
+                    f"stored results (cell {get_column_letter(col)}{row} and perhaps others): open the file in Excel "
+                    "and save it, then read it again"
+                )
 
     def fraction_done(self) -> float:
         if not self.row_count:
@@ -125,6 +190,7 @@ class ExcelSource(Source):
 
     def _tables(self, columns):
         try:
+            self._check_formulas(columns)
             yield from self._sheet_tables(columns)
         except InputError:
             raise

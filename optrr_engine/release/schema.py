@@ -516,19 +516,29 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
     if absent:
         file = os.path.basename(str(path))
         raise InputError(f"the data dictionary declares column {absent[0]!r}, which {file} lacks")
-    stats, rows = gather_stats(source, source.names, source.options.decimal or ".", ctl)
+    unreadable = getattr(source, "unreadable", {})
+    stats, rows = gather_stats(
+        source, [n for n in source.names if n not in unreadable], source.options.decimal or ".", ctl
+    )
     if rows == 0:
         raise InputError(f"{os.path.basename(str(path))} has a header but no data rows")
     name = os.path.basename(str(codebook)) if codebook is not None else ""
     labels = getattr(source, "value_labels", {})
-    columns = [
-        declared_column(stats[n], declared[n], name) if n in declared else decide_column(stats[n], labels.get(n))
-        for n in source.names
-    ]
+
+    def column(n: str) -> ColumnConfig:
+        if n in unreadable:
+            return unreadable_column(n, unreadable[n])
+        if n in declared:
+            return declared_column(stats[n], declared[n], name)
+        return decide_column(stats[n], labels.get(n))
+
+    columns = [column(n) for n in source.names]
+    notes = source.column_warnings() if hasattr(source, "column_warnings") else {}
     for col in columns:
         user_missing = getattr(source, "user_missing", {}).get(col.name)
         if user_missing:
             col.warnings.append(user_missing_warning(user_missing))
+        col.warnings.extend(notes.get(col.name, []))
     reader = {k: v for k, v in source.options.to_dict().items() if k in ("delimiter", "encoding", "decimal", "sheet")}
     facts: dict = {"file": os.path.basename(str(path)), "format": source.format, "rows": rows}
     if source.empty_rows_skipped:  # rows whose every cell is empty: not records (io.source_base)
@@ -536,6 +546,14 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
     cfg = ReleaseConfig(method="auto", columns=columns, input=reader, source=facts)
     ctl.report(1.0, f"{rows:,} rows, {len(columns)} columns")
     return cfg
+
+
+def unreadable_column(name: str, reason: str) -> ColumnConfig:
+    """A column the reader cannot give as text (``reason``: the source's, e.g. "holds nested values
+    (lists/structs)"): dropped, with a warning saying why."""
+    col = ColumnConfig(name=name, role="drop", type="nominal")
+    col.warnings.append(f"{reason}{DROPPED} - it cannot be released")
+    return col
 
 
 def user_missing_warning(values: str) -> str:

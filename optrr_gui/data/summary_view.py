@@ -13,7 +13,6 @@ from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
-    QLabel,
     QStyledItemDelegate,
     QTableView,
     QVBoxLayout,
@@ -24,6 +23,7 @@ from optrr_engine.release.codec import BIN_AT_RELEASE as BIN_AT_RELEASE  # "Rele
 from optrr_engine.release.column_stats import is_number_text
 from optrr_engine.release.schema import RARE_COUNT, is_rare, rare_categories
 
+from ..common.widgets import WrappedLabel
 from ..state.config_bridge import NOT_RELEASED as NOT_RELEASED  # "Released as" of a dropped column
 
 RARE_BACKGROUND = QColor(255, 228, 196)
@@ -213,26 +213,6 @@ class BarDelegate(QStyledItemDelegate):
         painter.fillRect(bar, BAR_COLOR.lighter(150))
         painter.restore()
         super().paint(painter, option, index)
-
-
-class WrappedLabel(QLabel):
-    """A word-wrapped label that keeps the height its text needs at its width (a plain wrapped QLabel in a
-    squeezed layout was given one line's height and its other lines were drawn under the histogram)."""
-
-    def __init__(self, text: str = "", parent=None):
-        super().__init__(text, parent)
-        self.setWordWrap(True)
-
-    def _fit(self) -> None:
-        self.setMinimumHeight(self.heightForWidth(max(1, self.width())) if self.text() else 0)
-
-    def setText(self, text: str) -> None:
-        super().setText(text)
-        self._fit()
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._fit()
 
 
 class ColumnSummaryView(QWidget):

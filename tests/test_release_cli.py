@@ -347,3 +347,27 @@ def test_empty_rows_are_noted_and_a_kept_column_schema_wanted_dropped_needs_an_e
     assert "optrr: note: 7 rows with every cell empty were skipped (not records)" in err
     manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
     assert manifest["rows"] == 60 and "empty_rows_skipped" not in json.dumps(manifest)
+
+
+def test_a_numeric_column_of_mostly_non_numbers_is_refused_not_released_as_missing(tmp_path, capsys):
+    """'137.334,00' (thousands separators with a decimal comma) read with '.': every cell of the forced-numeric
+    column was released as missing, with only a note and exit 0. Most cells not numbers: refused, nothing written;
+    a few stay a note."""
+    rows = ["einkommen;sex"] + [f"{137 + i}.{334 + i},00;{'FM'[i % 2]}" for i in range(300)]
+    src = tmp_path / "income.csv"
+    src.write_text("\n".join(rows) + "\n")
+    columns = [
+        {"name": "einkommen", "role": "perturb", "type": "numeric", "epsilon": 1.0,
+         "bins": {"method": "edges", "edges": [0, 1000, 1000000]}, "categories": ["NA"]},
+        {"name": "sex", "role": "perturb", "type": "nominal", "epsilon": 1.0, "categories": ["F", "M"]},
+    ]
+    cfg = config_file(tmp_path, columns, input={"delimiter": ";", "decimal": "."})
+    rel = tmp_path / "rel.csv"
+    assert main(["perturb", str(src), "--config", cfg, "-o", str(rel), "--quiet"]) == 2
+    line = one_error_line(capsys)
+    assert "numeric column(s) whose cells are mostly not numbers: 'einkommen' (300 of 300 cells)" in line
+    assert "Check the decimal mark (read with '.'" in line and not rel.exists()
+    few = ["einkommen;sex"] + [f"{137 + i};{'FM'[i % 2]}" for i in range(300)] + ["n/a;F"]
+    src.write_text("\n".join(few) + "\n")
+    assert main(["perturb", str(src), "--config", cfg, "-o", str(rel), "--quiet", "--allow-repeat"]) == 0
+    assert "column 'einkommen': 1 cell(s) that are not numbers" in capsys.readouterr().err

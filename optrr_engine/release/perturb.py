@@ -250,6 +250,7 @@ def perturb_file(
         if rows_out == 0:
             raise InputError("every row has a missing value in a column with missing: exclude; nothing to release")
         seen.check(rows_out)
+        check_unlisted_share(codec.unlisted, rows_read, source.options.decimal)
         if spill is not None:
             for table in spill.tables(chunk_rows, ctl.sub(0.75, 0.95)):
                 _write(writer.write, output_path, table)
@@ -321,6 +322,24 @@ def perturb_file(
             spill.cleanup()
         for tmp in temps:
             tmp.discard()
+
+
+#: A numeric column is refused when more than this share of its cells are neither numbers nor listed categories.
+MAX_UNLISTED_SHARE = 0.5
+
+
+def check_unlisted_share(unlisted: dict, rows: int, decimal: str | None) -> None:
+    """Refuse numeric columns where most cells (over MAX_UNLISTED_SHARE of ``rows``) are neither numbers nor listed
+    categories: released as missing, the column would say nothing (a decimal comma read with '.', thousands
+    separators such as '137.334,00'). A few such cells stay a note (``unlisted_values_as_missing``)."""
+    bad = {name: n for name, n in unlisted.items() if rows and n > MAX_UNLISTED_SHARE * rows}
+    if bad:
+        named = ", ".join(f"{name!r} ({n:,} of {rows:,} cells)" for name, n in bad.items())
+        raise InputError(
+            f"numeric column(s) whose cells are mostly not numbers: {named}; they would all be released as missing. "
+            f"Check the decimal mark (read with {decimal or '.'!r}; --decimal) and thousands separators, or make the "
+            "column nominal"
+        )
 
 
 class IdentifierGuard:

@@ -181,3 +181,29 @@ def test_merged_ranges_in_the_header_row_only_affect_no_data():
     assert affected_columns("A1:A3") == [1]
     assert affected_columns("B5:D5") == [3, 4]
     assert affected_columns("B5:C6") == [2, 3]
+
+
+def test_leaving_a_prefetched_loop_early_stops_its_thread_without_touching_the_queue(monkeypatch):
+    """The consumer's clean-up only sets the stop flag and joins: the worker, blocked on a full queue, sees the flag
+    within its put timeout. (A queue operation in the clean-up could wait for ever if an interrupt had left the
+    queue's lock taken.)"""
+    import itertools
+    import queue
+    import threading
+
+    from optrr_engine.io.source_base import prefetched
+
+    gets: list = []
+    real_get = queue.Queue.get
+
+    def counted_get(self, *args, **kwargs):
+        gets.append(threading.current_thread().name)
+        return real_get(self, *args, **kwargs)
+
+    monkeypatch.setattr(queue.Queue, "get", counted_get)
+    loop = prefetched(itertools.count(), depth=2)
+    assert next(loop) == 0 and next(loop) == 1
+    before = len(gets)
+    loop.close()  # leaves the loop early: the clean-up runs
+    assert len(gets) == before  # no get in the clean-up
+    assert not any(t.name == "optrr-prefetch" and t.is_alive() for t in threading.enumerate())

@@ -198,10 +198,8 @@ def prefetched(iterable: Iterable, depth: int = 2) -> Iterator:
                 return
             yield item
     finally:
+        # The worker sees ``stop`` within its put timeout, so no queue operation is needed here: an interrupt that
+        # landed inside ``items.get`` above may have left the queue's lock in an unknown state, and a ``get`` here
+        # could then wait for ever (seen once with a second Ctrl-C).
         stop.set()
-        while thread.is_alive():
-            try:
-                items.get(timeout=0.05)
-            except queue.Empty:
-                pass
         thread.join()

@@ -12,7 +12,7 @@ from optrr_gui.data.summary_view import COL_RELEASED, NOT_RELEASED
 from optrr_gui.design.attribute_table import COL_WARN
 from optrr_gui.main_window import TAB_DATA
 from optrr_gui.state.config_bridge import category_counts
-from tests.test_gui_support import WAIT_MS, close_window, open_window
+from tests.test_gui_support import window_with_summaries
 
 
 def write_csv(path) -> str:
@@ -28,10 +28,7 @@ def write_csv(path) -> str:
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path, write_csv(tmp_path / "stroke_like.csv"))
-    qtbot.waitUntil(lambda: bool(w.summaries), timeout=WAIT_MS)
-    yield w
-    close_window(w)
+    yield from window_with_summaries(qtbot, tmp_path, write_csv(tmp_path / "stroke_like.csv"))
 
 
 def column(window, name: str) -> int:

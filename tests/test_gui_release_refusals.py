@@ -15,7 +15,7 @@ from optrr_engine.release.schema import UNIQUE_MIN_ROWS, infer_schema
 from optrr_gui.release.dialog import FORMATS, ReleaseDialog
 from optrr_gui.state.role_fields import role_fields
 from tests.test_gui_datamanager import index_of
-from tests.test_gui_support import WAIT_MS, close_window, open_window, tick_orange
+from tests.test_gui_support import WAIT_MS, tick_orange, window_with_summaries
 
 ROWS = 309
 IDENTIFIERS = ["record", "doctor_comment", "postcode"]
@@ -85,10 +85,7 @@ def test_perturb_names_every_identifier_like_column_at_once(tmp_path):
 # -- the dialog -------------------------------------------------------------------------------------------------
 @pytest.fixture
 def ward(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path, ward_file(tmp_path))
-    qtbot.waitUntil(lambda: bool(w.summaries), timeout=WAIT_MS)
-    yield w
-    close_window(w)
+    yield from window_with_summaries(qtbot, tmp_path, ward_file(tmp_path))
 
 
 def perturb(qtbot, window, names) -> None:

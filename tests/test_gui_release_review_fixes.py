@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 from optrr_gui.release.dialog import ReleaseDialog
 from optrr_gui.state.role_fields import role_fields
 from tests.test_gui_datamanager import index_of
-from tests.test_gui_support import WAIT_MS, close_window, open_window
+from tests.test_gui_support import WAIT_MS, window_with_summaries
 
 ROWS = 40
 
@@ -32,10 +32,7 @@ def clinic_file(folder) -> str:
 
 @pytest.fixture
 def clinic(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path, clinic_file(tmp_path))
-    qtbot.waitUntil(lambda: bool(w.summaries), timeout=WAIT_MS)
-    yield w
-    close_window(w)
+    yield from window_with_summaries(qtbot, tmp_path, clinic_file(tmp_path))
 
 
 def dialog_on(qtbot, window, output) -> ReleaseDialog:

@@ -48,6 +48,15 @@ def wait_ready(qtbot, window: MainWindow, timeout: int = WAIT_MS) -> None:
     qtbot.waitUntil(lambda: window.is_ready() and window.state.n_rows is not None, timeout=timeout)
 
 
+def window_with_summaries(qtbot, tmp_path: Path, path: str):
+    """:func:`open_window` on ``path``, once its column summaries are counted; closed after the test (a fixture
+    body: ``yield from window_with_summaries(...)``)."""
+    window = open_window(qtbot, tmp_path, path)
+    qtbot.waitUntil(lambda: bool(window.summaries), timeout=WAIT_MS)
+    yield window
+    close_window(window)
+
+
 def close_window(window: MainWindow) -> None:
     """Close without the unsaved-changes question (tests that check it answer it themselves)."""
     window.runner.cancel_all()

@@ -56,20 +56,14 @@ def quoted_list(names: list[str]) -> str:
     return shlex.quote(buf.getvalue())
 
 
-def _column(name: str, columns: list[str]) -> str | None:
-    """The column ``name`` denotes: itself, or the one column equal to it apart from surrounding white space."""
-    if name in columns:
-        return name
-    stripped = [c.strip() for c in columns]
-    return columns[stripped.index(name.strip())] if stripped.count(name.strip()) == 1 else None
-
-
 def _rejoined(text: str, columns: list[str]) -> list[str] | None:
     """The columns an unquoted list makes when its comma-split pieces are joined back into names with commas."""
+    from ..estimation.release_source import match_column  # (lazily: the estimation package is heavy to import)
+
     pieces, out, i = text.split(","), [], 0
     while i < len(pieces):
         for j in range(len(pieces), i, -1):
-            name = _column(",".join(pieces[i:j]), columns)
+            name = match_column(",".join(pieces[i:j]), columns)
             if name is not None:
                 out.append(name)
                 i = j
@@ -97,10 +91,10 @@ def _quote_hint(text: str, names: list[str], columns: list[str], option: str) ->
 def release_names(manifest: dict, text: str, option: str) -> list[str]:
     """The attributes an option names in a release: the whole value if it is one of its columns, else the split
     list; a name not found because a column's name was split at its comma says how to quote it."""
-    from ..estimation.release_source import attribute_index
+    from ..estimation.release_source import attribute_index, match_column
 
     columns = [str(a["name"]) for a in manifest["attributes"]] + [str(c) for c in manifest.get("kept_columns") or []]
-    if _column(str(text), columns) is not None:
+    if match_column(str(text), columns) is not None:
         return [str(text)]
     names = split_names(text, option)
     try:

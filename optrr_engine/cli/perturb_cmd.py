@@ -102,6 +102,7 @@ def check_output_name(args) -> None:
     and the other commands choose the reader by extension). An output that is the run's own input, configuration,
     key file or audit record is left to perturb_file, whose refusal to overwrite it says more."""
     from ..errors import InputError
+    from ..io.atomic import same_file
     from ..io.formats import EXTENSIONS, extension, known_format
     from ..release.audit import audit_folder, audit_path
 
@@ -112,32 +113,36 @@ def check_output_name(args) -> None:
             ours.append(audit_path(audit_folder(args.audit_dir)))
         except InputError:
             pass  # no audit folder: said by perturb_file
-        for path in filter(None, ours):
-            if os.path.abspath(output) == os.path.abspath(path) or (
-                os.path.exists(output) and os.path.exists(path) and os.path.samefile(output, path)
-            ):
-                return
+        if any(same_file(output, path) for path in filter(None, ours)):
+            return  # the engine's more specific "would overwrite" refusal follows
         ext = extension(output)
         what = f"ends in {ext}, which OptRR cannot read back" if ext else "has no extension"
         raise InputError(f"output {output}: the name {what}; end it in one of {' '.join(sorted(EXTENSIONS))}")
 
 
-def check_excel_rows(args) -> None:
-    """Refuse, before any work, an Excel release of an input that the configuration (``source.rows``, counted by
-    ``optrr schema`` for a file of the same name) shows to have more data rows than a sheet holds, unless rows may be
-    left out (``missing: exclude``). The writer checks the rows actually written in any case."""
+def early_config(args):
+    """The configuration for the checks made before any work, or None when it cannot be read (perturb_file then
+    says what is wrong with it, in its order of checks)."""
+    from ..errors import InputError
+    from ..release.config import load_config
+
+    try:
+        return load_config(args.config)
+    except InputError:
+        return None
+
+
+def check_excel_rows(args, cfg) -> None:
+    """Refuse, before any work, an Excel release of an input that the configuration ``cfg`` (``source.rows``, counted
+    by ``optrr schema`` for a file of the same name) shows to have more data rows than a sheet holds, unless rows may
+    be left out (``missing: exclude``). The writer checks the rows actually written in any case."""
     from ..errors import InputError
     from ..io.formats import known_format
     from ..io.writers import XLSX_MAX_ROWS
-    from ..release.config import load_config
 
     out_format = str(args.format).lower() if args.format else known_format(args.output)
-    if out_format != "xlsx":
+    if cfg is None or out_format != "xlsx":
         return
-    try:
-        cfg = load_config(args.config)
-    except InputError:
-        return  # perturb_file says what is wrong with the configuration, in its order of checks
     source = cfg.source or {}
     rows = source.get("rows")
     same_file = source.get("file") == os.path.basename(os.fspath(args.input))
@@ -151,20 +156,16 @@ def check_excel_rows(args) -> None:
     )
 
 
-def check_flagged_kept(args) -> None:
-    """Refuse, before any work, kept columns (copied unchanged, in the clear) that ``optrr schema`` proposed to drop
-    (a likely identifier or free text: the reason is in the column's warnings), unless --allow-flagged-kept: such a
-    column's values would be published as they are (the window asks for the same with its tick)."""
+def check_flagged_kept(args, cfg) -> None:
+    """Refuse, before any work, kept columns of ``cfg`` (copied unchanged, in the clear) that ``optrr schema``
+    proposed to drop (a likely identifier or free text: the reason is in the column's warnings), unless
+    --allow-flagged-kept: such a column's values would be published as they are (the window asks for the same with
+    its tick)."""
     from ..errors import InputError
-    from ..release.config import load_config
     from ..release.schema import drop_reason
 
-    if args.allow_flagged_kept:
+    if cfg is None or args.allow_flagged_kept:
         return
-    try:
-        cfg = load_config(args.config)
-    except (OSError, InputError):
-        return  # perturb_file says what is wrong with the configuration
     flagged = [(c.name, r) for c in cfg.kept() for r in (drop_reason(str(w)) for w in c.warnings) if r]
     if flagged:
         named = "; ".join(f"{name!r} ({reason})" for name, reason in flagged)
@@ -185,8 +186,9 @@ def run(args) -> int:
     from .interrupts import hold
 
     check_output_name(args)
-    check_excel_rows(args)
-    check_flagged_kept(args)
+    cfg = early_config(args)
+    check_excel_rows(args, cfg)
+    check_flagged_kept(args, cfg)
     if args.seed is not None:
         raise InputError(
             "--seed is not accepted: a release made from a small seed can be undone by trying seeds; use "

@@ -109,20 +109,26 @@ def kept_column_message(name: str) -> str:
     return f"{name!r} is a column {KEPT_COLUMN_HINT}"
 
 
+def match_column(name: str, columns: list[str]) -> str | None:
+    """The column ``name`` denotes: itself, or the one column equal to it apart from surrounding white space."""
+    if name in columns:
+        return name
+    stripped = [c.strip() for c in columns]
+    return columns[stripped.index(name.strip())] if stripped.count(name.strip()) == 1 else None
+
+
 def attribute_index(manifest: dict, names: list[str]) -> list[int]:
     """Positions of the named attributes in the manifest (= in its mechanism). A name that is not a randomized
     attribute is an error; for one of the manifest's ``kept_columns`` (copied unchanged) it says so."""
     known = [str(a["name"]) for a in manifest["attributes"]]
-    stripped = [k.strip() for k in known]
     kept = [str(c) for c in manifest.get("kept_columns") or []]
     listed = ", ".join(repr(k) for k in known)  # quoted: a name may hold a comma
     out = []
     for name in names:
-        if name in known:
-            out.append(known.index(name))
-        elif stripped.count(str(name).strip()) == 1:
-            out.append(stripped.index(str(name).strip()))
-        elif name in kept or [c.strip() for c in kept].count(str(name).strip()) == 1:
+        column = match_column(str(name), known)
+        if column is not None:
+            out.append(known.index(column))
+        elif match_column(str(name), kept) is not None:
             raise InputError(f"{kept_column_message(name)} (randomized attributes: {listed})")
         else:
             raise InputError(f"attribute {name!r} is not in the release; perturbed attributes: {listed}")

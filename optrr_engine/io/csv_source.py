@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from . import sniff
-from .source_base import Source, blank_to_null, check_names
+from .source_base import Source, blank_to_null, check_names, is_blank
 
 #: Bytes pyarrow parses per block (at least; blocks hold at least 8 rows of the file's typical size). The
 #: streaming reader reads about 32 blocks ahead, so this bounds its memory.
@@ -127,7 +127,9 @@ class CsvSource(Source):
 
         rows = 0
         try:
-            empty = self.empty_records() if not columns or len(set(columns)) == len(columns) else None
+            # the byte scan only pays when fewer than all columns are converted (all of them show their empty rows)
+            few = bool(columns) and len(set(columns)) == len(columns) < len(self.names)
+            empty = self.empty_records() if few else None
             chosen = (columns or self.names) if empty is not None else self.names
             reader = self._reader(chosen)
             if [f.name for f in reader.schema] != chosen:
@@ -271,7 +273,6 @@ def empty_records(path, encoding: str, delimiter: str):
     not followed by a line break. A line holding only the delimiter, quotes, white space or non-ASCII bytes is
     parsed to check its cells with :func:`~.source_base.blank_to_null`, as the reader judges them."""
     import numpy as np
-    import pyarrow as pa
 
     if codecs.lookup(encoding).name not in {codecs.lookup(e).name for e in _ASCII_COMPATIBLE}:
         return None
@@ -305,13 +306,13 @@ def empty_records(path, encoding: str, delimiter: str):
                 seen = at
                 if line in (b"", b"\r"):
                     blanks += 1
-                elif lines + counted > 0 and _blank_line(line, encoding, delimiter, pa):  # (line 0: the header)
+                elif lines + counted > 0 and _blank_line(line, encoding, delimiter):  # (line 0: the header)
                     found.append(lines + counted - 1 - blanks)
             lines += counted + block.count(b"\n", seen)
     return np.asarray(found, dtype=np.int64), max(0, lines - 1 - blanks)
 
 
-def _blank_line(line: bytes, encoding: str, delimiter: str, pa) -> bool:
-    """Whether every cell of one line is blank."""
+def _blank_line(line: bytes, encoding: str, delimiter: str) -> bool:
+    """Whether every cell of one line is blank (:func:`.source_base.is_blank`)."""
     cells = next(csv.reader([line.decode(encoding, errors="replace")], delimiter=delimiter), [])
-    return blank_to_null(pa.array(cells, type=pa.string())).null_count == len(cells)
+    return all(is_blank(c) for c in cells)

@@ -188,11 +188,17 @@ def name_warning(name: str) -> str | None:
     return None
 
 
+def _number(value: str, decimal: str) -> float | None:
+    """The number ``value`` reads as with the ``decimal`` mark (the release's rule, :func:`is_number_text`), or None."""
+    if not is_number_text(value, decimal):
+        return None
+    return float(value.replace(",", ".") if decimal == "," else value)
+
+
 def _sort_key_numeric(decimal: str):
     def key(v: str):
-        if is_number_text(v, decimal):
-            return (0, float(v.replace(",", ".") if decimal == "," else v), v)
-        return (1, 0.0, v)
+        number = _number(v, decimal)
+        return (1, 0.0, v) if number is None else (0, number, v)
 
     return key
 
@@ -310,9 +316,7 @@ def _code(value: str, labels: dict[float, str], decimal: str) -> float | None:
     codes = [c for c, label in labels.items() if label == value]
     if codes:
         return min(codes)
-    if is_number_text(value, decimal):
-        return float(value.replace(",", ".") if decimal == "," else value)
-    return None
+    return _number(value, decimal)
 
 
 #: How the warning naming the codes without a value label starts.
@@ -363,9 +367,8 @@ NEAR_DUPLICATE_START = "values that differ only by spaces or letter case (or are
 
 
 def _near_key(value: str, decimal: str):
-    if is_number_text(value, decimal):
-        return (0, float(value.replace(",", ".") if decimal == "," else value))
-    return (1, " ".join(value.split()).casefold())
+    number = _number(value, decimal)
+    return (1, " ".join(value.split()).casefold()) if number is None else (0, number)
 
 
 def near_duplicate_warning(values, decimal: str = ".") -> str | None:
@@ -516,10 +519,8 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
     if absent:
         file = os.path.basename(str(path))
         raise InputError(f"the data dictionary declares column {absent[0]!r}, which {file} lacks")
-    unreadable = getattr(source, "unreadable", {})
-    stats, rows = gather_stats(
-        source, [n for n in source.names if n not in unreadable], source.options.decimal or ".", ctl
-    )
+    unreadable = source.unreadable
+    stats, rows = gather_stats(source, source.readable_names(), source.options.decimal or ".", ctl)
     if rows == 0:
         raise InputError(f"{os.path.basename(str(path))} has a header but no data rows")
     name = os.path.basename(str(codebook)) if codebook is not None else ""
@@ -533,7 +534,7 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
         return decide_column(stats[n], labels.get(n))
 
     columns = [column(n) for n in source.names]
-    notes = source.column_warnings() if hasattr(source, "column_warnings") else {}
+    notes = source.column_warnings()
     for col in columns:
         user_missing = getattr(source, "user_missing", {}).get(col.name)
         if user_missing:

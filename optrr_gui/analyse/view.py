@@ -42,7 +42,7 @@ from optrr_engine.estimation.release_source import KEPT_COLUMN_HINT, kept_column
 from optrr_engine.io.atomic import write_text_atomic
 from optrr_engine.io.json_file import strict_json
 
-from ..common.widgets import Spinner, fmt_eps
+from ..common.widgets import Spinner, WrappedLabel, fmt_eps
 from ..workers.jobs.analyse import estimate_task, open_release_task
 
 ESTIMATORS = {
@@ -51,6 +51,11 @@ ESTIMATORS = {
     "unbiased": "Unbiased, for inference (may show negative shares)",
     "clip": "Clipped and rescaled (no negatives)",
 }
+
+
+def estimator_name(method: str) -> str:
+    """The estimator's short name in running text ("smoothed maximum likelihood") from its ESTIMATORS label."""
+    return ESTIMATORS[method].split(" (")[0].split(",")[0].lower()
 #: The engine's tests of association in plain words (the JSON keeps the engine's names).
 #: Marks a cell whose shown estimate lies outside its interval (MarginalEstimate.outside_interval).
 OUTSIDE_MARK = "†"
@@ -203,8 +208,7 @@ class AnalyseView(QWidget):
             "the joint shares)."
         )
         self.shares.currentIndexChanged.connect(self._shares_changed)
-        self.shares_note = QLabel()
-        self.shares_note.setWordWrap(True)
+        self.shares_note = WrappedLabel()
         self.shares_note.setStyleSheet("color: #666666")
         self.shares_row = QWidget()
         shares_layout = QHBoxLayout(self.shares_row)
@@ -432,7 +436,7 @@ class AnalyseView(QWidget):
         if est.outside_interval_note:
             negatives += f"; {OUTSIDE_MARK} {est.outside_interval_note}"
         self.result_label.setText(
-            f"{' × '.join(est.names())}: {ESTIMATORS[est.method].split(' (')[0].split(',')[0].lower()} estimate from "
+            f"{' × '.join(est.names())}: {estimator_name(est.method)} estimate from "
             f"{est.rows:,} perturbed rows, {level} confidence intervals of the unbiased estimate (the same whichever "
             f"estimate is shown){negatives}."
         )
@@ -485,7 +489,7 @@ class AnalyseView(QWidget):
             self.shares.setItemText(i, SHARES[key].format(a=a, b=b))
         self.shares_row.show()
         mode = self.shares.currentData()
-        method = ESTIMATORS[est.method].split(" (")[0].split(",")[0].lower()
+        method = estimator_name(est.method)
         if mode == "joint":
             self.shares_note.setText("")
         else:

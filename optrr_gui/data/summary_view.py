@@ -25,6 +25,7 @@ from optrr_engine.release.schema import RARE_COUNT, is_rare, rare_categories
 
 from ..common.widgets import WrappedLabel
 from ..state.config_bridge import NOT_RELEASED as NOT_RELEASED  # "Released as" of a dropped column
+from ..state.config_bridge import released_rows, value_labels
 
 RARE_BACKGROUND = QColor(255, 228, 196)
 BAR_COLOR = QColor(70, 130, 180)
@@ -40,9 +41,6 @@ HEADER_TIPS = (
 
 def percent(x: float) -> str:
     return f"{100 * x:.2g}%" if 0 < x < 0.1 else f"{100 * x:.0f}%"
-
-
-#: "Released as" of every value of a dropped column, and what its title line says instead of any advice.
 
 
 def missing_part(summary, marked: int = 0) -> str:
@@ -61,20 +59,18 @@ def bin_shares_base(numbers: int) -> str:
     return f"Percentages of the {numbers:,} rows with a number (not of all rows)."
 
 
-def marked_missing(summary, column) -> int:
+def marked_missing(summary, column, labels: list[str] | None = None) -> int:
     """Cells with a text that the perturbed ``column`` releases as missing, as "Released as" shows it
     (:func:`..state.config_bridge.value_labels`: its missing-value category, or a row left out): its missing values,
     and in a numeric column the texts neither numbers nor listed. None for a kept column (copied as it is) or a
-    dropped one (not released)."""
+    dropped one (not released). ``labels``: :func:`value_labels` already computed."""
     if column is None or column.role != "perturb":
         return 0
     from optrr_engine.release.codec import ROW_LEFT_OUT
     from optrr_engine.release.recode import released_label
 
-    from ..state.config_bridge import value_labels
-
     missing = {released_label(column.missing_label, column.recode), ROW_LEFT_OUT}
-    labels = value_labels(column, summary)
+    labels = value_labels(column, summary) if labels is None else labels
     return sum(int(n) for label, n in zip(labels, summary.counts.tolist(), strict=True) if label in missing)
 
 
@@ -117,22 +113,25 @@ class SummaryModel(QAbstractTableModel):
         self.summary = None
         self.released: dict = {}
         self.released_rows: dict | None = None
-        #: per value (summary order): the label it is released as (:func:`released_labels`), with a column state
+        #: per value (summary order): the label it is released as (:func:`value_labels`), with a column state
         self.labels: list[str] | None = None
 
-    def set_summary(self, summary, recode=None, column=None) -> None:
-        """Show ``summary``; with the ``column`` state, "Released as" is what the release makes of each value."""
+    def set_summary(self, summary, recode=None, column=None, labels: list[str] | None = None) -> None:
+        """Show ``summary``; with the ``column`` state, "Released as" is what the release makes of each value
+        (``labels``: :func:`..state.config_bridge.value_labels` already computed)."""
         self.beginResetModel()
         self.summary = summary
         self.released = {s: label for label, sources in (recode or {}).items() for s in sources}
         #: rows per released category, when recoded (a value is rare when the category it is released as is)
         self.released_rows = summary.recoded(recode) if summary is not None and recode else None
-        self.labels = released_labels(summary, column) if summary is not None and column is not None else None
+        if summary is not None and column is not None and labels is None:
+            labels = value_labels(column, summary)
+        self.labels = labels if summary is not None and column is not None else None
         self.endResetModel()
 
     def released_as(self, row: int, value: str) -> str:
         """The label ``value`` (the summary's value at ``row``) is released as: the engine's rule
-        (:func:`released_labels`) with a column state, else its recode label or the text itself."""
+        (:func:`value_labels`) with a column state, else its recode label or the text itself."""
         if self.labels is not None:
             return self.labels[row]
         return self.released.get(value, value)
@@ -193,13 +192,6 @@ class SummaryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and c in (COL_ROWS, COL_SHARE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
-
-
-def released_labels(summary, column) -> list[str]:
-    """Per value of ``summary``: the label the release makes of it (:func:`..state.config_bridge.value_labels`)."""
-    from ..state.config_bridge import value_labels
-
-    return value_labels(column, summary)
 
 
 class BarDelegate(QStyledItemDelegate):
@@ -281,32 +273,34 @@ class ColumnSummaryView(QWidget):
         if not binned and column is not None and column.categories is not None:
             released = len(column.categories)
         listed = set(column.categories or []) if binned else None
-        line = summary_line(summary, released, recode, listed, **self._state_of(summary, column))
+        labels = value_labels(column, summary) if column is not None else None  # once: the codec's labels
+        rows = released_rows(column, summary, labels) if column is not None else None
+        line = summary_line(summary, released, recode, listed, **self._state_of(summary, column, labels, rows))
         self.title.setText(f"{summary.name}: {line}")
-        self.model.set_summary(summary, recode, column)
+        self.model.set_summary(summary, recode, column, labels)
         numeric = binned and summary.numeric_rows > 0
         if not numeric:
             self.bins_text.setText("")
             if self.histogram is not None:
                 self.histogram.hide()
             return
-        self._draw_histogram(summary, column)
+        self._draw_histogram(summary, column, rows or {})
 
     @staticmethod
-    def _state_of(summary, column) -> dict:
-        """What :func:`summary_line` needs of the ``column`` state: rows per released category, cells treated as
-        missing, dropped."""
+    def _state_of(summary, column, labels, rows) -> dict:
+        """What :func:`summary_line` needs of the ``column`` state (its ``labels`` and released ``rows``): rows per
+        released category, cells treated as missing, dropped."""
         if column is None:
             return {}
-        from ..state.config_bridge import released_rows
+        dropped = column.role == "drop"
+        marked = marked_missing(summary, column, labels)
+        return {"rows": None if dropped else rows, "marked": marked, "dropped": dropped}
 
-        rows = released_rows(column, summary) if column.role != "drop" else None
-        return {"rows": rows, "marked": marked_missing(summary, column), "dropped": column.role == "drop"}
-
-    def _draw_histogram(self, summary, column) -> None:
+    def _draw_histogram(self, summary, column, rows: dict) -> None:
+        """The numbers' histogram with the release bins; ``rows``: rows per released category (the bins line)."""
         import pyqtgraph as pg
 
-        from ..state.config_bridge import bin_edges, released_rows
+        from ..state.config_bridge import bin_edges
 
         plot = self._plot()
         plot.clear()
@@ -326,7 +320,6 @@ class ColumnSummaryView(QWidget):
         from optrr_engine.release.column_stats import OUTSIDE_BINS
 
         # rows per bin as the release counts them ("Released as": missing-value and recoded numbers are not binned)
-        rows = released_rows(column, summary)
         labels = bin_labels(edges_f)
         outside = rows.get(OUTSIDE_BINS, 0)
         numbers = sum(rows.get(label, 0) for label in labels) + outside

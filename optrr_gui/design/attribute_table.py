@@ -31,7 +31,7 @@ from optrr_engine.tolerance import eps_equal
 
 from ..common.commands import SetColumnValue, SetSessionValue, set_roles
 from ..common.widgets import text_column_width
-from ..design.epsilon_editor import INVALID_STYLE, EpsilonEditor, ExactSpinBox
+from ..design.epsilon_editor import INVALID_STYLE, EpsilonEditor, ExactSpinBox, refusal_status
 from ..state.config_bridge import category_counts
 from ..state.session import COUNT_FIELDS, ROLES, TYPES, SessionState
 
@@ -466,7 +466,7 @@ class AttributePanel(QWidget):
         (optrr_engine.validation.check_target)."""
         from optrr_engine.validation import MAX_EPSILON
 
-        perturbed = sum(c.role == "perturb" for c in self.state.columns)
+        perturbed = len(self.state.perturbed_indices())
         usable = MAX_EPSILON * max(1, perturbed)
         # never below the session's own target (a project may hold a larger one): the box shows what the state
         # holds, and the designs say "target above what can be used"
@@ -480,7 +480,7 @@ class AttributePanel(QWidget):
         self.target.setToolTip(f"{message}\n\n{self._target_tip}")
         status_bar = getattr(self.window(), "statusBar", None)
         if callable(status_bar):
-            status_bar().showMessage(f"Not changed: {message}", 10_000)
+            status_bar().showMessage(refusal_status(message), 10_000)
 
     def _target_changed(self, value: float) -> None:
         self.target.setStyleSheet("")
@@ -509,7 +509,6 @@ class AttributePanel(QWidget):
             self._update_count()
             if kind == "reset" or name == "role":
                 self._update_target_range()
-            if kind == "reset" or name == "role":
                 self.apply_filter()
 
     def _fit_columns(self) -> None:

@@ -503,7 +503,7 @@ class ReleaseDialog(QDialog):
         """The column list and the tick as the session is now (the dialog is not modal: the roles may change
         while it is open). A change of what is published outside the epsilons clears the tick."""
         refused = [name for name, _d, _r in self.identifier_columns()]
-        summaries, decimal = self._summaries()
+        summaries, _ = self._summaries()
         key = (self.state.data_version, tuple(c.name for c in self.state.columns), tuple(refused), id(summaries))
         if key == self._columns_key:  # called on every design change and check: build the configuration once
             return

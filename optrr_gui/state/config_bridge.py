@@ -127,6 +127,9 @@ class _Cache:
         self.sizes: dict = {}  # spec key -> codec size (or the error), of the columns in use
         self.previous: dict = {}  # ... of the version before (an undo finds them again)
         self.summaries: dict = {}
+        #: (spec key, role, count) -> the column's warnings, for the summaries set (an edit of one column
+        #: recomputes only its own: each builds the column's codec and labels every distinct value)
+        self.warnings: dict = {}
 
 
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -145,6 +148,7 @@ def set_summaries(state: SessionState, summaries: dict) -> None:
     cache = _cache(state)
     cache.summaries = dict(summaries or {})
     cache.counts = None
+    cache.warnings = {}
 
 
 def category_counts(state: SessionState) -> CategoryCounts:
@@ -154,9 +158,10 @@ def category_counts(state: SessionState) -> CategoryCounts:
     if cache.counts is not None and cache.version == state.data_version:
         return cache.counts
     known: dict[str, int | OptRRError] = {}
-    counts, sizes, error = [], [], None
+    counts, sizes, error, keys = [], [], None, []
     for col in state.columns:
         key = _spec_key(col)
+        keys.append(key)
         if key not in known:
             size = cache.sizes.get(key, cache.previous.get(key))
             if size is None:
@@ -173,9 +178,14 @@ def category_counts(state: SessionState) -> CategoryCounts:
             else:
                 sizes.append(int(size))
     cache.previous, cache.sizes = cache.sizes, known  # only the specifications in use (and the last ones) kept
-    warnings = tuple(
-        tuple(column_warnings(c, n, cache.summaries.get(c.name))) for c, n in zip(state.columns, counts, strict=True)
-    )
+    done: dict = {}
+    for c, n, spec in zip(state.columns, counts, keys, strict=True):
+        key = (spec, c.role, n)
+        if key not in done:
+            found = cache.warnings.get(key)
+            done[key] = found if found is not None else tuple(column_warnings(c, n, cache.summaries.get(c.name)))
+    warnings = tuple(done[(spec, c.role, n)] for c, n, spec in zip(state.columns, counts, keys, strict=True))
+    cache.warnings = done  # only the columns in use kept
     cache.counts = CategoryCounts(tuple(counts), tuple(sizes), error, warnings)
     cache.version = state.data_version
     return cache.counts
@@ -205,15 +215,14 @@ def column_counts(state: SessionState) -> list[int | None]:
     return list(category_counts(state).counts)
 
 
-def recoded_rare(warning: str, col: ColumnState, summary) -> str | None:
-    """``warning``, or for the schema's rare-category warning its text for the recoded column (None: gone)."""
-    from optrr_engine.release.schema import RARE_WARNING_START, rare_warning
+def recoded_rare(warning: str) -> str:
+    """``warning``, or for the schema's rare-category warning of a recoded column whose rows are not read yet, that
+    it is recounted then (with the rows, :func:`follow_state` recounts it)."""
+    from optrr_engine.release.schema import RARE_WARNING_START
 
     if not warning.startswith(RARE_WARNING_START):
         return warning
-    if summary is None:
-        return f"{RARE_WARNING_START}: recounted after recoding once the rows are read"
-    return rare_warning(summary.recoded(col.recode), recoded=True)
+    return f"{RARE_WARNING_START}: recounted after recoding once the rows are read"
 
 
 def too_many_warning(reason: str, count: int | None) -> str | None:
@@ -279,17 +288,19 @@ def value_labels(col: ColumnState, summary) -> list[str]:
     return codec.released_labels(values)
 
 
-def released_rows(col: ColumnState, summary) -> dict[str, int]:
+def released_rows(col: ColumnState, summary, labels: list[str] | None = None) -> dict[str, int]:
     """Rows per category the column releases now, from ``summary`` (its ColumnSummary), by :func:`value_labels`
-    (the engine's codec); a perturbed column's empty cells count in its missing-value category when missing values
-    are a category; rows left out are not released ({} for a dropped column)."""
+    (the engine's codec; ``labels``: those already computed); a perturbed column's empty cells count in its
+    missing-value category when missing values are a category; rows left out are not released ({} for a dropped
+    column)."""
     from optrr_engine.release.codec import ROW_LEFT_OUT
     from optrr_engine.release.recode import released_label
 
     if col.role == "drop":
         return {}
     counts: dict[str, int] = {}
-    for label, rows in zip(value_labels(col, summary), summary.counts.tolist(), strict=True):
+    labels = value_labels(col, summary) if labels is None else labels
+    for label, rows in zip(labels, summary.counts.tolist(), strict=True):
         counts[label] = counts.get(label, 0) + int(rows)
     if col.role == "perturb" and col.missing == "category" and summary.missing:
         label = released_label(col.missing_label, col.recode)
@@ -360,7 +371,7 @@ def column_warnings(col: ColumnState, count: int | None, summary=None) -> list[s
 
     warnings = [gui_wording(w) for w in (role_warning(str(w), col, count) for w in col.warnings) if w]
     if col.recode and summary is None:
-        warnings = [w for w in (recoded_rare(w, col, summary) for w in warnings) if w]
+        warnings = [recoded_rare(w) for w in warnings]
     warnings = follow_state(warnings, col, summary)
     rare = read_rare(col, summary)
     if rare and not any(w.startswith(RARE_WARNING_START) for w in warnings):

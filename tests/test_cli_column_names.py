@@ -75,3 +75,10 @@ def test_the_help_gives_the_quoting_rule(capsys):
             main([cmd, "--help"])
         out = " ".join(capsys.readouterr().out.split())
         assert f"{option} " in out and "'\"Weight, kg\",sex'" in out
+
+
+def test_printed_headers_quote_a_name_holding_a_comma(release, capsys):
+    assert main(["estimate", release, "--marginal", '"Weight, kg",sex']) == 0
+    assert 'attributes: "Weight, kg", sex   rows: 300' in capsys.readouterr().out
+    assert main(["analyze", release, "--chi2", '"Weight, kg",sex']) == 0
+    assert 'association of "Weight, kg" (2 categories) and sex (2 categories)' in capsys.readouterr().out

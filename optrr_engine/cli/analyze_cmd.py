@@ -17,7 +17,7 @@ def add_parser(sub):
 def run(args) -> int:
     from ..analysis.chi_square import format_p_value
     from ..analysis.release_chi2 import chi2_release
-    from .common import print_json, release_option_names, warn_not_private
+    from .common import print_json, release_option_names, shown_name, warn_not_private
     from .release_hints import release_hints
 
     with release_hints(args):
@@ -31,7 +31,8 @@ def run(args) -> int:
     cats = out["table"]["categories"]
     total = out["rows_in_release"]
     rows = f"{out['rows']:,} rows" + (f" of {total:,}" if out["rows"] != total else "")
-    print(f"association of {a} ({len(cats[0])} categories) and {b} ({len(cats[1])} categories), {rows}")
+    what = [f"{shown_name(n)} ({len(c)} categories)" for n, c in zip((a, b), cats, strict=True)]
+    print(f"association of {what[0]} and {what[1]}, {rows}")
     if out.get("warning"):
         print(f"optrr: warning: {out['warning']}", file=sys.stderr)
     print("H0: the two attributes are independent in the true (unperturbed) data")

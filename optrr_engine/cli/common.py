@@ -56,6 +56,17 @@ def quoted_list(names: list[str]) -> str:
     return shlex.quote(buf.getvalue())
 
 
+def shown_name(name: str) -> str:
+    """A name as printed in a line that lists names: in double quotes when it holds a comma or has white space at
+    its start or end (so that "Weight, kg, sex" cannot be read as three names), else as it is."""
+    return f'"{name}"' if ("," in name or name != name.strip() or not name) else name
+
+
+def shown_names(names: list[str]) -> str:
+    """``names`` for a printed line: "Weight, kg", sex."""
+    return ", ".join(shown_name(str(n)) for n in names)
+
+
 def _rejoined(text: str, columns: list[str]) -> list[str] | None:
     """The columns an unquoted list makes when its comma-split pieces are joined back into names with commas."""
     from ..estimation.release_source import match_column  # (lazily: the estimation package is heavy to import)

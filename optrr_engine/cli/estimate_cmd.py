@@ -52,9 +52,10 @@ def run(args) -> int:
 
 def print_estimate(est) -> None:
     from ..estimation.result import INTERVAL_NOTE, METHOD_NOTES
+    from .common import shown_names
 
     names = est.names()
-    print(f"attributes: {', '.join(names)}   rows: {est.rows:,}   method: {est.method}")
+    print(f"attributes: {shown_names(names)}   rows: {est.rows:,}   method: {est.method}")
     print(f"  {METHOD_NOTES[est.method]}")
     if "whole_record_epsilon" in est.info:
         eps = ", ".join(f"{e:.4g}" for e in est.info["attribute_epsilons"])

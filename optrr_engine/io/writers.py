@@ -4,17 +4,99 @@ Columns may be plain strings or dictionary arrays (codes + labels, as the releas
 are written as empty cells. CSV: UTF-8 (with a byte-order mark when asked), "\\n" line ends, a field is
 quoted only when it holds the delimiter, a quote or a line break (RFC 4180). CSV and Parquet stream with
 bounded memory; Excel streams through openpyxl's write-only mode (at most 1,048,575 data rows); SPSS and
-Stata files are written by pyreadstat at the end and so hold the whole release in memory.
+Stata files are written by pyreadstat at the end and so hold the whole release in memory; their column names
+are checked first (:func:`check_stat_names`), since pyreadstat refuses some names and silently alters others.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 from ..errors import InputError
 
 #: Data rows an Excel sheet can hold (one more row is the header).
 XLSX_MAX_ROWS = 1_048_575
+
+#: The program that reads each statistical output format, for messages.
+STAT_PROGRAMS = {"sav": "SPSS", "dta": "Stata"}
+#: Longest variable name: SPSS counts UTF-8 bytes, Stata (format 118, pyreadstat's) characters.
+SAV_MAX_NAME_BYTES = 64
+DTA_MAX_NAME_CHARS = 32
+#: SPSS keywords that cannot name a variable, in any case (SPSS names ignore case; readstat refuses the upper-case
+#: spelling only, and SPSS itself the others).
+SAV_RESERVED = frozenset({"ALL", "AND", "BY", "EQ", "GE", "GT", "LE", "LT", "NE", "NOT", "OR", "TO", "WITH"})
+#: Stata's reserved names (case-sensitive), besides the storage types str1 ... str2045.
+DTA_RESERVED = frozenset(
+    {"_all", "_b", "byte", "_coef", "_cons", "double", "float", "if", "in", "int", "long", "_n", "_N", "_pi"}
+    | {"_pred", "_rc", "_se", "_skip", "strL", "using", "with"}
+)
+DTA_MAX_STR_WIDTH = 2045
+#: ASCII characters a name may hold besides letters and digits (any non-ASCII character passes, as in readstat).
+_NAME_PUNCTUATION = {"sav": "@#$._", "dta": "_"}
+
+
+def _bad_characters(fmt: str, name: str) -> list[str]:
+    """The characters of ``name`` readstat refuses (ASCII other than letters, digits and the format's punctuation)
+    or cannot encode (lone surrogates); a NUL would silently cut the name short."""
+    allowed = _NAME_PUNCTUATION[fmt]
+    ascii_bad = {ch for ch in name if ch < "\x80" and not ch.isalnum() and ch not in allowed}
+    return sorted(ascii_bad | {ch for ch in name if "\ud800" <= ch <= "\udfff"})
+
+
+def _stat_name_problem(fmt: str, name: str) -> str | None:
+    """Why ``name`` cannot be a variable name of a ``fmt`` ("sav" / "dta") file written by pyreadstat: refused, or
+    written altered (a NUL cuts it short); None when it can. Names are judged one at a time (see check_stat_names)."""
+    program = STAT_PROGRAMS[fmt]
+    if not name:
+        return f"{program} names cannot be empty"
+    if " " in name:
+        return f"{program} names cannot contain spaces"
+    first = "a letter or an underscore" if fmt == "dta" else "a letter"
+    if not (name[0].isalpha() or (fmt == "dta" and name[0] == "_")):
+        return f"{program} names must begin with {first}"
+    bad = _bad_characters(fmt, name)
+    if bad:
+        extra = " ".join(_NAME_PUNCTUATION[fmt])
+        return f"{program} names hold only letters, digits and {extra} (not {' '.join(repr(ch) for ch in bad)})"
+    if fmt == "sav" and len(name.encode("utf-8")) > SAV_MAX_NAME_BYTES:
+        return f"SPSS names are at most {SAV_MAX_NAME_BYTES} bytes long in UTF-8 (letters such as é take 2)"
+    if fmt == "dta" and len(name) > DTA_MAX_NAME_CHARS:
+        return f"Stata names are at most {DTA_MAX_NAME_CHARS} characters long"
+    if fmt == "sav" and name.upper() in SAV_RESERVED:
+        return f"SPSS reserves the word {name.upper()} (in any case)"
+    width = re.fullmatch(r"str([0-9]+)", name) if fmt == "dta" else None
+    if fmt == "dta" and (name in DTA_RESERVED or (width and 1 <= int(width.group(1)) <= DTA_MAX_STR_WIDTH)):
+        return f"Stata reserves the name {name}"
+    return None
+
+
+def _same_name_groups(fmt: str, names) -> list[list[str]]:
+    """Groups of names the format takes as one variable: equal names, and for SPSS names differing only in case."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(name.casefold() if fmt == "sav" else name, []).append(name)
+    return [group for group in groups.values() if len(group) > 1]
+
+
+def check_stat_names(fmt: str, names) -> None:
+    """Refuse (InputError naming every offending column, why, and the way out) column names that an SPSS ("sav")
+    or Stata ("dta") file written by pyreadstat would refuse or alter; other formats take any name."""
+    if fmt not in STAT_PROGRAMS:
+        return
+    names = [str(n) for n in names]
+    program = STAT_PROGRAMS[fmt]
+    problems = [f"column {n!r}: {why}" for n in names if (why := _stat_name_problem(fmt, n)) is not None]
+    for group in _same_name_groups(fmt, names):
+        same = " and ".join(repr(n) for n in dict.fromkeys(group))
+        why = "SPSS names ignore case, so they are one name" if len(set(group)) > 1 else "the name appears twice"
+        problems.append(f"columns {same}: {why}")
+    if problems:
+        raise InputError(
+            f"{program} (.{fmt}) cannot take these column names: {'; '.join(problems)}. Write the release "
+            "as .csv, .parquet or .xlsx instead, or rename the columns in the source file (and in the release "
+            "configuration)"
+        )
 
 
 class TableWriter:
@@ -197,6 +279,7 @@ class StatWriter(TableWriter):
     """SPSS .sav / Stata .dta via pyreadstat (text variables; the whole release is held in memory)."""
 
     def __init__(self, path, names, fmt: str):
+        check_stat_names(fmt, names)  # perturb_file checks before any work; this guards every other caller
         super().__init__(path, names)
         self.format = fmt
         self._parts: list = []

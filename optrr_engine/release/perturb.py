@@ -122,7 +122,7 @@ def perturb_file(
     from ..io.formats import format_of
     from ..io.readers import ReaderOptions, _check_input, open_source
     from ..io.source_base import prefetched
-    from ..io.writers import open_writer
+    from ..io.writers import check_stat_names, open_writer
     from .audit import (
         RepeatReleaseError,
         accumulated_epsilon,
@@ -156,6 +156,8 @@ def perturb_file(
     output_path = os.fspath(output_path)
     in_format = format_of(input_path)
     out_format = choose_output_format(output_path, output_format, in_format)
+    # SPSS / Stata refuse or alter some column names: find out now, not after the whole pass (out_columns below)
+    check_stat_names(out_format, [NOT_PRIVATE_COLUMN] * (not randomness.private) + [c.name for c in cfg.released()])
     folder = audit_folder(audit_dir)
     apath, ipath = audit_path(folder), internal_report_path(folder, output_path, file_stamp(utc_now()))
     mpath, rpath = manifest_path(output_path), report_path(output_path)

@@ -89,15 +89,40 @@ def test_a_few_long_texts_among_short_values_drop_the_column_without_copying_the
     )
     cfg = infer_schema(path)
     cols = by_name(cfg)
-    assert cols["code"].role == "drop" and cols["code"].categories is None
+    assert cols["code"].role == "drop" and cols["code"].categories == ["A", "B", "C"]
     assert cols["code"].warnings == [
         f"likely free text (2 values of 3 or more words or over 40 characters in fewer than 5 rows each, not copied "
-        f"here){DROPPED} - set role to perturb only if they are category labels"
+        f"here){DROPPED} - set role to perturb only if they are category labels (the other values are listed as "
+        "categories; perturb names the long ones to add or recode)"
     ]
     assert "Müller" not in json.dumps(cfg.to_dict())
     assert cols["job"].role == "perturb" and cols["job"].categories == ["Private practice", "Retired", "Self-employed"]
     assert cols["smoking"].role == "perturb" and cols["smoking"].warnings == []
     assert cols["opinion"].role == "perturb" and cols["opinion"].warnings == []  # long, but in many rows: a label
+
+
+def test_a_label_column_dropped_for_one_long_value_lists_its_other_values_and_perturb_names_the_long_one(
+    tmp_path, capsys
+):
+    """A diagnosis column with one rare long label: dropped, its other values listed, so setting role perturb needs
+    no typing; perturb then names the long value (never copied into the configuration) to add or recode."""
+    path = tmp_path / "diag.csv"
+    diag = cycle(["asthma", "covid", "flu"], 200)
+    diag[7] = "chronic obstructive pulmonary disease"
+    write_csv(path, {"diag": diag, "sex": cycle(["M", "F"], 200)})
+    cfg_path = tmp_path / "c.json"
+    assert main(["schema", str(path), "-o", str(cfg_path), "--quiet"]) == 0
+    cfg = json.loads(cfg_path.read_text())
+    col = cfg["columns"][0]
+    assert col["role"] == "drop" and col["categories"] == ["asthma", "covid", "flu"]
+    assert "chronic" not in cfg_path.read_text()
+    col["role"] = "perturb"
+    cfg_path.write_text(json.dumps(cfg))
+    capsys.readouterr()
+    assert main(["perturb", str(path), "--config", str(cfg_path), "-o", str(tmp_path / "r.csv"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "'chronic obstructive pulmonary disease' (in data row 8); add them to its categories (or recode" in err
+    assert not (tmp_path / "r.csv").exists()
 
 
 # -- 2. near-duplicate values and names --------------------------------------------------------------------

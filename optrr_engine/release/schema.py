@@ -252,13 +252,20 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
         return col
     # rare long texts: a survey's "Neither agree nor disagree", answered in many rows, is a label
     seen = stats.counts.items() if not numeric and not labels else ()
-    long = sum(1 for v, c in seen if is_rare(c) and long_text(v))
+    long = {v for v, c in seen if is_rare(c) and long_text(v)}
     if long:
         col.role = "drop"
+        others = [v for v in stats.counts if v not in long]
+        listed = distinct is not None and 0 < len(others) <= MAX_CATEGORIES
+        if listed:  # a user who knows them for labels lists them; the long texts are never copied
+            col.categories = listed_categories(others, False, stats.decimal)
+            _add_missing(col, has_missing, set(others))
+        more = " (the other values are listed as categories; perturb names the long ones to add or recode)"
         warn.append(
-            f"likely free text ({long:,} value{'s' if long != 1 else ''} of {LONG_WORDS} or more words or over "
-            f"{FREE_TEXT_LENGTH} characters in fewer than {RARE_COUNT} rows each, not copied here){DROPPED} - set "
-            "role to perturb only if they are category labels"
+            f"likely free text ({len(long):,} value{'s' if len(long) != 1 else ''} of {LONG_WORDS} or more words "
+            f"or over {FREE_TEXT_LENGTH} characters in fewer than {RARE_COUNT} rows each, not copied here){DROPPED} "
+            "- set role to perturb only if they are category labels"
+            + (more if listed else "")
         )
         return col
     nearly_unique = rows >= UNIQUE_MIN_ROWS and (distinct is None or distinct >= UNIQUE_SHARE * rows)

@@ -49,12 +49,25 @@ def add_reader_arguments(p) -> None:
     p.add_argument("--encoding", help="text encoding, e.g. utf-8, cp1252, latin-1 (detected by default)")
     p.add_argument("--decimal", choices=[".", ","], help="decimal mark of numbers in a text file (detected)")
     p.add_argument("--sheet", help="Excel sheet name or 0-based number (default: the first sheet)")
+    p.add_argument(
+        "--skip-rows",
+        metavar="N",
+        help="lines of a text file (rows of an Excel sheet) above the header row, such as title lines (default 0); "
+        "a first line sep=; (Excel's delimiter hint) is skipped on its own",
+    )
 
 
 def reader_options(args):
+    """The reader options given on the command line (``--skip-rows`` checked by the reader, as a configuration's)."""
     from ..io.readers import ReaderOptions
 
-    return ReaderOptions(delimiter=args.delimiter, encoding=args.encoding, decimal=args.decimal, sheet=args.sheet)
+    return ReaderOptions(
+        delimiter=args.delimiter,
+        encoding=args.encoding,
+        decimal=args.decimal,
+        sheet=args.sheet,
+        skip_rows=args.skip_rows,
+    )
 
 
 def add_parser(sub):

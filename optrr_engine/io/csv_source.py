@@ -6,6 +6,11 @@ is missing (";;" rows of a spreadsheet export) are no records: they are skipped 
 (``empty_rows_skipped``), as blank lines are skipped (those uncounted). Rows with more or fewer fields than the
 header, bytes that are not valid in the encoding, and duplicate or empty column names are one-line errors.
 
+Lines above the header (``header_line``: a first line ``sep=X``, then ``options.skip_rows`` lines, blank ones
+included) are neither header nor data; pyarrow skips them (``ReadOptions.skip_rows``) and every error still names
+the file's own line numbers. A header that looks like a title line (far fewer fields than the lines below, or
+mostly empty names) gets an error suggesting --skip-rows.
+
 Reading a few columns of a wide file converts only those (:func:`empty_records` finds the empty rows over all
 columns with a byte scan, when every line of the file is one record); otherwise every column is converted.
 """
@@ -69,24 +74,76 @@ class CsvSource(Source):
         self.encoding = check_encoding(options.encoding) if options.encoding else "utf-8"
         if self.size == 0 or not head.strip() or head.strip() in (codecs.BOM_UTF8, codecs.BOM_UTF16_LE):
             raise InputError(f"{self.base} is empty; choose a file with a header row and data rows")
-        self.names = check_names(self._header(head), self.path)
+        #: physical lines above the header: the sep= line, then skip_rows
+        self.header_line = sniff.lines_above_header(head, options.encoding or "utf-8", options.skip_rows)
+        header = self._header(head)
+        try:
+            self.names = check_names(header, self.path)
+        except InputError as exc:
+            raise InputError(f"{exc}{self._skip_rows_hint(head)}") from None
+        self._check_header_width(head)
         self.bytes_per_row = self._bytes_per_row(head)
         self._stream = None
         self._empty = _UNKNOWN  # empty_records(): not yet scanned
         self._records = 0
 
+    def _head_rows(self, head: bytes):
+        """A csv reader over the head without the ``header_line`` lines above the header (blank lines may precede
+        it, as in the fast reader); its ``line_num`` plus ``header_line`` is a line number of the file."""
+        text = sniff.drop_lines(sniff.head_text(head, self.options.encoding or "utf-8"), self.header_line)
+        # newline="": line breaks as the csv module expects them, bare carriage returns (old Mac files) included
+        return csv.reader(io.StringIO(text, newline=""), delimiter=self.options.delimiter or ",")
+
     def _header(self, head: bytes) -> list[str]:
-        text = head.decode(self.options.encoding or "utf-8", errors="replace")
-        if text.startswith("\ufeff"):
-            text = text[1:]
         try:
-            # newline="": line breaks as the csv module expects them, bare carriage returns (old Mac files) included
-            row = next(csv.reader(io.StringIO(text, newline=""), delimiter=self.options.delimiter or ","), None)
+            row = next((r for r in self._head_rows(head) if r), None)  # (blank lines before it are skipped)
         except csv.Error as exc:
             raise InputError(f"{self.base}: could not read the header row ({exc})") from None
         if not row or not any(cell.strip() for cell in row):
-            raise InputError(f"{self.base} has no header row; the first line must name the columns")
+            where = "the first line" if not self.header_line else f"the line after the {self.header_line} skipped"
+            raise InputError(f"{self.base} has no header row; {where} must name the columns")
         return row
+
+    def _layout(self, head: bytes) -> tuple[list[str], int, int | None]:
+        """(the header row, the field count shared by at least 90% of the (at least 2) sampled lines below it (0
+        when none is), the file's line number of the first of those lines whose every cell is filled (None when
+        none is)): the shape of a file whose header may be a title line. ``([], 0, None)`` when unparsable."""
+        try:
+            rows = [(r, n) for r, n in _numbered(self._head_rows(head), 200) if r]
+        except csv.Error:
+            return [], 0, None
+        header, below = rows[0][0] if rows else [], rows[1:]
+        widths = [len(r) for r, _ in below]
+        common = max(set(widths), key=widths.count) if widths else 0
+        if len(below) < 2 or widths.count(common) < 0.9 * len(below) or common < 2:
+            return header, 0, None
+        full = next((n for r, n in below if len(r) == common and all(cell.strip() for cell in r)), None)
+        return header, common, None if full is None else self.header_line + full
+
+    def _skip_rows_hint(self, head: bytes, layout: tuple | None = None) -> str:
+        """A suggestion of --skip-rows when the header looks like a title line (fewer fields than most lines below
+        it, or at least half of its names empty) and a line below looks like the header (``layout``: that of
+        :meth:`_layout`); empty otherwise."""
+        header, common, line = layout or self._layout(head)
+        unnamed = sum(1 for cell in header if not cell.strip())
+        if line is None or (common <= len(header) and unnamed * 2 < len(header)):
+            return ""
+        sep = self.header_line - int(self.options.skip_rows or 0)
+        return (
+            f"; if line {line:,} is the header row (the lines above it titles), give --skip-rows {line - 1 - sep} "
+            "(rows above the header)"
+        )
+
+    def _check_header_width(self, head: bytes) -> None:
+        """Refuse a header with fewer fields than nearly all the sampled lines below it (each such line would be
+        a ragged row) when one of them looks like the real header, suggesting --skip-rows."""
+        layout = self._layout(head)
+        hint = self._skip_rows_hint(head, layout) if len(self.names) < layout[1] else ""
+        if hint:
+            raise InputError(
+                f"{self.base}: the header row names {len(self.names)} column(s) but the lines below it have "
+                f"{layout[1]} fields (ragged rows){hint}"
+            )
 
     def _bytes_per_row(self, head: bytes) -> float:
         lines = head.count(b"\n") or head.count(b"\r")  # (lines that end in a bare carriage return: old Mac files)
@@ -106,7 +163,9 @@ class CsvSource(Source):
         import pyarrow.csv as pcsv
 
         block = max(BLOCK_BYTES, int(8 * self.bytes_per_row))
-        read = pcsv.ReadOptions(encoding=arrow_encoding(self.encoding), block_size=block, use_threads=True)
+        read = pcsv.ReadOptions(
+            encoding=arrow_encoding(self.encoding), block_size=block, use_threads=True, skip_rows=self.header_line
+        )
         parse = pcsv.ParseOptions(delimiter=self.options.delimiter or ",", newlines_in_values=True)
         convert = pcsv.ConvertOptions(
             column_types={n: pa.string() for n in self.names},
@@ -187,7 +246,7 @@ class CsvSource(Source):
         (cached); None when the scan cannot map lines to records (a quote left open at a line's end, a bare
         carriage return, an encoding that is not ASCII-compatible): then every column must be converted."""
         if self._empty is _UNKNOWN:
-            found = empty_records(self.path, self.encoding, self.options.delimiter or ",")
+            found = empty_records(self.path, self.encoding, self.options.delimiter or ",", self.header_line)
             self._empty, self._records = found if found is not None else (None, 0)
         return self._empty
 
@@ -202,6 +261,8 @@ class CsvSource(Source):
         def lines(fh):
             nonlocal first_bad_line
             for number, raw in enumerate(_physical_lines(fh), 1):
+                if number <= self.header_line:
+                    continue  # above the header
                 try:
                     yield raw.decode(self.encoding)
                 except UnicodeDecodeError:
@@ -210,9 +271,10 @@ class CsvSource(Source):
 
         with open(self.path, "rb") as fh:
             reader = csv.reader(lines(fh), delimiter=self.options.delimiter or ",")
-            next(reader, None)  # the header
+            above = self.header_line
             data_row = 0
             try:
+                next((row for row in reader if row), None)  # the header (after any blank lines)
                 for row in reader:
                     if first_bad_line:
                         return BadRow(data_row + 1, first_bad_line, "encoding", 0)
@@ -220,9 +282,9 @@ class CsvSource(Source):
                         continue  # blank lines are skipped, as the fast reader does
                     data_row += 1
                     if len(row) != width:
-                        return BadRow(data_row, reader.line_num, "fields", len(row))
+                        return BadRow(data_row, above + reader.line_num, "fields", len(row))
             except csv.Error:
-                return BadRow(data_row + 1, reader.line_num, "syntax", 0)
+                return BadRow(data_row + 1, above + reader.line_num, "syntax", 0)
         return None
 
     def _error(self, exc: Exception, rows: int) -> InputError:
@@ -231,15 +293,16 @@ class CsvSource(Source):
         decoding = isinstance(exc, UnicodeDecodeError) or "UTF8" in msg or "decode" in msg.lower()
         bad = self.locate_bad_row() if (m or decoding) else None
         where = bad.where() if bad is not None else f"at or after data row {rows + 1}"
+        hint = self._skip_rows_hint(sniff.read_samples(self.path)[0]) if m or bad is not None else ""
         if bad is not None and bad.kind == "fields":
             return InputError(
                 f"{self.base}: the row {where} has {bad.fields} fields but the header has {len(self.names)} "
-                "(ragged rows); fix that row, or give the right --delimiter"
+                f"(ragged rows); fix that row, or give the right --delimiter{hint}"
             )
         if m:
             return InputError(
                 f"{self.base}: a row {where} has {m.group(2)} fields but the header has {m.group(1)} "
-                "(ragged rows); fix that row, or give the right --delimiter"
+                f"(ragged rows); fix that row, or give the right --delimiter{hint}"
             )
         if decoding:
             return InputError(
@@ -250,6 +313,12 @@ class CsvSource(Source):
             return InputError(f"{self.base}: could not be read ({exc.__class__.__name__}: {msg.splitlines()[0]})")
         first = msg.splitlines()[0] if msg else exc.__class__.__name__
         return InputError(f"{self.base}: could not be read as delimited text {where}: {first[:160]}")
+
+
+def _numbered(reader, limit: int):
+    """Up to ``limit`` rows of a csv reader, each with the reader's line number after it."""
+    for _, row in zip(range(limit), reader, strict=False):
+        yield row, reader.line_num
 
 
 def _physical_lines(fh):
@@ -265,13 +334,14 @@ _UNKNOWN = object()
 _QUOTE_NL = bytes(b for b in range(256) if b not in b'"\n')
 
 
-def empty_records(path, encoding: str, delimiter: str):
+def empty_records(path, encoding: str, delimiter: str, header_line: int = 0):
     """(sorted record numbers of the rows whose every cell is blank, number of records) of a delimited file, by
-    a byte scan: each line after the header (the first line) is one record, blank lines (empty, or a lone
-    carriage return) none. None when that does not hold or cannot be told cheaply: an encoding that is not
-    ASCII-compatible, a line with an odd number of quotes (a quoted line break may follow), a carriage return
-    not followed by a line break. A line holding only the delimiter, quotes, white space or non-ASCII bytes is
-    parsed to check its cells with :func:`~.source_base.blank_to_null`, as the reader judges them."""
+    a byte scan: each line after the header (the first line after the ``header_line`` lines above it, which are
+    ignored) is one record, blank lines (empty, or a lone carriage return) none. None when that does not hold or
+    cannot be told cheaply: an encoding that is not ASCII-compatible, a line with an odd number of quotes (a
+    quoted line break may follow), a carriage return not followed by a line break. A line holding only the
+    delimiter, quotes, white space or non-ASCII bytes is parsed to check its cells with
+    :func:`~.source_base.blank_to_null`, as the reader judges them."""
     import numpy as np
 
     if codecs.lookup(encoding).name not in {codecs.lookup(e).name for e in _ASCII_COMPATIBLE}:
@@ -304,12 +374,15 @@ def empty_records(path, encoding: str, delimiter: str):
             for at, line in hits:  # ``line`` starts at ``at``
                 counted += block.count(b"\n", seen, at)
                 seen = at
+                index = lines + counted  # (0-based) line of the file
+                if index < header_line:
+                    continue  # above the header
                 if line in (b"", b"\r"):
                     blanks += 1
-                elif lines + counted > 0 and _blank_line(line, encoding, delimiter):  # (line 0: the header)
-                    found.append(lines + counted - 1 - blanks)
+                elif index > header_line and _blank_line(line, encoding, delimiter):  # (not the header)
+                    found.append(index - header_line - 1 - blanks)
             lines += counted + block.count(b"\n", seen)
-    return np.asarray(found, dtype=np.int64), max(0, lines - 1 - blanks)
+    return np.asarray(found, dtype=np.int64), max(0, lines - header_line - 1 - blanks)
 
 
 def _blank_line(line: bytes, encoding: str, delimiter: str) -> bool:

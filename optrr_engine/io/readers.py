@@ -4,6 +4,10 @@ Formats by extension: .csv .tsv .txt (delimited text), .xlsx, .parquet, .sav, .d
 text (object dtype in pandas) and only truly empty cells (or nulls of typed formats) are missing (NaN):
 markers such as "NA" or "?" stay as text so that a release reproduces them exactly. CSV and Parquet are
 streamed; Excel, SPSS and Stata are streamed by their libraries too (openpyxl read-only, pyreadstat chunks).
+
+Lines above the header: a first line ``sep=X`` of delimited text (Excel's delimiter hint) gives the delimiter and
+is skipped; ``skip_rows`` more lines (Excel: rows), such as title lines, may be skipped in delimited text and
+Excel. Error messages keep naming the file's own line (row) numbers.
 """
 
 from __future__ import annotations
@@ -22,12 +26,15 @@ CHUNK_ROWS = 100_000
 
 @dataclass
 class ReaderOptions:
-    """How to read a file. ``None`` means: detect (delimiter, encoding, decimal) or the first sheet."""
+    """How to read a file. ``None`` means: detect (delimiter, encoding, decimal) or the first sheet. ``skip_rows``:
+    lines (Excel: rows) above the header row, blank ones included, after a ``sep=`` line (always skipped);
+    None or 0: the header is the first line (after the ``sep=`` line). Delimited text and Excel only."""
 
     delimiter: str | None = None
     encoding: str | None = None
     decimal: str | None = None
     sheet: str | int | None = None
+    skip_rows: int | None = None
     chunk_rows: int = CHUNK_ROWS
 
     def to_dict(self) -> dict:
@@ -40,12 +47,46 @@ class ReaderOptions:
         return cls(**{k: v for k, v in (d or {}).items() if k in names and v not in (None, "")})
 
 
+#: Formats whose files may have rows above the header (``skip_rows``).
+SKIP_ROWS_FORMATS = ("csv", "xlsx")
+_FORMAT_NAMES = {"parquet": "Parquet", "sav": "SPSS", "dta": "Stata"}
+
+
+def _check_delimiter(delim: str, given) -> str:
+    """``delim`` if one character a delimited file can use; a clear error naming ``given`` otherwise."""
+    if len(delim) != 1 or delim in '"\r\n':
+        raise InputError(f"delimiter must be one character such as , ; | or tab; got {given!r}")
+    return delim
+
+
+def shown_delimiter(delim: str) -> str:
+    """A delimiter as messages show it ("tab" for a tab)."""
+    return "tab" if delim == "\t" else repr(delim)
+
+
+def _whole_number(value) -> int | None:
+    """``value`` as a whole number >= 0 (an int, an integral float or digits as text); None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    return value if isinstance(value, int) and value >= 0 else None
+
+
 def _validate(options: ReaderOptions) -> ReaderOptions:
     if options.delimiter is not None:
         delim = {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(options.delimiter, options.delimiter)
-        if len(delim) != 1 or delim in '"\r\n':
-            raise InputError(f"delimiter must be one character such as , ; | or tab; got {options.delimiter!r}")
-        options = replace(options, delimiter=delim)
+        options = replace(options, delimiter=_check_delimiter(delim, options.delimiter))
+    if options.skip_rows is not None:
+        skip = _whole_number(options.skip_rows)
+        if skip is None:
+            raise InputError(
+                f"skip_rows (--skip-rows, the rows above the header) must be a whole number 0 or more; "
+                f"got {options.skip_rows!r}"
+            )
+        options = replace(options, skip_rows=skip)
     if options.decimal is not None and options.decimal not in (".", ","):
         raise InputError(f"decimal mark must be . or ,; got {options.decimal!r}")
     try:
@@ -74,15 +115,22 @@ def _check_input(path) -> str:
 
 def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
     """Fill in what was not given: encoding (BOM, UTF-8, then cp1252 / latin-1; see :mod:`.sniff`), delimiter
-    and decimal mark for delimited text. Other formats need no detection."""
+    and decimal mark for delimited text (a first line ``sep=X`` gives the delimiter; the lines above the header
+    are left out of the samples). Other formats need no detection; ``skip_rows`` > 0 is refused for them."""
     from . import sniff
 
     path = _check_input(path)
     options = _validate(options or ReaderOptions())
-    if format_of(path) != "csv" or os.path.getsize(path) == 0:
+    fmt = format_of(path)
+    base = os.path.basename(path)
+    if options.skip_rows and fmt not in SKIP_ROWS_FORMATS:
+        raise InputError(
+            f"{base} is a {_FORMAT_NAMES.get(fmt, fmt)} file: it has no rows above its column names; skip_rows "
+            "(--skip-rows, rows above the header) applies to delimited text and Excel only: remove it or set it to 0"
+        )
+    if fmt != "csv" or os.path.getsize(path) == 0:
         return options
     head, windows = sniff.read_samples(path)
-    base = os.path.basename(path)
     if options.encoding is None and sniff.looks_binary(head):
         utf16 = sniff.utf16_without_bom(head)
         if utf16 is not None:
@@ -99,11 +147,30 @@ def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
                 f"{base}: line {line:,} is not valid UTF-8 but other lines are (mixed encodings); fix that line, "
                 "or give --encoding to read the whole file in one encoding"
             )
-    lines = sniff.sample_lines(head, encoding)
+    sep = _sep_delimiter(base, head, encoding, options.delimiter)
+    lines = sniff.sample_lines(head, encoding, skip=sniff.lines_above_header(head, encoding, options.skip_rows))
     default = "\t" if path.lower().endswith(".tsv") else ","
-    delimiter = options.delimiter or sniff.guess_delimiter(lines, default)
+    delimiter = options.delimiter or sep or sniff.guess_delimiter(lines, default)
     decimal = options.decimal or sniff.guess_decimal(lines, delimiter)
     return replace(options, encoding=encoding, delimiter=delimiter, decimal=decimal)
+
+
+def _sep_delimiter(base: str, head: bytes, encoding: str, given: str | None) -> str | None:
+    """The delimiter a first line ``sep=X`` names (None without one); refused when it cannot be a delimiter or
+    differs from the delimiter the user gave."""
+    from . import sniff
+
+    sep = sniff.sep_line(head, encoding)
+    if sep is None:
+        return None
+    if sep in '"':
+        raise InputError(f"{base}: its first line 'sep={sep}' names a quote as the delimiter; fix or remove that line")
+    if given is not None and given != sep:
+        raise InputError(
+            f"{base}: its first line 'sep={sep}' says the delimiter is {shown_delimiter(sep)}, but the delimiter "
+            f"{shown_delimiter(given)} was given (--delimiter); remove --delimiter, or fix the sep= line"
+        )
+    return sep
 
 
 def open_source(path, options: ReaderOptions | None = None):

@@ -9,9 +9,14 @@ decodes any byte). Samples: the first SAMPLE_BYTES plus WINDOWS disjoint windows
 file (the last one ending at the end), each cut to whole lines, so a non-UTF-8 byte far from the start is
 usually noticed; one that is missed gives a clear read error later. A head read as UTF-8 with a line in
 another encoding is refused with that line (mixed_utf8_line); NUL bytes without a byte-order mark mean a
-binary file. Delimiter: the candidate that splits the sampled lines into the same number (> 1) of fields
-most consistently. Decimal mark: "," when the delimiter is not "," and numbers written like 1,5 outnumber
-numbers written like 1.5 (ASCII digits only).
+binary file. Delimiter: a first line ``sep=X`` (Excel's delimiter hint: "sep=" in any case and one character,
+alone on the line, after a byte-order mark if any) names it and is neither header nor data (:func:`sep_line`);
+otherwise the candidate that splits the sampled lines into the same number (> 1) of fields most consistently
+(when no candidate splits the first line, the lines below a few title lines decide, so that the header's error
+can point to them). Lines above the header (the ``sep=`` line, then ``skip_rows`` lines) are physical lines,
+blank ones included, each ended by CR LF, CR or LF: as pyarrow's ``skip_rows`` counts them. Decimal mark: ","
+when the delimiter is not "," and numbers written like 1,5 outnumber numbers written like 1.5 (ASCII digits
+only).
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ SAMPLE_BYTES = 1 << 20
 WINDOWS = 8
 WINDOW_BYTES = 64 << 10
 DELIMITERS = (",", ";", "\t", "|")
+#: Title lines at most that :func:`guess_delimiter` looks past when the first line has a single field.
+TITLE_LINES = 10
+_SEP_LINE = re.compile(r"sep=(.)", re.IGNORECASE | re.DOTALL)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _COMMA_NUMBER = re.compile(r"[+-]?[0-9]+,[0-9]+")  # ASCII digits only, as the release's number rule
 _DOT_NUMBER = re.compile(r"[+-]?[0-9]+\.[0-9]+")
 
@@ -168,20 +177,58 @@ def utf16_without_bom(head: bytes) -> str | None:
     return None
 
 
-def sample_lines(head: bytes, encoding: str, max_lines: int = 200) -> list[str]:
-    """Complete lines of the head (the last, possibly cut, line is dropped when more follow)."""
+def head_text(head: bytes, encoding: str) -> str:
+    """The head decoded (undecodable bytes replaced), without a byte-order mark."""
     text = head.decode(encoding, errors="replace")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.splitlines()
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def sep_line(head: bytes, encoding: str) -> str | None:
+    """The delimiter named by a first line ``sep=X`` (Excel's delimiter hint: "sep=" in any case and exactly one
+    character, alone on the line, after a byte-order mark if any); None when the first line is anything else."""
+    first = _LINE_BREAK.split(head_text(head[:256], encoding), maxsplit=1)[0]
+    m = _SEP_LINE.fullmatch(first)
+    return m.group(1) if m else None
+
+
+def lines_above_header(head: bytes, encoding: str, skip_rows: int | None) -> int:
+    """Physical lines before the header: the ``sep=`` line if any, then ``skip_rows`` lines."""
+    return (1 if sep_line(head, encoding) is not None else 0) + int(skip_rows or 0)
+
+
+def drop_lines(text: str, count: int) -> str:
+    """``text`` without its first ``count`` physical lines (blank ones included; CR LF, CR and LF each end
+    one)."""
+    if count <= 0:
+        return text
+    parts = _LINE_BREAK.split(text, maxsplit=count)
+    return parts[count] if len(parts) > count else ""
+
+
+def sample_lines(head: bytes, encoding: str, max_lines: int = 200, skip: int = 0) -> list[str]:
+    """Complete non-blank lines of the head from its header (``skip`` physical lines above it are left out; the
+    last, possibly cut, line is dropped when more follow)."""
+    lines = drop_lines(head_text(head, encoding), skip).splitlines()
     if len(head) >= SAMPLE_BYTES and len(lines) > 1:
         lines = lines[:-1]
     return [ln for ln in lines[:max_lines] if ln.strip()]
 
 
 def guess_delimiter(lines: list[str], default: str = ",") -> str:
-    """The delimiter giving the most lines with the header's field count (> 1 fields), quotes respected."""
-    best, best_score = default, -1.0
+    """The delimiter giving the most lines with the header's field count (> 1 fields), quotes respected. When no
+    candidate splits the first line (a title line above the header?), the first of the next TITLE_LINES lines
+    that one splits, if at least 90% of the lines from it on have its field count; else ``default``."""
+    for start in range(max(0, min(TITLE_LINES, len(lines) - 2)) + 1):
+        best, score = _best_delimiter(lines[start:])
+        if best is not None and (start == 0 or score >= 0.9):
+            return best
+    return default
+
+
+def _best_delimiter(lines: list[str]) -> tuple[str | None, float]:
+    """(the candidate giving the most lines with the first line's field count (> 1), the share of such lines);
+    (None, 0) when no candidate splits the first line."""
+    best, best_score, share = None, -1.0, 0.0
     for delim in DELIMITERS:
         try:
             rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=delim))
@@ -190,10 +237,11 @@ def guess_delimiter(lines: list[str], default: str = ",") -> str:
         if not rows or len(rows[0]) < 2:
             continue
         width = len(rows[0])
-        score = sum(1 for r in rows if len(r) == width) / len(rows) + 0.01 * min(width, 50)
+        same = sum(1 for r in rows if len(r) == width) / len(rows)
+        score = same + 0.01 * min(width, 50)
         if score > best_score:
-            best, best_score = delim, score
-    return best
+            best, best_score, share = delim, score, same
+    return best, share
 
 
 def guess_decimal(lines: list[str], delimiter: str) -> str:

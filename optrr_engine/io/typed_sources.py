@@ -90,7 +90,8 @@ def _as_text(col):
 
 
 class ExcelSource(Source):
-    """The chosen sheet (name or 0-based index; the first by default); the first row names the columns. Rows whose
+    """The chosen sheet (name or 0-based index; the first by default); the first row after ``options.skip_rows`` rows
+    (``header_row``, 1-based) names the columns; row numbers in messages are the sheet's own. Rows whose
     every cell is missing (no value, or blank text) are no records: skipped and counted in ``empty_rows_skipped``.
     Formula cells are read as their stored results; a chosen column with a formula cell without one (a file from
     a program that does not calculate) is refused. Merged cells are not filled: only a range's first cell holds
@@ -119,18 +120,23 @@ class ExcelSource(Source):
             self._sheet = self._book[sheets[int(sheet)]]
         else:
             raise InputError(f"{base} has no sheet {sheet!r}; its sheets are: {', '.join(sheets)}")
+        #: the 1-based row that names the columns
+        self.header_row = int(options.skip_rows or 0) + 1
         try:
-            header = next(self._sheet.iter_rows(max_row=1, values_only=True), None)
+            header = next(
+                self._sheet.iter_rows(min_row=self.header_row, max_row=self.header_row, values_only=True), None
+            )
         except Exception as exc:  # a damaged sheet inside a valid zip: XML, zlib or zip errors
             raise _open_error(path, exc, "an Excel .xlsx workbook") from None
-        if header is None:
-            raise InputError(f"{base}: the sheet is empty; choose a sheet with a header row and data rows")
+        if header is None or (self.header_row > 1 and all(v is None for v in header)):
+            where = "is empty" if self.header_row == 1 else f"has nothing in row {self.header_row} (after skip_rows)"
+            raise InputError(f"{base}: the sheet {where}; choose a sheet with a header row and data rows")
         header = list(header)
         while header and header[-1] is None:
             header.pop()
         self.names = check_names([format_value(h) for h in header], self.path)
         dims = self._sheet.max_row
-        self.row_count = None if dims is None else max(0, int(dims) - 1)
+        self.row_count = None if dims is None else max(0, int(dims) - self.header_row)
         self._scan = None
 
     def _sheet_scan(self) -> SheetScan:
@@ -151,7 +157,7 @@ class ExcelSource(Source):
         """The merged ranges ("A2:A4") with cells in the data rows other than their first, in file order."""
         from .xlsx_scan import affected_columns
 
-        return [r for r in self._sheet_scan().merged if affected_columns(r)]
+        return [r for r in self._sheet_scan().merged if affected_columns(r, self.header_row + 1)]
 
     def column_warnings(self) -> dict[str, list[str]]:
         """{column: a warning naming the merged ranges whose cells in that column read as missing}."""
@@ -159,7 +165,7 @@ class ExcelSource(Source):
 
         found: dict[str, list[str]] = {}
         for ref in self.merged_ranges:
-            for col in affected_columns(ref):
+            for col in affected_columns(ref, self.header_row + 1):
                 if col <= len(self.names):
                     found.setdefault(self.names[col - 1], []).append(ref)
         return {
@@ -176,7 +182,7 @@ class ExcelSource(Source):
 
         chosen = set(columns or self.names)
         for col, row in sorted(self._sheet_scan().formulas.items()):
-            if row >= 2 and col <= len(self.names) and self.names[col - 1] in chosen:
+            if row > self.header_row and col <= len(self.names) and self.names[col - 1] in chosen:
                 raise InputError(
                     f"{os.path.basename(self.path)}: the cells of column {self.names[col - 1]!r} hold formulas without "
                     f"stored results (cell {get_column_letter(col)}{row} and perhaps others): open the file in Excel "
@@ -208,14 +214,15 @@ class ExcelSource(Source):
         block: list[list] = [[] for _ in keep]
         chunk = self.chunk_rows(columns)
         filled = 0
-        for line, row in enumerate(self._sheet.iter_rows(min_row=2, values_only=True), start=2):
+        first = self.header_row + 1
+        for line, row in enumerate(self._sheet.iter_rows(min_row=first, values_only=True), start=first):
             if row is None or all(v is None or is_blank(v) for v in row):
                 self.empty_rows_skipped += 1
                 continue
             if len(row) > width and any(v is not None for v in row[width:]):
                 raise InputError(
                     f"{os.path.basename(self.path)}: row {line} has values to the right of the last named column; "
-                    "name that column or clear those cells"
+                    f"name that column or clear those cells{_header_hint(row, line, width)}"
                 )
             for out, i in zip(block, keep, strict=True):
                 out.append(format_value(row[i]) if i < len(row) else None)
@@ -226,6 +233,15 @@ class ExcelSource(Source):
                 filled = 0
         if filled:
             yield pa.table([blank_to_null(pa.array(c, type=pa.string())) for c in block], names=names)
+
+
+def _header_hint(row, line: int, width: int) -> str:
+    """A suggestion of --skip-rows when the header names one column only (a title row?) and ``row`` (sheet row
+    ``line``), wider than it, looks like a header row: two or more cells, all text, none blank."""
+    texts = [v for v in row if v is not None]
+    if width <= 1 and len(texts) > 1 and all(isinstance(v, str) and v.strip() for v in texts):
+        return f"; if row {line} is the header row (the rows above it titles), give --skip-rows {line - 1}"
+    return ""
 
 
 class StatSource(Source):

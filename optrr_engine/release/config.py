@@ -58,7 +58,7 @@ _TOP_KEYS = (
 )
 METHOD_ALIASES = {"recommended": "auto"}
 #: Keys of the nested sections (unknown keys are refused, as at the top level and in columns).
-_INPUT_KEYS = ("delimiter", "encoding", "decimal", "sheet")
+INPUT_KEYS = ("delimiter", "encoding", "decimal", "sheet", "skip_rows")
 _SOURCE_KEYS = ("file", "format", "rows", "empty_rows_skipped")
 
 
@@ -282,7 +282,7 @@ class ReleaseConfig:
                 isinstance(s, list) and s and all(isinstance(n, str) for n in s) for s in m
             ):
                 raise InputError('needed_marginals must be a list of lists of column names, e.g. [["age", "sex"]]')
-        _check_section(self.input, "input", _INPUT_KEYS)
+        _check_section(self.input, "input", INPUT_KEYS)
         if self.source is not None:
             _check_section(self.source, "source", _SOURCE_KEYS)
         if self.mechanism is not None:

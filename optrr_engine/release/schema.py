@@ -40,7 +40,7 @@ from ..errors import InputError
 from ..tasks import TaskControl
 from .bins import DEFAULT_BIN_COUNT, equal_width_edges, quantile_edges
 from .column_stats import ColumnStats, is_number_text
-from .config import DEFAULT_EPSILON, MISSING_LABEL, ColumnConfig, ReleaseConfig
+from .config import DEFAULT_EPSILON, INPUT_KEYS, MISSING_LABEL, ColumnConfig, ReleaseConfig
 
 #: Number-valued columns with at most this many distinct values are ordinal categories, not bins.
 ORDINAL_MAX = 12
@@ -547,7 +547,7 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
         if user_missing:
             col.warnings.append(user_missing_warning(user_missing))
         col.warnings.extend(notes.get(col.name, []))
-    reader = {k: v for k, v in source.options.to_dict().items() if k in ("delimiter", "encoding", "decimal", "sheet")}
+    reader = {k: v for k, v in source.options.to_dict().items() if k in INPUT_KEYS}
     facts: dict = {"file": os.path.basename(str(path)), "format": source.format, "rows": rows}
     if source.empty_rows_skipped:  # rows whose every cell is empty: not records (io.source_base)
         facts["empty_rows_skipped"] = int(source.empty_rows_skipped)

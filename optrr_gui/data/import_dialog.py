@@ -1,5 +1,6 @@
-"""Import dialog: the data path's reader options (delimiter, encoding, decimal mark, sheet) with a live
-preview of the first rows. Detection and previews run in the background (an Excel sheet can be slow).
+"""Import dialog: the data path's reader options (delimiter, encoding, decimal mark, sheet, rows above the header)
+with a live preview of the first rows. Detection and previews run in the background (an Excel sheet can be slow).
+A first line ``sep=X`` of a text file (Excel's delimiter hint) is detected by the engine: it needs no setting.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -31,6 +33,8 @@ DECIMALS = [(AUTO, None), ("point .", "."), ("comma ,", ",")]
 EXCEL = (".xlsx", ".xlsm", ".xls", ".ods")
 TEXT = (".csv", ".tsv", ".txt", ".dat", ".tab")
 PREVIEW_ROWS = 200
+#: Most rows above the header the spin box offers.
+MAX_SKIP_ROWS = 1000
 
 
 def list_sheets(path: str, progress=None, cancel=None) -> list[str]:
@@ -42,11 +46,21 @@ def list_sheets(path: str, progress=None, cancel=None) -> list[str]:
 
 
 def detect_and_preview(path: str, options: dict, progress=None, cancel=None) -> dict:
-    """Detected options and the first rows with the chosen options (worker thread)."""
-    detected = detect_options(path).to_dict()
+    """Detected options and the first rows with the chosen options (worker thread). Detection leaves out the rows
+    above the header (``skip_rows``), which is the user's choice and not shown as detected."""
+    detected = detect_options(path, ReaderOptions(skip_rows=options.get("skip_rows"))).to_dict()
+    detected.pop("skip_rows", None)
     merged = {**detected, **{k: v for k, v in options.items() if v not in (None, "")}}
     frame = read_preview(path, ReaderOptions.from_dict(merged), nrows=PREVIEW_ROWS)
     return {"detected": detected, "frame": frame}
+
+
+def _initial_skip_rows(value) -> int:
+    """The spin box's first value from stored options (0 when absent or not a whole number; at most MAX_SKIP_ROWS)."""
+    try:
+        return max(0, min(MAX_SKIP_ROWS, int(value or 0)))
+    except (TypeError, ValueError):
+        return 0
 
 
 class ImportDialog(QDialog):
@@ -77,6 +91,14 @@ class ImportDialog(QDialog):
         self.decimal.setToolTip("The decimal mark in numbers: 1.5 (point) or 1,5 (comma).")
         self.sheet = QComboBox()
         self.sheet.setToolTip("Which sheet of the workbook to read.")
+        self.skip_rows = QSpinBox()
+        self.skip_rows.setRange(0, MAX_SKIP_ROWS)
+        self.skip_rows.setValue(_initial_skip_rows(options.get("skip_rows")))
+        self.skip_rows.setToolTip(
+            "Lines (rows of a sheet) above the header row, such as a title and a blank line, to leave out: the "
+            "preview shows the columns named by the row below them. A first line 'sep=;' (Excel's delimiter hint) "
+            "is left out on its own; do not count it."
+        )
         self._select(self.delimiter, options.get("delimiter"))
         if options.get("encoding"):
             self.encoding.setCurrentText(options["encoding"])
@@ -90,6 +112,9 @@ class ImportDialog(QDialog):
             form.addRow("Decimal mark", self.decimal)
         else:
             form.addRow("Sheet", self.sheet)
+        self._has_rows_above = is_excel or ext in TEXT
+        if self._has_rows_above:
+            form.addRow("Rows above the header", self.skip_rows)
         if ext not in EXCEL + TEXT:
             form.addRow(QLabel("This format carries its own types; there are no reader options to set."))
         self.info = QLabel()
@@ -113,6 +138,7 @@ class ImportDialog(QDialog):
         for box in (self.delimiter, self.decimal, self.sheet):
             box.currentIndexChanged.connect(self.refresh)
         self.encoding.currentTextChanged.connect(self.refresh)
+        self.skip_rows.valueChanged.connect(self.refresh)
         if is_excel:
             self.runner.submit(
                 "import:sheets", list_sheets, path, on_done=self._sheets, on_error=self._failed, quick=True
@@ -132,6 +158,7 @@ class ImportDialog(QDialog):
             "encoding": None if self.encoding.currentText() in ("", AUTO) else self.encoding.currentText(),
             "decimal": self.decimal.currentData(),
             "sheet": self.sheet.currentText() or None,
+            "skip_rows": (self.skip_rows.value() or None) if self._has_rows_above else None,
         }
         return {k: v for k, v in out.items() if v not in (None, "")}
 

@@ -6,6 +6,7 @@ columns with 2-30 categories, two numeric columns binned into 4 bins), then for 
 in a fresh subprocess so that peak memory (ru_maxrss) belongs to that step alone:
 
 - read:     one pass of the reader over every column (Arrow string chunks)
+- records:  the same pass plus the privacy ledger's column fingerprints (their cost: records minus read)
 - schema:   optrr schema's inference pass (statistics of every column)
 - perturb:  optrr's perturb_file, CSV to CSV, Kronecker design, shuffled (the default)
 - no-shuf:  the same without shuffling
@@ -93,6 +94,14 @@ STEP = textwrap.dedent(
     if step == "read":
         for t in iter_tables(path):
             rows += t.num_rows
+    elif step == "records":
+        from optrr_engine.release.audit import ColumnFingerprints
+        prints = None
+        for t in iter_tables(path):
+            prints = prints or ColumnFingerprints(t.column_names)
+            prints.add(t)
+            rows += t.num_rows
+        prints.result()
     elif step == "schema":
         rows = infer_schema(path).source["rows"]
     elif step in ("perturb", "no-shuf"):
@@ -241,7 +250,7 @@ def main() -> None:
             path = os.path.join(work, f"gen_{mb:g}MB.csv")
             generate(path, mb)
             size = os.path.getsize(path) / 1e6
-            for step in ("read", "schema", "perturb", "no-shuf"):
+            for step in ("read", "records", "schema", "perturb", "no-shuf"):
                 r = run_step(step, path, os.path.join(work, "out.csv"), cfg)
                 print(
                     f"{size:>8.0f} {r['rows']:>11,} {step:>8} {r['seconds']:>8.2f} {size / r['seconds']:>10.1f}"

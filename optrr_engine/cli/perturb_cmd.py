@@ -188,6 +188,19 @@ def check_flagged_kept(args, cfg) -> None:
         )
 
 
+def print_repeat(ledger: list, record: str) -> None:
+    """After a repeat release (``--allow-repeat``; ``ledger``: every release of the same data, this one last), say on
+    stderr the accumulated whole-record epsilon over those releases (sum: basic composition)."""
+    from ..release.audit import accumulated_epsilon
+
+    if len(ledger) > 1:
+        print(
+            f"optrr: warning: this data has now been released {len(ledger)} times; accumulated whole-record epsilon "
+            f"{accumulated_epsilon(ledger):.6g} (sum over the releases; the privacy ledger is in {record})",
+            file=sys.stderr,
+        )
+
+
 def run(args) -> int:
     from ..errors import InputError
     from ..release.audit import audit_folder, audit_path
@@ -263,6 +276,7 @@ def run(args) -> int:
             "them (optrr-audit.json, *.internal-report.html) - use --audit-dir to keep them elsewhere",
             file=sys.stderr,
         )
+    print_repeat(made.ledger, audit_path(folder))
     skipped = made.audit_entry.get("empty_rows_skipped")
     if skipped:
         print(f"optrr: note: {skipped:,} rows with every cell empty were skipped (not records)", file=sys.stderr)

@@ -11,9 +11,11 @@ Concurrency: every change of the record is a read-modify-write under an exclusiv
 (``optrr-audit.json.lock``, the ``filelock`` package), written through a temporary file and a rename, so
 runs in parallel never lose an entry and a reader never sees a half-written record.
 
-Ledger: releases of the same source are found by the input's SHA-256. Randomizing the same records twice
-with independent noise costs the sum of the whole-record epsilons (basic sequential composition), so a
-second release of a source needs an explicit confirmation and the accumulated epsilon is shown.
+Ledger: releases of the same source are found by the input's SHA-256 (before the pass) and by the fingerprints
+of the records read (:class:`ColumnFingerprints`, at the commit point under the lock), so a copy with other bytes
+(a blank line added, the same data saved as .xlsx) is recognised too. Randomizing the same records twice with
+independent noise costs the sum of the whole-record epsilons (basic sequential composition), so a second release
+of a source needs an explicit confirmation and the accumulated epsilon is shown.
 """
 
 from __future__ import annotations
@@ -117,6 +119,113 @@ def releases_of(audit: dict, input_sha256: str | None) -> list[dict]:
     return [r for r in rows if (r.get("input") or {}).get("sha256") == input_sha256]
 
 
+#: A column's fingerprint is compared only when at least this many records were read...
+FINGERPRINT_MIN_ROWS = 20
+#: ... and the column holds at least this many distinct values (missing counted as one): an all-missing or constant
+#: column is the same in unrelated files.
+FINGERPRINT_MIN_DISTINCT = 2
+
+
+class ColumnFingerprints:
+    """SHA-256 per column of the records read (the source's string chunks, in row order): the same values give the
+    same fingerprint whatever the file's bytes, format (CSV, Excel... wherever the reader gives the same texts) or
+    chunking. The value sequence is encoded unambiguously as two streams hashed chunk by chunk: each value's UTF-8
+    length (int32, little-endian; -1 for missing), and the values' bytes one after another.
+
+    :meth:`result` gives only the comparable columns: none when fewer than FINGERPRINT_MIN_ROWS records were read,
+    and none with fewer than FINGERPRINT_MIN_DISTINCT distinct values (missing counted as one). Internal only (the
+    audit record): a fingerprint of a column with few values could be matched by guessing the column."""
+
+    def __init__(self, names):
+        import hashlib
+
+        self.names = list(names)
+        self.rows = 0
+        self._lengths = {n: hashlib.sha256() for n in self.names}
+        self._bytes = {n: hashlib.sha256() for n in self.names}
+        self._first: dict[str, object] = {}
+        self._varied: set[str] = set()
+
+    def add(self, table) -> None:
+        """Hash the next chunk (a table of string columns holding every one of ``names``)."""
+        for name in self.names:
+            for chunk in table.column(name).chunks:
+                self._add_array(name, chunk)
+        self.rows += table.num_rows
+
+    def _add_array(self, name: str, arr) -> None:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if len(arr) == 0:
+            return
+        if not pa.types.is_string(arr.type):
+            arr = pc.cast(arr, pa.string())
+        lengths = pc.fill_null(pc.binary_length(arr), -1).to_numpy(zero_copy_only=False)
+        self._lengths[name].update(np.ascontiguousarray(lengths, dtype="<i4"))
+        offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=len(arr) + 1, offset=4 * arr.offset)
+        start, end = int(offsets[0]), int(offsets[-1])
+        if arr.null_count and end - start != int(lengths[lengths > 0].sum()):
+            arr = pc.fill_null(arr, "")  # missing slots that hold bytes (legal in Arrow): hash the values only
+            offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=len(arr) + 1, offset=4 * arr.offset)
+            start, end = int(offsets[0]), int(offsets[-1])
+        if end > start:
+            self._bytes[name].update(memoryview(arr.buffers()[2])[start:end])
+        self._note_distinct(name, arr)
+
+    def _note_distinct(self, name: str, arr) -> None:
+        """Whether the column has shown two distinct values yet (missing is one); cheap once it has."""
+        import pyarrow.compute as pc
+
+        if name in self._varied:
+            return
+        first = self._first.setdefault(name, arr[0].as_py())
+        if first is None:
+            varied = arr.null_count < len(arr)
+        else:
+            varied = arr.null_count > 0 or not pc.all(pc.equal(arr, first)).as_py()
+        if varied:
+            self._varied.add(name)
+
+    def result(self) -> dict[str, str]:
+        """{column: fingerprint (64 hex digits)} of the comparable columns, in column order."""
+        import hashlib
+
+        if self.rows < FINGERPRINT_MIN_ROWS:
+            return {}
+        return {
+            n: hashlib.sha256(b"optrr-records-v1" + self._lengths[n].digest() + self._bytes[n].digest()).hexdigest()
+            for n in self.names
+            if n in self._varied
+        }
+
+
+def fingerprints_of(entry: dict) -> dict[str, str]:
+    """{column: fingerprint} of an audit entry (empty for entries written before fingerprints existed)."""
+    found = (entry.get("input") or {}).get("column_fingerprints")
+    return {str(k): v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else {}
+
+
+def repeats_of(audit: dict, entry: dict) -> tuple[list[dict], list[str]]:
+    """The earlier releases of the same records as ``entry`` (same input SHA-256, or a column fingerprint in
+    common), in ledger order, and the names of ``entry``'s columns found identical in those of another input."""
+    ours = fingerprints_of(entry)
+    by_print = {v: k for k, v in ours.items()}
+    sha = (entry.get("input") or {}).get("sha256")
+    found, columns = [], set()
+    for r in audit["releases"]:
+        if not isinstance(r, dict):
+            continue
+        same = {by_print[v] for v in fingerprints_of(r).values() if v in by_print}
+        same_input = sha is not None and (r.get("input") or {}).get("sha256") == sha
+        if same or same_input:
+            found.append(r)
+        if not same_input:
+            columns |= same
+    return found, [c for c in ours if c in columns]
+
+
 def release_entry(audit: dict, output_sha256: str) -> dict:
     """The audit entry of the release whose data file has this SHA-256 (the newest such; parallel runs may have
     appended after it, so never simply the last one)."""
@@ -131,11 +240,17 @@ def accumulated_epsilon(previous: list[dict], this_release: float = 0.0) -> floa
     return float(sum(float(r.get("overall_epsilon", 0.0)) for r in previous) + this_release)
 
 
-def repeat_message(previous: list[dict], this_epsilon: float) -> str:
+def repeat_message(previous: list[dict], this_epsilon: float, columns: list[str] | None = None) -> str:
+    """Why a repeat is refused: the earlier releases (the last three named by date and input file), the columns
+    found identical when they were recognised by their records (``columns``) and the accumulated epsilon."""
     total = accumulated_epsilon(previous, this_epsilon)
-    dates = ", ".join(str(r.get("created", "?")) for r in previous[-3:])
+    dates = ", ".join(f"{r.get('created', '?')} of {(r.get('input') or {}).get('file', '?')}" for r in previous[-3:])
+    what = "this input was"
+    if columns:
+        named = ", ".join(repr(c) for c in columns)
+        what = f"the same records (column(s) {named} identical, value by value) were"
     return (
-        f"this input was released {len(previous)} time(s) before ({dates}); another release with fresh noise "
+        f"{what} released {len(previous)} time(s) before ({dates}); another release with fresh noise "
         f"brings the accumulated whole-record epsilon to {total:.6g} (sum over the releases); confirm with "
         "--allow-repeat if that is intended"
     )
@@ -166,18 +281,20 @@ def locked(path, timeout: float = LOCK_TIMEOUT):
 
 def append_release(path, entry: dict, allow_repeat: bool = True, this_epsilon: float | None = None) -> list[dict]:
     """Append ``entry`` to the audit record at ``path`` under its lock (read, append, atomic write) and return
-    the ledger of its source (the earlier releases of the same input, then this one). Without ``allow_repeat``
-    a release of the same input recorded meanwhile by another run raises :class:`RepeatReleaseError`
-    (nothing is written)."""
+    the ledger of its source (the earlier releases of the same records, :func:`repeats_of`, then this one).
+    Without ``allow_repeat`` an earlier release of the same input (recorded meanwhile by another run) or of the
+    same records in another file (a column fingerprint in common) raises :class:`RepeatReleaseError` (nothing is
+    written)."""
     from ..io.atomic import write_text_atomic
 
     path = os.fspath(path)
     with locked(path):
         audit = load_audit(path)
-        previous = releases_of(audit, (entry.get("input") or {}).get("sha256"))
+        previous, columns = repeats_of(audit, entry)
         if previous and not allow_repeat:
             eps = float(entry.get("overall_epsilon", 0.0)) if this_epsilon is None else float(this_epsilon)
-            raise RepeatReleaseError(repeat_message(previous, eps), previous, accumulated_epsilon(previous, eps))
+            message = repeat_message(previous, eps, columns)
+            raise RepeatReleaseError(message, previous, accumulated_epsilon(previous, eps))
         audit["releases"].append(entry)
         write_text_atomic(path, audit_text(audit), private=True)
     return previous + [entry]

@@ -7,8 +7,10 @@ the header and build the codec from the configuration -> run the design (honesty
 ``allow_repeat``) -> one streaming pass: encode each chunk, perturb it with the mechanism's vectorised
 sampler, and either write it or spill it into the external shuffle (:mod:`.shuffle`) -> write the
 shuffled records -> hash the output -> write the manifest and the external report (beside the release) and
-the audit record and internal report (in the audit folder) -> rename the temporary files into place, the
-audit record first (so the ledger never misses a release). Memory is bounded by the chunk size and the
+the audit record and internal report (in the audit folder; the audit record, read again under its lock,
+refuses a repeat found by the records' fingerprints, :class:`.audit.ColumnFingerprints`, unless
+``allow_repeat``) -> rename the temporary files into place, the audit record first (so the ledger never
+misses a release). Memory is bounded by the chunk size and the
 shuffle's bucket size, not by the file. A cancel, an error or a kill leaves nothing under the final names
 (only hidden temporary files for a kill, removed by the next run in that folder).
 
@@ -115,8 +117,9 @@ def perturb_file(
     mode (``developer``; default: ``OPTRR_DEVELOPER=1`` in this process); the release is marked NOT PRIVATE in its
     first column, manifest and report. ``force``:
     replace existing outputs. ``allow_repeat``: release a source that the audit record shows was released
-    before (otherwise :class:`.audit.RepeatReleaseError`). ``reader_options`` (ReaderOptions) override the
-    configuration's ``input`` options.
+    before, by its bytes (refused before the pass) or by its records (a column of another input with the same
+    values, refused at the commit point); otherwise :class:`.audit.RepeatReleaseError`. ``reader_options``
+    (ReaderOptions) override the configuration's ``input`` options.
     """
     from ..io.atomic import AtomicFile, check_new_output, remove_stale_temporaries, sha256_file
     from ..io.formats import format_of
@@ -124,6 +127,7 @@ def perturb_file(
     from ..io.source_base import prefetched
     from ..io.writers import check_stat_names, open_writer
     from .audit import (
+        ColumnFingerprints,
         RepeatReleaseError,
         accumulated_epsilon,
         append_release,
@@ -235,7 +239,8 @@ def perturb_file(
         rows_read = rows_out = 0
         excluded: dict[str, int] = {}
         seen = IdentifierGuard(codec)
-        for n, codes, kept, ex in prefetched(encoded_chunks(source, codec)):
+        records = ColumnFingerprints(codec.columns)  # the ledger's check at the commit point (append_release)
+        for n, codes, kept, ex in prefetched(encoded_chunks(source, codec, records)):
             stream.check()
             seen.add(codes)
             for k, v in ex.items():
@@ -295,6 +300,7 @@ def perturb_file(
         )
         if source.empty_rows_skipped:  # rows whose every cell is empty: not records (the hospital's record only)
             entry["empty_rows_skipped"] = int(source.empty_rows_skipped)
+        entry["input"]["column_fingerprints"] = records.result()  # the hospital's record only, never sent
         written = []
         for path, text in (
             (ipath, render_internal_report(manifest, entry, previous + [entry])),
@@ -376,13 +382,16 @@ class IdentifierGuard:
             raise InputError(identifier_refusal(found, rows))
 
 
-def encoded_chunks(source, codec):
-    """(rows read, codes, kept columns of the rows kept, excluded counts) per chunk. Runs in the prefetch
-    thread, so reading and encoding overlap with sampling and writing."""
+def encoded_chunks(source, codec, fingerprints=None):
+    """(rows read, codes, kept columns of the rows kept, excluded counts) per chunk; each chunk read is added to
+    ``fingerprints`` (:class:`.audit.ColumnFingerprints`) when given. Runs in the prefetch thread, so reading,
+    hashing and encoding overlap with sampling and writing."""
     import pyarrow as pa
 
     first = 0
     for table in source.tables(codec.columns):
+        if fingerprints is not None:
+            fingerprints.add(table)
         codes, rows, excluded = codec.encode_table(table, first)
         kept = None
         if codec.kept:

@@ -16,10 +16,15 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--marginals",
         help="marginals the analysis needs: orders (1,2 = all 1- and 2-way) or attribute sets by 1-based index "
-        '("1,2;3"; one set ends with ";": "1,2;"); default 1,2 (only 1 when k(k+1)/2 > 2000)',
+        '("1,2;3"; one set ends with ";": "1,2;"; with --config: of the perturbed columns in its order); default: '
+        "the configuration's needed_marginals (--config), else 1,2 (only 1 when k(k+1)/2 > 2000)",
     )
     p.add_argument(
-        "--rows", type=int, default=None, help="number of rows the predicted error is computed for (default 10000)"
+        "--rows",
+        type=int,
+        default=None,
+        help="number of rows the predicted error is computed for (default: with --config the rows optrr schema "
+        "counted, else 10000)",
     )
     p.add_argument("--caps", help="--method utility: per-attribute epsilon caps, comma-separated (0 = no cap)")
     p.add_argument(
@@ -74,18 +79,21 @@ def caps(args, k: int):
     return [None if v == 0 else v for v in values]
 
 
-def utility_result(args, sizes, target):
-    """The utility-optimal design as a :class:`~optrr_engine.designs.Design`."""
+def utility_result(args, sizes, target, progress=None):
+    """The utility-optimal design as a :class:`~optrr_engine.designs.Design` (``progress``: fraction, message)."""
     import time
 
     from ..designs import Design
+    from ..tasks import TaskControl
     from ..utility.optimal_design import utility_design
 
     if target is None:
+        if getattr(args, "config", None):
+            raise InputError(f"method utility needs a whole-record epsilon: set target_total in {args.config}")
         raise InputError("--method utility needs --target-total (the whole-record epsilon)")
     spec, _, _ = marginal_spec(args, len(sizes))
     t0 = time.perf_counter()
-    mech, info = utility_design(sizes, target, spec, caps(args, len(sizes)))
+    mech, info = utility_design(sizes, target, spec, caps(args, len(sizes)), TaskControl(progress))
     return Design("utility", mech, mech.attribute_epsilons(), time.perf_counter() - t0, info)
 
 
@@ -102,13 +110,21 @@ def predicted_json(mechanism, args) -> dict:
         pe = candidate_of(mechanism).predicted_error(n, spec, guess)
     except TooLargeError as exc:
         return {"rows": n, "marginals": text, "skipped": str(exc)}
-    out = pe.to_json()
-    out["marginals_requested"] = text
-    out["prior"] = args.prior if guess is not None else "uniform"
-    if len(out["marginals"]) > 100:
-        del out["marginals"]
+    out = described(pe.to_json(getattr(args, "names", None)), args, text, guess)
     warn_non_identifiable(out)
     return out
+
+
+def described(pe_json: dict, args, text: str, guess) -> dict:
+    """A predicted error's JSON with what it assumed: the marginals asked for, the prior, where the row count
+    comes from (--config); per marginal only for small lists."""
+    pe_json["marginals_requested"] = text
+    pe_json["prior"] = args.prior if guess is not None else "uniform"
+    if getattr(args, "rows_source", None):
+        pe_json["rows_source"] = args.rows_source
+    if len(pe_json["marginals"]) > 100:
+        del pe_json["marginals"]
+    return pe_json
 
 
 def warn_non_identifiable(pe_json: dict) -> None:
@@ -135,16 +151,20 @@ def warn_non_identifiable(pe_json: dict) -> None:
         )
 
 
-def recommend_output(args, sizes, weights, target) -> dict:
-    """auto with a whole-record target: every design kind ranked by predicted error; the best one's JSON."""
+def recommend_output(args, sizes, weights, target, progress=None) -> tuple[dict, tuple]:
+    """auto with a whole-record target: every design kind ranked by predicted error (``progress``: fraction,
+    message). Returns the best one's JSON and what a release configuration needs to release it: (method,
+    mechanism or None, sample_m or None)."""
     from ..designs import Design
+    from ..tasks import TaskControl
     from ..utility.candidate import MechanismCandidate
     from ..utility.recommend import FailedCandidate, recommend
 
     spec, text, _ = marginal_spec(args, len(sizes))
     n = rows(args)
     guess = prior(args, sizes)
-    rec = recommend(sizes, target, weights, n, spec, prior=guess, caps=caps(args, len(sizes)))
+    ctl = TaskControl(progress)
+    rec = recommend(sizes, target, weights, n, spec, prior=guess, caps=caps(args, len(sizes)), ctl=ctl)
     best = rec.best
     cand = best.candidate
     if best.error is None or isinstance(cand, FailedCandidate):
@@ -177,15 +197,22 @@ def recommend_output(args, sizes, weights, target) -> dict:
         )
     out["recommended"] = cand.name
     out["budget"] = {"target_total": float(target), "weights": [float(w) for w in weights]}
-    out["recommendation"] = rec.to_json(n, text)
-    pe = best.error.to_json()
-    pe["marginals_requested"] = text
-    pe["prior"] = args.prior if guess is not None else "uniform"
-    if len(pe["marginals"]) > 100:
-        del pe["marginals"]
+    names = getattr(args, "names", None)
+    out["recommendation"] = rec.to_json(n, text, names)
+    pe = described(best.error.to_json(names), args, text, guess)
     out["predicted_error"] = pe
     warn_non_identifiable(pe)
-    return out
+    return out, configuration_of(cand, design)
+
+
+def configuration_of(cand, design) -> tuple[str, object, int | None]:
+    """(method, mechanism or None, sample_m or None) that a release configuration gives to release a ranked
+    candidate: a mechanism design by its method and mechanism (released as it is), a sampling design by its
+    method (and sample_m), which optrr perturb designs itself."""
+    if design is not None:
+        return cand.name, design.mechanism, None
+    sampling = cand.design
+    return sampling.method, None, (int(sampling.m) if sampling.method == "sample-m" else None)
 
 
 def print_predicted(out: dict) -> None:
@@ -194,7 +221,8 @@ def print_predicted(out: dict) -> None:
         print(f"predicted error: not computed: {pe['skipped']}")
     if not pe or "by_order" not in pe:
         return
-    print(f"predicted error at {pe['rows']} rows (prior: {pe.get('prior', 'uniform')}):")
+    source = f"{pe['rows_source']}; " if pe.get("rows_source") else ""
+    print(f"predicted error at {pe['rows']} rows ({source}prior: {pe.get('prior', 'uniform')}):")
     for order, v in pe["by_order"].items():
         default = v["mean_expected_avd_default"]
         avd = (
@@ -214,9 +242,7 @@ def print_recommendation(out: dict) -> None:
     rec = out.get("recommendation")
     if not rec:
         return
-    from ..utility.marginals import describe, parse_marginals
-
-    needed = describe(parse_marginals(rec["marginals"]))
+    needed = described_marginals(rec["marginals"], out.get("names"))
     print(f"recommended: {rec['chosen']}   (by predicted error of {needed} at {rec['rows']} rows)")
     print(
         f"{'design':>12} {'whole-record eps':>17} {'exp. AVD (default)':>19} {'(unbiased)':>11} "
@@ -233,3 +259,13 @@ def print_recommendation(out: dict) -> None:
             f"{len(c['erased']):>7} {len(c['non_identifiable']) - len(c['erased']):>14}"
             + ("  no information: ranked last" if c.get("no_information") else "")
         )
+
+
+def described_marginals(text: str, names=None) -> str:
+    """--marginals text in words; tables by their columns' names when the names are known (--config)."""
+    from ..utility.marginals import column_set_text, describe, parse_marginals
+
+    spec = parse_marginals(text)
+    if not names or "sets" not in spec:
+        return describe(spec)
+    return "the tables " + ", ".join(column_set_text(names[i] for i in s) for s in spec["sets"])

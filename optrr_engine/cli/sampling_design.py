@@ -1,5 +1,6 @@
 """``optrr design --method smp|sample-m|rsfd``: a sampling design at a whole-record epsilon, its exact
-accounting, what each released row carries and the predicted error of --marginals at --rows."""
+accounting, what each released row carries and the predicted error of --marginals at --rows; with --config and
+-o, the configuration to release it (its method, target_total and sample_m: no mechanism)."""
 
 from __future__ import annotations
 
@@ -27,10 +28,15 @@ def run_sampling(args, gathered) -> int:
     from ..sampling import make_sampling_design
     from ..sampling.design import no_mechanism_to_copy, sample_m_weights_refusal, unequal_weights
     from .common import print_json
+    from .design_cmd import attribute_labels, check_new_config, write_config, written_line
     from .design_utility import predicted_json, print_predicted
 
     sizes, epsilons, weights, target = gathered
     if target is None or epsilons is not None:
+        if getattr(args, "config", None):
+            raise InputError(
+                f"method {args.method} is defined by a whole-record epsilon: set target_total in {args.config}"
+            )
         raise InputError(
             f"method {args.method} is defined by a whole-record epsilon: give --target-total, not --epsilons"
         )
@@ -42,20 +48,32 @@ def run_sampling(args, gathered) -> int:
         raise InputError(f"--with-mechanism: {no_mechanism_to_copy(args.method)}")
     if args.method == "sample-m" and unequal_weights(weights):
         way_out = 'leave out --weights (and the spec\'s "weights") or make them equal'
+        if getattr(args, "config", None):
+            way_out = f'remove the columns\' "weight" in {args.config} or make them equal'
         raise InputError(sample_m_weights_refusal(way_out))
+    check_new_config(args)
     explicit = args.weights is not None or unequal_weights(weights)
     design = make_sampling_design(
         args.method, sizes, target, m=args.m, weights=weights if explicit and args.method != "sample-m" else None
     )
     out = sampling_json(design)
+    if getattr(args, "names", None):
+        out["names"] = args.names
     out["predicted_error"] = predicted_json(design, args)
+    sample_m = design.m if design.method == "sample-m" else None
+    written = write_config(args, design.method, None, sample_m)
     if args.json:
+        if written:
+            out["configuration_written"] = written
         print_json(out)
         return 0
     print(f"method: {out['method']}   attributes: {len(out['sizes'])}   {out['suppression']}")
     print(f"whole-record epsilon: {out['overall_epsilon']:.6f}   (target {out['target_total']:.6g})")
-    print(f"{'attr':>6} {'size':>6} {'reported':>10} {'epsilon':>12}")
+    header, labels = attribute_labels(out)
+    print(f"{header} {'size':>6} {'reported':>10} {'epsilon':>12}")
     for i, a in enumerate(out["sizes"]):
-        print(f"{i + 1:>6} {a:>6} {out['reporting_probabilities'][i]:>10.4f} {out['attribute_epsilons'][i]:>12.6f}")
+        print(f"{labels[i]} {a:>6} {out['reporting_probabilities'][i]:>10.4f} {out['attribute_epsilons'][i]:>12.6f}")
     print_predicted(out)
+    if written:
+        print(written_line(args, design.method, None, sample_m))
     return 0

@@ -98,8 +98,13 @@ class _Search:
         self.tried[c] = (value, bound)
         if self.fits(d) and c > self.lo:
             self.lo, self.best = c, d
-        self.ctl.report(self.evaluations / (self.evaluations + 8.0), f"budget scale: {self.lo:.6g} fits")
+        self.ctl.report(self.evaluations / (self.evaluations + 8.0), self.progress_text())
         return d
+
+    def progress_text(self) -> str:
+        """What the search is doing, in plain words: the scales tried, and the largest that fits once one does."""
+        text = f"finding the largest scale of the weights that stays within the target: {self.evaluations} tried"
+        return text + (f", {self.lo:.4g} fits so far" if self.lo > 0 else "")
 
     def fits(self, d) -> bool:
         return d is not None and bool(eps_within(d.overall_epsilon, self.target))

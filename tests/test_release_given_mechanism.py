@@ -64,7 +64,7 @@ def test_a_mechanism_for_other_columns_is_refused(tmp_path):
 
 def test_a_mechanism_above_the_request_is_refused(tmp_path):
     weaker = run_design("kronecker", [2, 3, 4], [1.0, 2.5, 0.5]).mechanism
-    with pytest.raises(InputError, match="would raise the epsilon of column 'b'"):
+    with pytest.raises(InputError, match="the mechanism in the configuration gives column 'b' epsilon 2.5, above"):
         perturb_file(data(tmp_path / "in.csv"), config(weaker.to_dict()), tmp_path / "o.csv")
 
 

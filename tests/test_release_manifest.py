@@ -74,7 +74,7 @@ def write_variant(folder, manifest, name, edit):
         (lambda d: d.update(format_version=1), "lacks the key 'input_sha256'"),
         (lambda d: d.update(format_version="1"), "invalid format_version"),
         (lambda d: d["attributes"][0].update(achieved_epsilon=0.5), "states epsilon 0.5 for 'sex'"),
-        (lambda d: d.update(overall_epsilon=1.0), "overall_epsilon that its mechanism does not give"),
+        (lambda d: d.update(overall_epsilon=1.0), r"states overall_epsilon 1.0 but its mechanism gives \d"),
         (lambda d: d["attributes"][2]["categories"].pop(), "category counts differ"),
         (lambda d: d["mechanism"]["blocks"][0].update(kind="mystery"), "invalid mechanism"),
         (lambda d: d["mechanism"].pop("blocks"), "invalid mechanism"),

@@ -5,10 +5,14 @@ method raises any eps_i (the paper's heuristic can), the release stops with a on
 column, unless the configuration sets ``accept_changed_epsilons``; the manifest then lists every change.
 A configuration that carries a ``mechanism`` (the one the GUI showed) is released exactly as it is: it is
 checked against the columns' category counts and requested epsilons (or the whole-record target), never
-recomputed; method "utility" is released only so (without one, the error names the ``optrr design`` command
-that writes it for these columns). If "auto" is configured but this build of the engine has no "auto" method,
-an exact design is used instead (optimal LP for k <= AUTO_FALLBACK_OPTIMAL_K, else the family optimum, else
-Kronecker), and the manifest says so.
+recomputed, and a given mechanism above the request or the target is refused with its own way out (the
+configuration's method did not design it: the notes say so, and name the method it records if any); its budget
+entry states the target and the whole-record epsilon the mechanism achieves, and a scale of the weights only when
+its column epsilons are one (``given_budget``). With target_total, per-column epsilons in the configuration are
+ignored, and the notes and the manifest say so. Method "utility" is released only so (without one, the error
+names the ``optrr design`` command that writes it for these columns). If "auto" is configured but this build of
+the engine has no "auto" method, an exact design is used instead (optimal LP for k <= AUTO_FALLBACK_OPTIMAL_K,
+else the family optimum, else Kronecker), and the manifest says so.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ class ReleaseDesign:
     method_requested: str
     budget: dict | None = None
     notes: list = field(default_factory=list)
+    #: True when target_total overrode "epsilon" values of the configuration's perturbed columns.
+    ignored_column_epsilons: bool = False
 
     @property
     def mechanism(self):
@@ -73,10 +79,92 @@ def _given(config, mech, sizes, eps, target):
         if not eps_within(mech.overall_epsilon(), target):
             raise InputError(
                 f"the configuration's mechanism has whole-record epsilon {mech.overall_epsilon():.6g}, above "
-                f"target_total {target:g}"
+                f"target_total {target:g}: remove 'mechanism' to let method {config.method!r} design anew for this "
+                "target, re-run the design at this target and copy its mechanism, or raise target_total"
             )
         eps = mech.attribute_epsilons()
     return Design(config.method, mech, np.asarray(eps, dtype=float), 0.0, {"mechanism_source": "configuration"})
+
+
+def common_scale(epsilons, weights) -> float | None:
+    """The c with eps_i = c w_i / max(w) for every column (relative tolerance REL_TOL), or None when no single c
+    gives these epsilons."""
+    from ..tolerance import eps_equal
+
+    eps, w = np.asarray(epsilons, dtype=float), np.asarray(weights, dtype=float)
+    c = float(eps[int(np.argmax(w))])
+    return c if bool(np.all(eps_equal(eps, c * w / w.max()))) else None
+
+
+def given_budget(mech, target: float, weights) -> dict:
+    """The budget entry of a mechanism given with target_total: the target, the whole-record epsilon the mechanism
+    achieves (recomputed from it), and the scale c of the weights only when its column epsilons are c w_i / max(w)."""
+    budget = {
+        "target_total": float(target),
+        "weights": [float(w) for w in weights],
+        "mechanism": "given in the configuration",
+        "whole_record_epsilon": float(mech.overall_epsilon()),
+    }
+    scale = common_scale(mech.attribute_epsilons(), weights)
+    if scale is not None:
+        budget["scale"] = scale
+    return budget
+
+
+def given_note(config) -> str:
+    """The note of a released given mechanism: the configuration's method did not design it (and which did, when
+    the mechanism records it, as a manifest's mechanism does)."""
+    recorded = config.mechanism.get("method") if isinstance(config.mechanism, dict) else None
+    if isinstance(recorded, str) and recorded:
+        origin = f"it was designed by method {recorded!r}, as recorded in it"
+        if recorded != config.method:
+            origin += f"; the configuration's method {config.method!r} was not run"
+    else:
+        origin = (
+            f"the configuration's method {config.method!r} was not run, and the mechanism does not record which "
+            "method designed it"
+        )
+    return f"the mechanism given in the configuration, released as it is (not recomputed): {origin}"
+
+
+#: Why a configuration's per-column epsilons play no part, by where the columns' epsilons come from instead.
+IGNORED_EPSILONS = {
+    "weights": "per-column epsilons in the configuration are ignored: target_total sets them from the weights",
+    "mechanism": (
+        "per-column epsilons in the configuration are ignored: the given mechanism sets them (its whole-record "
+        "epsilon is checked against target_total)"
+    ),
+    "sampling": (
+        "per-column epsilons in the configuration are ignored: the sampling design sets them from target_total"
+    ),
+}
+
+
+def ignored_epsilons_note(config, source: str) -> str | None:
+    """The note when target_total overrides "epsilon" values the configuration's perturbed columns carry (as
+    ``optrr schema`` writes them), else None."""
+    if config.target_total is None or all(c.epsilon is None for c in config.perturbed()):
+        return None
+    return IGNORED_EPSILONS[source]
+
+
+def _raised_error(design, raised: list, names: list[str], given: bool, method: str) -> InputError:
+    """The refusal of attribute epsilons above the request: a design's own, or a given mechanism's."""
+    c = raised[0]
+    more = f" (and {len(raised) - 1} more columns)" if len(raised) > 1 else ""
+    column, asked, got = names[c["attribute"]], c["requested"], c["achieved"]
+    if given:
+        return InputError(
+            f"the mechanism in the configuration gives column {column!r} epsilon {got:.6g}, above the requested "
+            f"{asked:.6g}{more}, i.e. weaker privacy than asked; remove 'mechanism' to let method {method!r} design "
+            "anew for these epsilons, or re-run the design for them and copy its mechanism, or set "
+            "accept_changed_epsilons to true to accept it"
+        )
+    return InputError(
+        f"method {design.method!r} would raise the epsilon of column {column!r} from {asked:.6g} to "
+        f"{got:.6g}{more}, i.e. weaker privacy than asked; choose method auto, optimal or family, or set "
+        "accept_changed_epsilons to true to accept it"
+    )
 
 
 def utility_design_command(config, sizes, names: list[str]) -> str:
@@ -111,7 +199,8 @@ def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> 
     if config.method in SAMPLING_METHODS:
         from .sampling import make_sampling_release_design
 
-        return make_sampling_release_design(config, sizes)
+        made = make_sampling_release_design(config, sizes)
+        return _with_ignored_epsilons(made, config, "sampling")
     ctl = TaskControl(progress, cancel)
     sizes = np.asarray(sizes, dtype=np.int64)
     cols = config.perturbed()
@@ -122,12 +211,9 @@ def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> 
     notes: list[str] = []
     given = config.given_mechanism()
     if given is not None:
-        design, budget = _given(config, given, sizes, eps, target), None
-        if target is not None and weights is not None:
-            # the scale c of eps_i = c w_i / max(w): the epsilon of a largest-weight column
-            scale = float(design.mechanism.attribute_epsilons()[int(np.argmax(weights))])
-            budget = {"target_total": float(target), "weights": [float(w) for w in weights], "scale": scale}
-        notes.append("the mechanism given in the configuration, released as it is (not recomputed)")
+        design = _given(config, given, sizes, eps, target)
+        budget = given_budget(given, target, weights) if target is not None and weights is not None else None
+        notes.append(given_note(config))
     elif method == "utility":
         raise _utility_without_mechanism(config, sizes, names)
     elif method in METHODS:
@@ -147,16 +233,20 @@ def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> 
         raise InputError(f"method {method!r} is unknown; choose one of {', '.join(METHODS)}")
     raised = [c for c in design.epsilon_changes() if c["achieved"] > c["requested"]]
     if raised and not config.accept_changed_epsilons:
-        c = raised[0]
-        more = f" (and {len(raised) - 1} more columns)" if len(raised) > 1 else ""
-        raise InputError(
-            f"method {design.method!r} would raise the epsilon of column {names[c['attribute']]!r} from "
-            f"{c['requested']:.6g} to {c['achieved']:.6g}{more}, i.e. weaker privacy than asked; choose method "
-            "auto, optimal or family, or set accept_changed_epsilons to true to accept it"
-        )
+        raise _raised_error(design, raised, names, given is not None, method)
     if raised:
         notes.append(f"accepted: {len(raised)} attribute epsilon(s) above the request (accept_changed_epsilons)")
     check = design.mechanism.self_check()
     if not check.ok:
         raise InputError(f"the {design.method} design failed its self-check (mass error {check.mass_error:.3g})")
-    return ReleaseDesign(design=design, method_requested=config.method, budget=budget, notes=notes)
+    made = ReleaseDesign(design=design, method_requested=config.method, budget=budget, notes=notes)
+    return _with_ignored_epsilons(made, config, "weights" if given is None else "mechanism")
+
+
+def _with_ignored_epsilons(made: ReleaseDesign, config, source: str) -> ReleaseDesign:
+    """``made`` with the note (and the manifest's flag) of per-column epsilons that target_total overrides."""
+    note = ignored_epsilons_note(config, source)
+    if note is not None:
+        made.notes.insert(0, note)
+        made.ignored_column_epsilons = True
+    return made

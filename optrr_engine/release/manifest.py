@@ -131,6 +131,7 @@ def build_manifest(
             "epsilon_changes": changes,
             "accept_changed_epsilons": bool(codec.config.accept_changed_epsilons),
             "budget": release_design.budget,
+            "ignored_column_epsilons": bool(release_design.ignored_column_epsilons),
             "notes": list(release_design.notes),
             "info": design.info,
         },
@@ -256,7 +257,8 @@ def validate_manifest(manifest, path="manifest") -> dict:
             stated = a["achieved_epsilon"]
             raise _fail(path, f"states epsilon {stated!r} for {a['name']!r} but its mechanism gives {eps:.9g}")
     if not _close(manifest["overall_epsilon"], mech.overall_epsilon()):
-        raise _fail(path, "states an overall_epsilon that its mechanism does not give")
+        stated, actual = manifest["overall_epsilon"], mech.overall_epsilon()
+        raise _fail(path, f"states overall_epsilon {stated!r} but its mechanism gives {actual:.9g}")
     return manifest
 
 

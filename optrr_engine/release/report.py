@@ -99,9 +99,34 @@ def _requested_row(m: dict) -> str:
         return f"<tr><th>Sum of requested epsilons</th><td class=num>{total}</td></tr>"
     if target is None:  # a sampling design without its target (older manifests): no request to show
         return ""
+    columns = (
+        "the per-column epsilons in the configuration are ignored"
+        if (m.get("design") or {}).get("ignored_column_epsilons")
+        else "no per-column epsilons were asked for"
+    )
     return (
         f"<tr><th>Requested</th><td>whole-record epsilon <span class=num>{_num(target)}</span> (a target for the "
-        "whole record; no per-column epsilons were asked for)</td></tr>"
+        f"whole record; {columns})</td></tr>"
+    )
+
+
+def _budget_text(budget: dict) -> str:
+    """The total-budget paragraph: the target and the scale of the weights, or, for a mechanism given in the
+    configuration, the whole-record epsilon it achieves against the target (and a scale only if it has one)."""
+    from ..budget import REL_GAP
+
+    target = float(budget["target_total"])
+    scale = budget.get("scale")
+    scaled = f"weights scaled by {_num(scale)}" if isinstance(scale, (int, float)) and scale else ""
+    text = f"Total-budget mode: target whole-record epsilon {_num(target)}"
+    achieved = budget.get("whole_record_epsilon")
+    if budget.get("mechanism") is None or not isinstance(achieved, (int, float)):
+        return f"{text}{', ' + scaled if scaled else ''}."
+    where = "at" if eps_equal(achieved, target, REL_GAP) else "below" if achieved < target else "ABOVE"
+    shares = f"; its column epsilons are the {scaled}" if scaled else ""
+    return (
+        f"{text}. The mechanism was given in the configuration and released as it is (not designed from the "
+        f"weights): its whole-record epsilon {_num(achieved)} is {where} the target{shares}."
     )
 
 
@@ -210,10 +235,7 @@ def _privacy_and_attributes(m: dict) -> str:
 
     design = m.get("design", {})
     budget = design.get("budget")
-    budget_html = ""
-    if budget:
-        scaled = f", weights scaled by {_num(budget['scale'])}" if budget.get("scale") else ""
-        budget_html = f"<p>Total-budget mode: target whole-record epsilon {_num(budget['target_total'])}{scaled}.</p>"
+    budget_html = f"<p>{_e(_budget_text(budget))}</p>" if budget else ""
     return f"""<h2>Privacy</h2>
 <table>
 <tr><th>Whole-record epsilon</th><td class=num>{_num(m["overall_epsilon"])}</td></tr>

@@ -37,6 +37,37 @@ def _label(attrs, names) -> str:
     return column_set_text(names[i] for i in attrs)
 
 
+def _too_wide(mechanism, attrs) -> bool:
+    """A sampling design's records randomize fewer columns from the data than the marginal has: no record carries
+    them together, whatever the epsilon."""
+    from ..sampling import SamplingDesign
+
+    return isinstance(mechanism, SamplingDesign) and len(attrs) > mechanism.m
+
+
+def _refusal(mechanism, bad, names) -> str:
+    """Why the erased needed marginals ``bad`` cannot be estimated, and the way out: a design whose records report
+    all their columns for the ones wider than a sampling design's records, the general way out for the others."""
+    wide = [a for a in bad if _too_wide(mechanism, a)]
+    other = [a for a in bad if not _too_wide(mechanism, a)]
+    parts = []
+    if wide:
+        n, m = max(len(a) for a in wide), mechanism.m
+        columns = "both columns" if n == 2 else f"all {n} columns"
+        parts.append(
+            f"{', '.join(_label(a, names) for a in wide)} cannot be estimated from this {mechanism.method} design: "
+            f"each record randomizes {m} column{'s' if m != 1 else ''} from the data, so no record carries "
+            f"{columns} of the table together, whatever the epsilon; choose a design whose records report "
+            f"{columns} (sample-m with sample_m {n} or more, auto, utility)"
+        )
+    if other:
+        parts.append(
+            f"{', '.join(_label(a, names) for a in other)} cannot be estimated from this design (an eigenvalue of "
+            f"the mechanism is 0); the way out: {way_out()}"
+        )
+    return "; and ".join(parts)
+
+
 def check_release(mechanism, names, needed=None, allow: bool = False) -> list[str]:
     """Raise InputError if a needed marginal (list of lists of names) is non-identifiable and ``allow`` is
     False; return the notes for the manifest and report."""
@@ -53,9 +84,8 @@ def check_release(mechanism, names, needed=None, allow: bool = False) -> list[st
             shown = ", ".join(_label(a, names) for a in bad)
             if not allow:
                 raise InputError(
-                    f"refusing to release: the needed marginal(s) {shown} cannot be estimated from this design "
-                    f"(an eigenvalue of the mechanism is 0); the way out: {way_out()}; or override with "
-                    "--allow-unidentifiable (configuration key allow_unidentifiable)"
+                    f"refusing to release: the needed marginal(s) {_refusal(mechanism, bad, names)}; or override "
+                    "with --allow-unidentifiable (configuration key allow_unidentifiable)"
                 )
             notes.append(f"released although the needed marginal(s) {shown} cannot be estimated (override given)")
     k = len(names)

@@ -133,8 +133,10 @@ def test_o_writes_the_recommendation_that_perturb_releases(tmp_path, capsys):
     out = design_json(capsys, "--config", cfg, "-o", new)
     assert out["recommended"] == "utility" and out["names"] == ["buying", "maint", "safety", "class"]
     written = json.loads(open(new).read())
-    assert written["method"] == "utility" and "mechanism" in written and written["target_total"] == 2.0
+    assert written["method"] == "utility" and written["mechanism"]["method"] == "utility"
+    assert written["target_total"] == 2.0
     manifest = released(tmp_path, capsys, CAR, new)
+    assert any("it was designed by method 'utility', as recorded in it" in n for n in manifest["design"]["notes"])
     achieved = [a["achieved_epsilon"] for a in manifest["attributes"]]
     np.testing.assert_allclose(achieved, out["attribute_epsilons"], rtol=RTOL)
     np.testing.assert_allclose(manifest["overall_epsilon"], out["overall_epsilon"], rtol=RTOL)

@@ -48,6 +48,8 @@ def test_release_of_the_sample_writes_data_manifest_and_report(qtbot, window, tm
     mech = mechanism_from_manifest(manifest)
     # The release uses the design the panel recommended, with the same privacy accounting.
     assert manifest["design"]["method"] == expected.method or manifest["design"]["method_requested"] == "auto"
+    # the mechanism shown is released as it is, and the notes say which method designed it
+    assert f"it was designed by method {expected.design.method!r}" in " ".join(manifest["design"]["notes"])
     assert mech.overall_epsilon() == pytest.approx(expected.overall_epsilon, rel=1e-6)
     assert mech.attribute_epsilons()[0] == pytest.approx(2.0)
     assert manifest["rows"] == 286 and manifest["randomness"]["test_seed"] == 1234

@@ -238,7 +238,9 @@ def write_config(args, method: str, mechanism=None, sample_m: int | None = None)
     cfg = args.release_config
     cfg.method = method
     cfg.sample_m = sample_m
-    cfg.mechanism = None if mechanism is None else mechanism.to_dict()
+    cfg.mechanism = None
+    if mechanism is not None:
+        cfg.set_mechanism(mechanism, method)
     save_config(ReleaseConfig.from_dict(cfg.to_dict()), args.output)
     return args.output
 

@@ -297,6 +297,11 @@ class ReleaseConfig:
         self._validate_sample_m()
         return self
 
+    def set_mechanism(self, mechanism, method: str) -> None:
+        """Give the configuration ``mechanism`` (released as it is) with the ``method`` that designed it recorded
+        in it, so that the release's notes can say where it came from."""
+        self.mechanism = {**mechanism.to_dict(), "method": str(method)}
+
     def given_mechanism(self):
         """The configuration's own mechanism (rebuilt exactly), or None."""
         from ..mechanism import Mechanism

@@ -14,5 +14,5 @@ def release_configuration(state, method: str, summary, accept_changed: bool, all
     config.accept_changed_epsilons = bool(accept_changed)
     config.allow_unidentifiable = bool(allow_unidentifiable)
     if method not in BUDGET_ONLY_METHODS or method == "utility":
-        config.mechanism = summary.design.mechanism.to_dict()
+        config.set_mechanism(summary.design.mechanism, summary.design.method)
     return config

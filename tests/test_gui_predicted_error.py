@@ -78,7 +78,7 @@ def test_the_predicted_avd_header_explains_itself_in_plain_words(qtbot):
     panel = MechanismPanel(DesignController(state, TaskRunner(), lambda: []))
     qtbot.addWidget(panel)
     item = panel.designs.horizontalHeaderItem(DESIGN_COLUMNS.index("Predicted AVD"))
-    assert item.text() == "Predicted\nAVD"  # the header stays short
+    assert item.text() == "Predicted\nerror"  # short and plain; the tooltip says it is the AVD
     tip = item.toolTip()
     assert "average distance between the estimated and the true table" in tip
     assert "half the sum of absolute differences" in tip and "0.05 ≈ 5 % of the records in the wrong cell" in tip

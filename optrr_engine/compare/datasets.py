@@ -108,10 +108,11 @@ def load_dataset(path: str, max_categories: int = 12, bins: int = 4, options=Non
 
     from ..io.readers import iter_chunks, open_source
 
-    frames = list(iter_chunks(path, options))
+    source = open_source(path, options)
+    frames = list(iter_chunks(path, options, columns=source.readable_names()))  # not a column of lists
     base = os.path.basename(str(path))
     if not frames:
-        if not open_source(path, options).names:
+        if not source.names:
             raise InputError(f"{base} has no columns")
         raise InputError(f"{base} has a header but no data rows")
     frame = pd.concat(frames, ignore_index=True).fillna("")

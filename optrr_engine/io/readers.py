@@ -240,14 +240,16 @@ def iter_chunks(path, options: ReaderOptions | None = None, columns=None) -> Ite
 
 
 def read_preview(path, options: ReaderOptions | None = None, nrows: int = 200):
-    """The first ``nrows`` rows (all columns) as a DataFrame like :func:`iter_chunks` gives."""
+    """The first ``nrows`` rows (every column the reader can give as text) as a DataFrame like :func:`iter_chunks`
+    gives."""
     import pyarrow as pa
 
     options = replace(options or ReaderOptions(), chunk_rows=max(1, int(nrows)))
     source = open_source(path, options)
-    for table in source.tables():
+    readable = source.readable_names()  # a column the reader cannot give as text (Source.unreadable) is left out
+    for table in source.tables(readable):
         return table_to_frame(table.slice(0, nrows))
-    empty = pa.table({n: pa.array([], type=pa.string()) for n in source.names})
+    empty = pa.table({n: pa.array([], type=pa.string()) for n in readable})
     return table_to_frame(empty)
 
 

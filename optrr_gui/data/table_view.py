@@ -9,11 +9,17 @@ row 10 and at row 1,000,000; rows have a fixed height so the view never measures
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from ..common.widgets import text_column_width
+from ..state.config_bridge import unreadable_text
 from ..state.data_store import DataStore
 
+#: What a cell of a column the reader cannot read shows (grey; its tooltip and its header's say why).
+NOT_READ = "(not read)"
+UNREAD_COLOR = QBrush(QColor(150, 150, 150))
+UNREAD_ROLES = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole)
 #: Rows exposed per fetch; large so that dragging the scroll bar stays meaningful.
 ROWS_PER_FETCH = 200_000
 POLL_MS = 100
@@ -77,12 +83,30 @@ class LazyDataModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() or self.store is None else len(self.store.columns)
 
+    def unread_reason(self, column: int) -> str | None:
+        """Why column ``column`` of the file is not read (the reader cannot give it as text), or None."""
+        if self.store is None or not self.store.unreadable:
+            return None
+        name = self.store.columns[column]
+        reason = self.store.unreadable.get(name)
+        return None if reason is None else f"{name}: {unreadable_text(reason)}. Its values are not read."
+
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if role != Qt.ItemDataRole.DisplayRole or not index.isValid() or self.store is None:
+        if not index.isValid() or self.store is None:
+            return None
+        if self.store.unreadable and role in UNREAD_ROLES:
+            reason = self.unread_reason(index.column())
+            if reason is not None and role == Qt.ItemDataRole.DisplayRole:
+                return NOT_READ
+            if reason is not None:
+                return reason if role == Qt.ItemDataRole.ToolTipRole else UNREAD_COLOR
+        if role != Qt.ItemDataRole.DisplayRole:
             return None
         return self.store.cell(index.row(), index.column())
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            return self.unread_reason(section)
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
@@ -135,5 +159,6 @@ class DataView(QWidget):
         rows = min(self.FIT_ROWS, self.model.rowCount())
         header = self.table.horizontalHeader()
         for c in range(len(store.columns)):
-            width = text_column_width(self.table, c, store.head_values(c, rows))
+            values = {NOT_READ} if self.model.unread_reason(c) is not None else store.head_values(c, rows)
+            width = text_column_width(self.table, c, values)
             header.resizeSection(c, min(width, self.MAX_WIDTH))

@@ -32,7 +32,8 @@ from optrr_engine.tolerance import eps_equal
 from ..common.commands import SetColumnValue, SetSessionValue, set_roles
 from ..common.widgets import text_column_width
 from ..design.epsilon_editor import INVALID_STYLE, EpsilonEditor, ExactSpinBox, refusal_status
-from ..state.config_bridge import category_counts
+from ..state.config_bridge import category_counts, unreadable
+from ..state.role_fields import role_choices, settable_rows
 from ..state.session import COUNT_FIELDS, ROLES, TYPES, SessionState
 
 COL_NAME, COL_ROLE, COL_TYPE, COL_COUNT, COL_EPS, COL_WARN = range(6)
@@ -169,6 +170,8 @@ class AttributeModel(QAbstractTableModel):
 
     def flags(self, index):
         base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == COL_ROLE and len(role_choices(self.state.columns[index.row()])) < 2:
+            return base  # a column the reader cannot read stays dropped
         if index.column() in (COL_ROLE, COL_TYPE):
             return base | Qt.ItemFlag.ItemIsEditable
         if index.column() == COL_EPS and self.state.columns[index.row()].role == "perturb":
@@ -200,7 +203,8 @@ class AttributeModel(QAbstractTableModel):
                 return "; ".join(warnings)
         if role == Qt.ItemDataRole.ToolTipRole:
             if c == COL_ROLE:
-                return ROLE_HELP.get(col.role)
+                reason = unreadable(col)
+                return ROLE_HELP.get(col.role) if reason is None else f"{ROLE_HELP['drop']}: {reason}"
             if c == COL_TYPE:
                 return TYPE_HELP.get(col.type)
             if c == COL_WARN and warnings:
@@ -227,6 +231,8 @@ class AttributeModel(QAbstractTableModel):
         if self.state.column_value(index.row(), name) == value:
             return False
         if name == "role":
+            if not settable_rows(self.state, [index.row()], value):
+                return False  # a column the reader cannot read stays dropped
             set_roles(self.stack, self.state, [index.row()], value)
         else:
             self.stack.push(SetColumnValue(self.state, index.row(), name, value))
@@ -489,7 +495,16 @@ class AttributePanel(QWidget):
             self.stack.push(SetSessionValue(self.state, "target_total", float(value), mergeable=True))
 
     def set_roles(self, rows, role: str) -> None:
-        set_roles(self.stack, self.state, rows, role)
+        """One undo step giving ``role`` to the columns of ``rows`` that can take it; the status bar names the
+        ones that cannot (columns the reader cannot read stay dropped)."""
+        settable = settable_rows(self.state, rows, role)
+        set_roles(self.stack, self.state, settable, role)
+        refused = [self.state.columns[r] for r in rows if r not in settable]
+        status_bar = getattr(self.window(), "statusBar", None)
+        if refused and callable(status_bar):
+            col = refused[0]
+            more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+            status_bar().showMessage(f"{col.name}{more} stays dropped: {unreadable(col)}", 10_000)
 
     def selected_rows(self) -> list[int]:
         rows = {i.row() for i in self.view.selectionModel().selectedRows()}

@@ -27,8 +27,8 @@ from ..common.widgets import WrappedLabel
 from ..design.attribute_table import ROLE_HELP, TYPE_HELP
 from ..design.category_list import CategoryList
 from ..design.epsilon_editor import EpsilonEditor
-from ..state.config_bridge import category_counts, released_rows, remember_codec_size
-from ..state.role_fields import missing_categories
+from ..state.config_bridge import category_counts, released_rows, remember_codec_size, unreadable
+from ..state.role_fields import missing_categories, settable_rows
 from ..state.session import MISSING, ROLES, TYPES, ColumnState, SessionState
 from ..workers.jobs.recode import RecodeResult, recode_column, released_counts
 
@@ -36,6 +36,8 @@ from ..workers.jobs.recode import RecodeResult, recode_column, released_counts
 #: column takes a few hundred milliseconds); below, it is applied at once.
 RECODE_WORKER_MIN = 2000
 RECODE_CHANNEL = "recode"
+#: The Role box's tooltip (a column the reader cannot read says why it stays dropped instead).
+ROLE_TIP = "perturb = randomized (private); keep = exported unchanged (NOT private); drop = left out"
 MISSING_TEXT = {"category": "are a category of their own", "exclude": "leave their row out of the release"}
 
 
@@ -109,7 +111,7 @@ class ColumnPanel(QWidget):
         for i, r in enumerate(ROLES):
             self.role.addItem(r)
             self.role.setItemData(i, ROLE_HELP[r], Qt.ItemDataRole.ToolTipRole)
-        self.role.setToolTip("perturb = randomized (private); keep = exported unchanged (NOT private); drop = left out")
+        self.role.setToolTip(ROLE_TIP)
         self.type = QComboBox()
         for i, t in enumerate(TYPES):
             self.type.addItem(t)
@@ -248,9 +250,10 @@ class ColumnPanel(QWidget):
         self.stack.push(SetColumnValue(self.state, self.row, name, value, mergeable=mergeable))
 
     def _set_role(self, role: str) -> None:
-        """The role of the column shown, with the categories it needs when brought back from "drop"."""
+        """The role of the column shown, with the categories it needs when brought back from "drop" (none other
+        than "drop" for a column the reader cannot read)."""
         if self.row is not None:
-            set_roles(self.stack, self.state, [self.row], role)
+            set_roles(self.stack, self.state, settable_rows(self.state, [self.row], role), role)
 
     def list_read_categories(self) -> None:
         """One undo step giving every perturbed column that lists no categories (its role changed before the
@@ -567,6 +570,9 @@ class ColumnPanel(QWidget):
             box.blockSignals(True)
             box.setCurrentText(value)
             box.blockSignals(False)
+        fixed = unreadable(col)  # a column the reader cannot read stays dropped
+        self.role.setEnabled(fixed is None)
+        self.role.setToolTip(ROLE_TIP if fixed is None else f"{col.name} stays dropped: {fixed}")
         self.missing.setCurrentIndex(MISSING.index(col.missing))
         budget = self.state.budget_mode
         perturb = col.role == "perturb"

@@ -54,6 +54,8 @@ FORMATS = {
     "Stata (.dta)": ("dta", ".dta"),
 }
 CHANNEL = "release"
+#: Said when a repeat release replaces the files of an earlier one: the ledger keeps counting the one replaced.
+REPLACED_COUNTED = "The release you are replacing is counted too: it may already have been sent."
 _NO_SUMMARIES: dict = {}  # never modified
 
 
@@ -318,6 +320,7 @@ class ReleaseDialog(QDialog):
         self.result_state = "idle"  # idle | running | done | cancelled | failed
         self.allow_repeat = False  # set once the user confirms a repeat release of the same data
         self.replace_confirmed = False  # the user answered "replace?" for the release being retried (repeat)
+        self.replacing = False  # the release started last replaces the files of an earlier one
         self.closed_running = False  # the dialog was closed while the release ran: the main window says how it ended
 
         self.design_label = QLabel()
@@ -788,6 +791,7 @@ class ReleaseDialog(QDialog):
         if existing and not confirmed and not self.confirm_replace(existing):
             self.progress_label.setText("Not released: choose another output file.")
             return False
+        self.replacing = bool(existing)
         try:
             audit_dir = self.window_.settings.audit_dir()
         except InputError as exc:
@@ -878,16 +882,18 @@ class ReleaseDialog(QDialog):
         )
         return answer == QMessageBox.StandardButton.Yes
 
-    def confirm_repeat(self, exc: RepeatReleaseError) -> bool:
-        """The same data was released before: its epsilons add up. Ask, showing the accumulated epsilon."""
+    def confirm_repeat(self, exc: RepeatReleaseError, replacing: bool = False) -> bool:
+        """The same data was released before: its epsilons add up. Ask, showing the accumulated epsilon; when
+        ``replacing`` the files of an earlier release, say that the ledger still counts the one replaced."""
         times = len(exc.previous)
+        replaced = f" {REPLACED_COUNTED}" if replacing else ""
         answer = QMessageBox.warning(
             self,
             "Release the same data again?",
             f"This data file was released {times} time{'s' if times != 1 else ''} before (see the privacy ledger in "
             f"{self.window_.settings.audit_dir()}). Each release randomizes the same people anew, so together the "
-            f"releases reveal more: the accumulated whole-record ε would be {fmt_eps(exc.accumulated)}.\n\n"
-            "Release again?",
+            f"releases reveal more: the accumulated whole-record ε would be {fmt_eps(exc.accumulated)}.{replaced}"
+            "\n\nRelease again?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
@@ -900,7 +906,7 @@ class ReleaseDialog(QDialog):
             self.result_state = "idle"
             self.cancel_button.setEnabled(False)
             self.release_button.setEnabled(True)
-            if self.confirm_repeat(exc):
+            if self.confirm_repeat(exc, self.replacing):
                 self.allow_repeat = True
                 self.replace_confirmed = True  # asked already for this click: do not ask again
                 self.start()

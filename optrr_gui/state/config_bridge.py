@@ -13,6 +13,7 @@ worded for the GUI (:func:`gui_wording`: no command-line steps).
 
 from __future__ import annotations
 
+import functools
 import json
 import weakref
 from dataclasses import dataclass
@@ -237,11 +238,51 @@ def too_many_warning(reason: str, count: int | None) -> str | None:
     return None
 
 
+@functools.cache
+def _unreadable_end() -> str:
+    """How the schema's warning on a column the reader cannot read ends, after the reader's reason (the engine's
+    own wording: optrr_engine.release.schema.unreadable_column)."""
+    from optrr_engine.release.schema import unreadable_column
+
+    return str(unreadable_column("", "").warnings[0])
+
+
+def unreadable_reason(warning: str) -> str | None:
+    """The reader's reason in the schema's warning on a column it cannot give as text (e.g. "holds nested values
+    (lists/structs)"), or None for any other warning."""
+    from optrr_engine.release.schema import drop_reason
+
+    reason = drop_reason(warning)
+    return reason if reason is not None and str(warning) == reason + _unreadable_end() else None
+
+
+def unreadable_text(reason: str) -> str:
+    """Why a column the reader cannot give as text is not released, in plain words (the reader's ``reason``)."""
+    from optrr_engine.io.typed_sources import NESTED
+
+    plain = {NESTED: "a column of lists or other nested values"}.get(reason, reason)
+    return f"{plain}: it cannot be released"
+
+
+def unreadable(col: ColumnState) -> str | None:
+    """Why ``col`` can be neither read nor released (:func:`unreadable_text`: it stays dropped), or None for a
+    column the file's reader reads."""
+    for w in col.warnings:
+        reason = unreadable_reason(str(w))
+        if reason is not None:
+            return unreadable_text(reason)
+    return None
+
+
 def role_warning(warning: str, col: ColumnState, count: int | None) -> str | None:
     """A schema warning as it reads for the column's current role (optrr_engine.release.schema.warning_for_role);
-    the drop for too many categories of a perturbed column says what to do with the ``count`` it has now."""
+    the drop for too many categories of a perturbed column says what to do with the ``count`` it has now; a column
+    the reader cannot read says why in plain words (:func:`unreadable_text`)."""
     from optrr_engine.release.schema import TOO_MANY, drop_reason, warning_for_role
 
+    unread = unreadable_reason(warning)
+    if unread is not None:
+        return unreadable_text(unread)
     reason = drop_reason(warning)
     if col.role == "perturb" and reason is not None and reason.endswith(TOO_MANY):
         return too_many_warning(reason, count)

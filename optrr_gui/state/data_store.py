@@ -16,15 +16,25 @@ import numpy as np
 
 class EncodedChunk:
     """One chunk of rows: per column, integer codes (-1 = missing) and the distinct values they index;
-    ``names``: the columns the file itself has (None: not known)."""
+    ``names``: the columns the file itself has (None: not known); ``unreadable``: {column: why} of the file's
+    columns the reader cannot give as text (not read: their codes are all -1)."""
 
-    __slots__ = ("start", "rows", "codes", "uniques", "names")
+    __slots__ = ("start", "rows", "codes", "uniques", "names", "unreadable")
 
-    def __init__(self, rows: int, codes: list, uniques: list, start: int = 0, names: list | None = None):
+    def __init__(
+        self,
+        rows: int,
+        codes: list,
+        uniques: list,
+        start: int = 0,
+        names: list | None = None,
+        unreadable: dict | None = None,
+    ):
         self.start, self.rows, self.codes, self.uniques, self.names = start, rows, codes, uniques, names
+        self.unreadable = dict(unreadable or {})
 
     def __reduce__(self):  # sent from a worker process to the window
-        return (EncodedChunk, (self.rows, self.codes, self.uniques, self.start, self.names))
+        return (EncodedChunk, (self.rows, self.codes, self.uniques, self.start, self.names, self.unreadable))
 
 
 def encode_chunk(table, columns: list[str]) -> EncodedChunk:
@@ -78,6 +88,8 @@ class DataStore:
         self.complete = False
         #: the columns of the file itself (from its first chunk; None until then)
         self.file_columns: list[str] | None = None
+        #: {column: why} of the file's columns that are not read (Source.unreadable; from the first chunk)
+        self.unreadable: dict[str, str] = {}
         #: reading was cancelled: chunks still arriving from the reader are ignored (the rows read so far stay)
         self.stopped = False
 
@@ -96,6 +108,7 @@ class DataStore:
                 return self._rows
             if self.file_columns is None and chunk.names is not None:
                 self.file_columns = list(chunk.names)
+                self.unreadable = dict(chunk.unreadable)
             chunk.start = self._rows
             self._chunks.append(chunk)
             self._starts.append(chunk.start)
@@ -137,15 +150,19 @@ class DataStore:
 
 
 def read_encoded(path, options, columns: list[str], emit, progress=None, cancel=None) -> int:
-    """Read the whole file and ``emit`` each chunk encoded (runs in a worker process or thread)."""
-    from optrr_engine.io.readers import iter_tables  # lazily: the window starts before pyarrow is needed
+    """Read the whole file and ``emit`` each chunk encoded (runs in a worker process or thread). A column the
+    reader cannot give as text (``Source.unreadable``: a Parquet column of lists) is not read: its cells are
+    empty, and each chunk names it among the file's columns and in its ``unreadable``."""
+    from optrr_engine.io.readers import open_source  # lazily: the window starts before pyarrow is needed
     from optrr_engine.tasks import TaskControl
 
     ctl = TaskControl(progress, cancel)
+    source = open_source(path, options)
     rows = 0
-    for table in iter_tables(path, options, columns=None):
+    for table in source.tables(source.readable_names() if source.unreadable else None):
         ctl.check()
         chunk = encode_chunk(table, columns)
+        chunk.names, chunk.unreadable = list(source.names), dict(source.unreadable)
         rows += chunk.rows
         emit(chunk)
         ctl.report(0.0, f"{rows:,} rows read")

@@ -4,15 +4,16 @@ The schema lists no categories for the columns it drops (identifiers, free text,
 column the user switches to perturb or keep gets them from the rows the window has read (its ColumnSummary:
 every distinct text), in the order the schema would list them, in the same undo step. A column the schema
 dropped that returns to "drop" with its categories still exactly the ones read loses them again, so a dropped
-column never exports the categories it was given. Qt-free.
+column never exports the categories it was given. A column the file's reader cannot read (a Parquet column of
+lists) stays dropped: :func:`role_choices` offers it no other role. Qt-free.
 """
 
 from __future__ import annotations
 
 from optrr_engine.release.schema import listed_categories
 
-from .config_bridge import column_summary, schema_dropped
-from .session import ColumnState, SessionState
+from .config_bridge import column_summary, schema_dropped, unreadable
+from .session import ROLES, ColumnState, SessionState
 
 
 def data_categories(col: ColumnState, summary) -> list[str] | None:
@@ -33,6 +34,16 @@ def data_categories(col: ColumnState, summary) -> list[str] | None:
 def needs_categories(col: ColumnState, role: str) -> bool:
     """True when ``col`` given ``role`` would be released without the categories it needs."""
     return role in ("perturb", "keep") and col.type != "numeric" and not col.categories and not col.recode
+
+
+def role_choices(col: ColumnState) -> tuple[str, ...]:
+    """The roles ``col`` can be given: every role, or only "drop" for a column the reader cannot read."""
+    return ("drop",) if unreadable(col) is not None else ROLES
+
+
+def settable_rows(state: SessionState, indices, role: str) -> list[int]:
+    """The columns among ``indices`` that can be given ``role`` (:func:`role_choices`)."""
+    return [i for i in indices if role in role_choices(state.columns[i])]
 
 
 def role_fields(state: SessionState, index: int, role: str) -> dict:

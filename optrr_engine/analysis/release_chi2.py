@@ -55,9 +55,14 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
 
     Pearson on n * (estimated table), as if estimated counts had been observed, is not offered: it ignores the
     randomization noise, and its false-positive rate was 78-100% at the 5% level (issue 13).
+
+    The output says how much the release tells about the pair's table (``information``, ``no_information``; with
+    almost none, ``uninformative``: the tests have almost no power), by
+    :func:`~optrr_engine.utility.release_check.estimate_information`.
     """
     from ..estimation.release_estimate import open_release
     from ..estimation.release_source import attribute_index
+    from ..utility.release_check import estimate_information
 
     names = list(names)
     if len(names) != 2:
@@ -140,6 +145,8 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
     }
     if few:
         out["warning"] = few
+    # information, no_information and, when the table carries almost none, the sentence "uninformative"
+    out.update(estimate_information(manifest, mechanism, names, "tests"))
     if est.info.get("not_private"):
         out["not_private"] = est.info["not_private"]
     return out

@@ -33,8 +33,9 @@ def run(args) -> int:
     rows = f"{out['rows']:,} rows" + (f" of {total:,}" if out["rows"] != total else "")
     what = [f"{shown_name(n)} ({len(c)} categories)" for n, c in zip((a, b), cats, strict=True)]
     print(f"association of {what[0]} and {what[1]}, {rows}")
-    if out.get("warning"):
-        print(f"optrr: warning: {out['warning']}", file=sys.stderr)
+    for key in ("uninformative", "warning"):
+        if out.get(key):
+            print(f"optrr: warning: {out[key]}", file=sys.stderr)
     print("H0: the two attributes are independent in the true (unperturbed) data")
     for t in out["tests"]:
         mark = "  (recommended)" if t["test"] == out["recommended"] else ""

@@ -25,22 +25,20 @@ def add_parser(sub):
 
 def run(args) -> int:
     from ..estimation import METHODS, estimate_release
+    from ..estimation.release_estimate import open_release
+    from ..utility.release_check import estimate_information
     from .common import print_json, release_option_names, warn_not_private
     from .release_hints import release_hints
 
     if args.method not in METHODS:
         raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
     with release_hints(args):
-        est = estimate_release(
-            args.release,
-            release_option_names(args, args.marginal, "--marginal"),
-            manifest_path=args.manifest,
-            method=args.method,
-            confidence=args.confidence,
-            check_hash=not args.no_hash_check,
-        )
+        names = release_option_names(args, args.marginal, "--marginal")
+        opened = open_release(args.release, args.manifest, check_hash=not args.no_hash_check)
+        est = estimate_release(args.release, names, method=args.method, confidence=args.confidence, opened=opened)
+        est.info.update(estimate_information(opened[0], opened[1], names, args.method))
     warn_not_private(est.info.get("not_private"))
-    for key in ("not_identifiable", "few_rows"):
+    for key in ("not_identifiable", "uninformative", "few_rows"):
         if key in est.info:
             print(f"optrr: warning: {est.info[key]}", file=sys.stderr)
     if args.json:

@@ -3,6 +3,11 @@
 Only the structural criterion counts here (an eigenvalue of the mechanism on the marginal is 0 relative to the
 largest, see :mod:`.identifiability`): no number of rows recovers such a marginal. The release also notes every
 non-identifiable 1- and 2-way marginal (when there are at most ``NOTE_LIMIT`` of them to check).
+
+Once the row count is known (after the pass), :func:`uninformative_notes` names the needed tables that carry
+almost no information at that count (:attr:`.predicted.MarginalError.information` below ``NO_INFORMATION``): a
+note, never a refusal. :func:`estimate_information` says the same to a recipient estimating or testing a table of
+the release (``optrr estimate``, ``optrr analyze``, the Analyse tab).
 """
 
 from __future__ import annotations
@@ -12,25 +17,31 @@ from math import comb
 from ..errors import InputError
 from .identifiability import way_out
 from .marginals import column_set_text
-from .predicted import predicted_error
+from .predicted import NO_INFORMATION, MarginalError, PredictedError, predicted_error
 
 #: Rows used to separate structural non-identifiability from "uninformative at n rows".
 STRUCTURAL_ROWS = 10**15
 #: Most 1-/2-way marginals checked for the release notes.
 NOTE_LIMIT = 5000
+#: Most needed tables named one by one in the notes on tables without information (the others are counted).
+SHOWN_TABLES = 20
 
 
-def _erased(mechanism, sets) -> list[tuple]:
-    """Marginals no number of rows recovers: a zero eigenvalue, or (sampling designs) never reported together."""
+def _predicted(mechanism, rows, sets) -> PredictedError:
+    """The predicted errors of the marginals ``sets`` (tuples of column indices) at ``rows`` rows, for a mechanism
+    or a sampling design (which estimates a marginal from the rows expected to report it)."""
     from ..sampling import SamplingDesign
 
     if isinstance(mechanism, SamplingDesign):
         from .sampling import SamplingCandidate
 
-        res = SamplingCandidate(mechanism).predicted_error(STRUCTURAL_ROWS, {"sets": sets})
-    else:
-        res = predicted_error(mechanism, STRUCTURAL_ROWS, {"sets": sets})
-    return res.erased
+        return SamplingCandidate(mechanism).predicted_error(rows, {"sets": sets})
+    return predicted_error(mechanism, rows, {"sets": sets})
+
+
+def _erased(mechanism, sets) -> list[tuple]:
+    """Marginals no number of rows recovers: a zero eigenvalue, or (sampling designs) never reported together."""
+    return _predicted(mechanism, STRUCTURAL_ROWS, sets).erased
 
 
 def _label(attrs, names) -> str:
@@ -95,3 +106,77 @@ def check_release(mechanism, names, needed=None, allow: bool = False) -> list[st
             shown = ", ".join(_label(a, names) for a in bad[:20]) + (" ..." if len(bad) > 20 else "")
             notes.append(f"{len(bad)} marginal(s) cannot be estimated from this release: {shown}")
     return notes
+
+
+def uninformative_tables(mechanism, sets, rows: int) -> list[MarginalError]:
+    """The marginals of ``sets`` (tuples of column indices) that are not erased but on which, at ``rows`` rows, the
+    data remove less than NO_INFORMATION of the prior's spread (:attr:`.predicted.MarginalError.information`)."""
+    errors = _predicted(mechanism, rows, [tuple(sorted(s)) for s in sets]).marginals
+    return [e for e in errors if not e.erased and e.information < NO_INFORMATION]
+
+
+def _share(information: float) -> str:
+    """A share of the prior's spread for people to read: "0.34 %"."""
+    return f"{100 * information:.2g} %"
+
+
+def _at_rows(err: MarginalError, rows: int) -> str:
+    """The words "at 309 rows", with the rows expected to report the table when fewer do (sampling designs)."""
+    reporting = f" (about {err.rows:,.0f} of them report this table)" if err.rows < rows else ""
+    return f"at {int(rows):,} rows{reporting}"
+
+
+def uninformative_notes(mechanism, names, needed, rows: int) -> list[str]:
+    """Notes for the manifest and report: one per needed marginal (list of lists of names, as ``check_release``
+    takes them) that carries almost no information at the release's ``rows`` (:func:`uninformative_tables`); a
+    warning, never a refusal. Erased marginals are :func:`check_release`'s, which also refuses unknown names (skipped
+    here)."""
+    if not needed:
+        return []
+    names = list(names)
+    index = {n: i for i, n in enumerate(names)}
+    sets = [tuple(index[n] for n in s) for s in needed if all(n in index for n in s)]
+    found = uninformative_tables(mechanism, sets, rows)
+    notes = [
+        f"table {_label(e.attributes, names)}: the data remove {_share(e.information)} of the prior's uncertainty "
+        f"{_at_rows(e, rows)}: its estimate will be close to uniform whatever the data; more epsilon, fewer columns "
+        "or more rows"
+        for e in found[:SHOWN_TABLES]
+    ]
+    if len(found) > SHOWN_TABLES:
+        notes.append(
+            f"and {len(found) - SHOWN_TABLES} more needed table(s) carry almost no information at {int(rows):,} rows"
+        )
+    return notes
+
+
+#: What a table with almost no information does to each use of it (:func:`estimate_information`): the default
+#: estimate, the other estimates, the tests of association.
+NO_INFORMATION_EFFECT = {
+    "map": "the estimate is close to uniform (the prior) whatever the data; intervals span nearly everything",
+    "estimate": "the estimate is mostly randomization noise; intervals span nearly everything",
+    "tests": "the tests have almost no power: a large p-value says nothing about independence",
+}
+
+
+def estimate_information(manifest: dict, mechanism, names, effect: str = "map") -> dict:
+    """How much a release says about the table of the attributes ``names``, for an estimate's ``info`` or a
+    test's output: ``information`` (the share of the prior's spread the data remove at the release's row count,
+    :attr:`.predicted.MarginalError.information`; for a sampling release, from the rows expected to report the
+    table), ``no_information`` (below NO_INFORMATION), and then ``uninformative``, the warning sentence; ``effect``
+    keys NO_INFORMATION_EFFECT (an estimation method other than "map" reads as "estimate"). An erased table gets
+    information 0 and no sentence (the estimate's own ``not_identifiable`` says it)."""
+    from ..estimation.release_source import attribute_index
+
+    idx = attribute_index(manifest, list(names))
+    rows = int(manifest["rows"])
+    (err,) = _predicted(mechanism, rows, [tuple(sorted(idx))]).marginals
+    out: dict = {"information": err.information, "no_information": err.information < NO_INFORMATION}
+    if out["no_information"] and not err.erased:
+        label = _label(idx, [str(a["name"]) for a in manifest["attributes"]])  # in the order asked
+        out["uninformative"] = (
+            f"{_at_rows(err, rows)} this release carries almost no information on {label}: the data remove "
+            f"{_share(err.information)} of the prior's uncertainty; "
+            + NO_INFORMATION_EFFECT.get(effect, NO_INFORMATION_EFFECT["estimate"])
+        )
+    return out

@@ -430,7 +430,7 @@ class AnalyseView(QWidget):
             negatives += f"; NOT converged after {est.info['iterations']} iterations"
         if "suppression" in est.info:
             negatives += f"; {est.info['suppression']}"
-        for key in ("not_identifiable", "few_rows"):
+        for key in ("not_identifiable", "uninformative", "few_rows"):  # uninformative: estimate_information
             if key in est.info:
                 negatives += f"; warning: {est.info[key]}"
         if est.outside_interval_note:
@@ -555,8 +555,9 @@ class AnalyseView(QWidget):
         tests = chi2["tests"]
         main = next((t for t in tests if t["test"] == MAIN_TEST), tests[0])
         parts = ["<b>Test of association</b> (H0: the two attributes are independent)"]
-        if chi2.get("warning"):
-            parts.append(f"<br><span style='color:#cc0000'>{escape(chi2['warning'])}</span>")
+        for key in ("uninformative", "warning"):
+            if chi2.get(key):
+                parts.append(f"<br><span style='color:#cc0000'>{escape(chi2[key])}</span>")
         rec = " — recommended" if main["test"] == chi2.get("recommended") else ""
         unreliable = "" if main.get("valid", True) else " — <span style='color:#cc0000'>not reliable</span>"
         parts.append(

@@ -6,6 +6,7 @@ from optrr_engine.analysis.release_chi2 import chi2_release
 from optrr_engine.estimation import estimate_release
 from optrr_engine.estimation.release_estimate import default_manifest_path, open_release
 from optrr_engine.estimation.release_source import not_private_warning
+from optrr_engine.utility.release_check import estimate_information
 
 
 def open_release_task(path: str, manifest_path: str | None, progress=None, cancel=None) -> dict:
@@ -22,7 +23,8 @@ def open_release_task(path: str, manifest_path: str | None, progress=None, cance
 
 
 def estimate_task(path, names, manifest_path, method, confidence, opened, progress=None, cancel=None) -> dict:
-    """Worker: the estimated marginal and, for two attributes, the chi-square tests."""
+    """Worker: the estimated marginal (with how much information the release carries on it, as ``optrr estimate``
+    says) and, for two attributes, the chi-square tests."""
     est = estimate_release(
         path,
         list(names),
@@ -33,6 +35,8 @@ def estimate_task(path, names, manifest_path, method, confidence, opened, progre
         cancel=cancel,
         opened=opened,
     )
+    manifest, mechanism = opened or open_release(path, manifest_path)
+    est.info.update(estimate_information(manifest, mechanism, list(names), method))  # as optrr estimate
     out = {"estimate": est, "chi2": None}
     if len(names) == 2:
         out["chi2"] = chi2_release(path, list(names), manifest_path=manifest_path, cancel=cancel)

@@ -162,3 +162,18 @@ def test_the_analyse_tab_shows_the_warning(qtbot, window, weak):
     view._estimated(result)
     assert "almost no information on (buying, safety)" in view.result_label.text()
     assert "the tests have almost no power" in view.tests.toPlainText()
+
+
+def test_design_counts_the_tables_without_information_by_the_same_rule(capsys):
+    """optrr design's predicted error says per order how many needed tables carry no information (the rule of the
+    release notes), beside the unbiased estimate's 'too noisy' count, and gives each table's information share."""
+    args = ["design", "--sizes", "4,4,3,4", "--method", "kronecker", "--target-total", "0.2", "--rows", str(ROWS)]
+    out, _ = run(capsys, *args, "--marginals", "1,4;", "--json")
+    pe = json.loads(out)["predicted_error"]
+    (table,) = pe["marginals"]
+    assert table["information"] < NO_INFORMATION and pe["by_order"]["2"]["no_information"] == 1
+    text, _ = run(capsys, *args, "--marginals", "1,4;")
+    assert "too noisy for the unbiased estimate at these rows: 1; no information at these rows" in text
+    assert "of the prior's spread): 1" in text
+    out, _ = run(capsys, *args[:-2], "--rows", "1000000", "--marginals", "1,4;", "--json")
+    assert json.loads(out)["predicted_error"]["by_order"]["2"]["no_information"] == 0  # more rows inform it

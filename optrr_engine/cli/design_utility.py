@@ -234,7 +234,8 @@ def print_predicted(out: dict) -> None:
             avd = f"mean expected AVD {default:.4g} (default estimate); " + avd
         print(
             f"  {order}-way ({v['marginals']} marginals): {avd}; erased: {v['erased']}; "
-            f"uninformative at these rows: {v['non_identifiable'] - v['erased']}"
+            f"too noisy for the unbiased estimate at these rows: {v['non_identifiable'] - v['erased']}; "
+            f"no information at these rows (the data remove under 1 % of the prior's spread): {v['no_information']}"
         )
 
 
@@ -246,7 +247,7 @@ def print_recommendation(out: dict) -> None:
     print(f"recommended: {rec['chosen']}   (by predicted error of {needed} at {rec['rows']} rows)")
     print(
         f"{'design':>12} {'whole-record eps':>17} {'exp. AVD (default)':>19} {'(unbiased)':>11} "
-        f"{'erased':>7} {'uninformative':>14}"
+        f"{'erased':>7} {'too noisy':>10}"
     )
     for c in rec["candidates"]:
         if "result" in c:
@@ -256,7 +257,7 @@ def print_recommendation(out: dict) -> None:
         default = "-" if c["mean_expected_avd_default"] is None else f"{c['mean_expected_avd_default']:.4g}"
         print(
             f"{c['design']:>12} {c['whole_record_epsilon']:>17.6f} {default:>19} {avd:>11} "
-            f"{len(c['erased']):>7} {len(c['non_identifiable']) - len(c['erased']):>14}"
+            f"{len(c['erased']):>7} {len(c['non_identifiable']) - len(c['erased']):>10}"
             + ("  no information: ranked last" if c.get("no_information") else "")
         )
 

@@ -135,6 +135,7 @@ class MarginalError:
             "max_cell_sd": self.max_cell_sd if np.isfinite(self.max_cell_sd) else None,
             "min_abs_eigenvalue": self.min_abs_eigenvalue,
             "identifiable": self.identifiable,
+            "information": self.information,
             "reason": self.reason,
             "rows": self.rows,
         }
@@ -166,6 +167,8 @@ class PredictedError:
                 "marginals": len(ms),
                 "non_identifiable": bad,
                 "erased": sum(1 for m in ms if m.erased),
+                # not erased, but the data remove under NO_INFORMATION of the prior's spread (release notes name them)
+                "no_information": sum(1 for m in ms if not m.erased and m.information < NO_INFORMATION),
                 "mean_expected_avd_default": default if np.isfinite(default) else None,
                 "mean_expected_avd": float(np.mean([m.expected_avd for m in ms])) if not bad else None,
                 "mean_expected_squared_error": float(np.mean([m.expected_squared_error for m in ms]))

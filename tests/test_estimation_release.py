@@ -215,7 +215,8 @@ def test_a_table_from_few_records_says_so(tmp_path, capsys):
         {"name": "a", "role": "perturb", "epsilon": 1.0, "categories": ["x", "y"]},
         {"name": "b", "role": "perturb", "epsilon": 1.0, "categories": ["p", "q"]},
     ]}))
-    assert main(["perturb", str(frame), "--config", str(cfg), "-o", str(tmp_path / "few_rel.csv"), "--quiet"]) == 0
+    args = ["perturb", str(frame), "--config", str(cfg), "-o", str(tmp_path / "few_rel.csv"), "--quiet"]
+    assert main([*args, "--allow-rare-categories"]) == 0  # 3 rows per category: rare, not this test's subject
     capsys.readouterr()
     assert main(["estimate", str(tmp_path / "few_rel.csv"), "--marginal", "a,b"]) == 0
     assert "optrr: warning: only 6 records report this table for 4 cells" in capsys.readouterr().err

@@ -214,7 +214,8 @@ def test_analyse_lists_a_kept_column_marked_and_not_tickable(qtbot, window, tmp_
     window.state.set_column_value(names.index("breast"), "role", "keep")
     qtbot.waitUntil(lambda: window.controller.is_idle(), timeout=WAIT_MS)
     out = tmp_path / "kept.csv"
-    perturb_file(window.state.data_path, window.state.to_release_config(), out)
+    # the sample has rare categories (not this test's subject)
+    perturb_file(window.state.data_path, window.state.to_release_config(), out, allow_rare_categories=True)
     window.tabs.setCurrentIndex(TAB_ANALYSE)
     view = window.analyse_view
     view.open_release(str(out))
@@ -241,7 +242,8 @@ def test_analyse_lists_a_kept_column_marked_and_not_tickable(qtbot, window, tmp_
     window.state.set_column_value(names.index("breast"), "role", "perturb")
     qtbot.waitUntil(lambda: window.controller.is_idle(), timeout=WAIT_MS)
     plain = tmp_path / "plain.csv"
-    perturb_file(window.state.data_path, window.state.to_release_config(), plain, allow_repeat=True)
+    rare = {"allow_rare_categories": True}  # the sample has rare categories (not this test's subject)
+    perturb_file(window.state.data_path, window.state.to_release_config(), plain, allow_repeat=True, **rare)
     view.open_release(str(plain))
     qtbot.waitUntil(lambda: view.opened is not None and view.release_path == str(plain), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not view.spinner.is_spinning(), timeout=WAIT_MS)

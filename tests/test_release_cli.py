@@ -48,7 +48,8 @@ def test_schema_then_perturb(tmp_path, capsys, developer, audit_dir):
     assert "--seed is not accepted" in one_error_line(capsys) and not rel.exists()
     key = tmp_path / "hospital.key"
     assert main(["keygen", "-o", str(key)]) == 0 and "fingerprint" in capsys.readouterr().out
-    assert main(["perturb", str(src), "--config", str(cfg), "-o", str(rel), "--key-file", str(key)]) == 0
+    rare = "--allow-rare-categories"  # breast_cancer.csv has categories of fewer than 5 rows (not this test's subject)
+    assert main(["perturb", str(src), "--config", str(cfg), "-o", str(rel), "--key-file", str(key), rare]) == 0
     out = capsys.readouterr()
     assert "whole-record epsilon" in out.out and "100.0%" in out.err  # progress on stderr
     assert "optrr-audit.json" in out.out and "keyed" in out.out
@@ -61,6 +62,7 @@ def test_schema_then_perturb(tmp_path, capsys, developer, audit_dir):
     assert manifest["randomness"]["source"] == "secret-key" and manifest["shuffled"]
     rel2 = tmp_path / "rel2.parquet"
     args = ["perturb", str(src), "--config", str(cfg), "-o", str(rel2), "--no-shuffle", "--insecure-test-seed", "4"]
+    args.append(rare)
     assert main([*args, "--quiet"]) == 2  # the same data again: needs confirmation
     err = capsys.readouterr().err
     assert "optrr: error: this input was released 1 time(s) before" in err and not rel2.exists()
@@ -273,7 +275,8 @@ def test_kill_9_mid_run_leaves_no_output_under_the_final_name(tmp_path, shuffle)
     assert left and all(f"p{proc.pid}" in n for n in left)  # hidden temporaries named after the dead process
     small = tmp_path / "small.csv"
     small.write_text("a,b\nx,p\ny,q\n")
-    assert main(["perturb", str(small), "--config", cfg, "-o", str(tmp_path / "next.csv"), "--quiet"]) == 0
+    rare = "--allow-rare-categories"  # a two-row file: every category is rare (not this test's subject)
+    assert main(["perturb", str(small), "--config", cfg, "-o", str(tmp_path / "next.csv"), "--quiet", rare]) == 0
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".")]  # the next run in the folder removed them
 
 
@@ -285,7 +288,7 @@ def test_outputs_are_never_overwritten_silently(tmp_path, capsys, audit_dir):
     assert main(["keygen", "-o", str(key)]) == 0
     assert main(["keygen", "-o", str(key)]) == 2 and "never overwritten" in one_error_line(capsys)
     protected = {p: digest(p) for p in (src, cfg, key)}
-    base = ["perturb", str(src), "--config", cfg, "--quiet", "--allow-repeat"]
+    base = ["perturb", str(src), "--config", cfg, "--quiet", "--allow-repeat", "--allow-rare-categories"]  # 3 rows
     for target, role in ((cfg, "configuration"), (key, "key file"), (src, "input")):
         for force in ([], ["--force"]):
             assert main([*base, "--key-file", str(key), "-o", str(target), *force]) == 2
@@ -313,7 +316,8 @@ def test_a_release_with_very_weak_protection_says_so(tmp_path, capsys):
     for eps_a, weak in ((1.0, False), (20.0, True)):
         cfg = config_file(tmp_path, good_columns(a={"epsilon": eps_a}), name=f"r{eps_a:g}.json")
         out = tmp_path / f"out{eps_a:g}.csv"
-        assert main(["perturb", str(src), "--config", cfg, "-o", str(out), "--quiet", "--allow-repeat"]) == 0
+        args = ["perturb", str(src), "--config", cfg, "-o", str(out), "--quiet", "--allow-repeat"]
+        assert main([*args, "--allow-rare-categories"]) == 0  # 3 rows: every category is rare (not the subject)
         err = capsys.readouterr().err
         assert ("very weak protection" in err) is weak, err
         assert ("columns above epsilon 8, released almost as they are: a (epsilon 20)" in err) is weak, err

@@ -67,7 +67,8 @@ def test_real_files_schema_perturb_manifest(tmp_path, name, developer, audit_dir
     cfg = infer_schema(src)
     save_config(cfg, tmp_path / "release.json")
     out = tmp_path / "release.csv"
-    manifest = perturb_file(src, tmp_path / "release.json", out, insecure_test_seed=11).manifest
+    rare = {"allow_rare_categories": True}  # the files have rare categories (not this test's subject)
+    manifest = perturb_file(src, tmp_path / "release.json", out, insecure_test_seed=11, **rare).manifest
     assert digest(src) == before
     loaded = load_manifest(str(out) + ".manifest.json")
     assert loaded == manifest
@@ -98,7 +99,7 @@ def test_receivers_can_estimate_from_a_release(tmp_path, developer):
     src = TEST_DATA / "nursery.csv"
     cfg = infer_schema(src)
     out = tmp_path / "nursery_release.csv"
-    perturb_file(src, cfg, out, insecure_test_seed=5, audit_dir=tmp_path)
+    perturb_file(src, cfg, out, insecure_test_seed=5, audit_dir=tmp_path, allow_rare_categories=True)  # 'recommend' (2)
     est = estimate_release(str(out), ["finance"])
     truth = read(src)["finance"].value_counts(normalize=True)
     for label, value in zip(est.categories[0], est.estimate, strict=True):
@@ -125,7 +126,10 @@ def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monk
     monkeypatch.setattr(shuffle_mod, "MAX_BUCKET_BYTES", 8 << 10)  # ... and re-split oversized ones
     cfg = base_config(eps=50.0)  # eps 50: P(change) ~ e^-50, so each record must keep its values
     cfg.columns[0].role = "keep"
-    manifest = perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", insecure_test_seed=3).manifest
+    # the kept 'id' (a value per row) follows its record: kept on purpose, not the kept-column gate's test
+    manifest = perturb_file(
+        tmp_path / "in.csv", cfg, tmp_path / "out.csv", insecure_test_seed=3, allow_flagged_kept=True
+    ).manifest
     out = read(tmp_path / "out.csv")
     assert list(out.columns) == [NOT_PRIVATE_COLUMN, "id", "a", "b", "c"] and manifest["kept_columns"] == ["id"]
     assert sorted(out["id"]) == sorted(src["id"]) and out["id"].tolist() != src["id"].tolist()
@@ -135,7 +139,8 @@ def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monk
     position = out["id"].str[1:].astype(int).to_numpy()
     assert abs(np.corrcoef(position, np.arange(len(position)))[0, 1]) < 0.1
     unshuffled = perturb_file(
-        tmp_path / "in.csv", cfg, tmp_path / "keep.csv", insecure_test_seed=3, shuffle=False, allow_repeat=True
+        tmp_path / "in.csv", cfg, tmp_path / "keep.csv", insecure_test_seed=3, shuffle=False, allow_repeat=True,
+        allow_flagged_kept=True,
     ).manifest
     assert read(tmp_path / "keep.csv")["id"].tolist() == src["id"].tolist() and unshuffled["shuffled"] is False
 
@@ -267,7 +272,9 @@ def test_semicolon_input_gives_semicolon_output_and_bom_is_kept(tmp_path, develo
     src.write_bytes("\ufeffa;c\nx;1\ny;0\nz;1\n".encode())
     cfg = base_config()
     cfg.columns = [c for c in cfg.columns if c.name in ("a", "c")]
-    m = perturb_file(src, cfg, tmp_path / "out.csv", insecure_test_seed=1, shuffle=False).manifest
+    m = perturb_file(  # 3 rows: every category is rare (not this test's subject)
+        src, cfg, tmp_path / "out.csv", insecure_test_seed=1, shuffle=False, allow_rare_categories=True
+    ).manifest
     data = (tmp_path / "out.csv").read_bytes()
     assert data.startswith(b"\xef\xbb\xbfNOT_PRIVATE_insecure_test_seed;a;c\nyes;") and m["output"]["delimiter"] == ";"
 

@@ -177,3 +177,32 @@ def test_design_counts_the_tables_without_information_by_the_same_rule(capsys):
     assert "of the prior's spread): 1" in text
     out, _ = run(capsys, *args[:-2], "--rows", "1000000", "--marginals", "1,4;", "--json")
     assert json.loads(out)["predicted_error"]["by_order"]["2"]["no_information"] == 0  # more rows inform it
+
+
+def test_a_release_names_its_needed_tables_without_information(tmp_path, capsys, audit_dir, developer):
+    """perturb's rows_check (CLI and window alike): the manifest's notes, the report and stderr name the needed
+    table that carries almost no information at the rows released; a well-informed release has no such note."""
+    from optrr_engine.release.manifest import manifest_path, report_path
+
+    weak = release(tmp_path, capsys, "weak", target_total=0.2)
+    notes = json.loads(open(manifest_path(weak)).read())["design"]["notes"]
+    assert any(n.startswith("table (buying, safety): the data remove ") for n in notes)
+    assert "table (buying, safety): the data remove " in open(report_path(weak)).read()
+    strong = release(tmp_path, capsys, "strong")
+    strong_notes = json.loads(open(manifest_path(strong)).read())["design"]["notes"]
+    assert not any("table (buying, safety)" in n for n in strong_notes)
+
+
+def test_the_windows_release_job_adds_the_same_notes(tmp_path, capsys, audit_dir, developer):
+    from optrr_engine.release.manifest import manifest_path
+    from optrr_gui.workers.jobs.release import run_release
+
+    weak = release(tmp_path, capsys, "weak", target_total=0.2)  # (its configuration and data, released again)
+    config = json.loads((tmp_path / "weak.json").read_text())
+    out = tmp_path / "window" / "rel.csv"
+    out.parent.mkdir()
+    options = {"seed": 7, "developer": True, "allow_repeat": True, "audit_dir": str(audit_dir)}
+    made = run_release(str(tmp_path / "cars.csv"), config, str(out), options)
+    assert any(n.startswith("table (buying, safety): the data remove ") for n in made["manifest"]["design"]["notes"])
+    assert json.loads(open(manifest_path(str(out))).read())["design"]["notes"] == made["manifest"]["design"]["notes"]
+    assert weak != str(out)

@@ -71,6 +71,8 @@ def reader_options(args):
 
 
 def add_parser(sub):
+    from ..release.schema import KEPT_UNIQUE_SHARE, RARE_COUNT
+
     p = sub.add_parser("perturb", help="randomize a data file into a release (+ manifest and HTML report)")
     p.add_argument("input", metavar="INPUT", help="data file: .csv .tsv .txt .xlsx .parquet .sav .dta")
     p.add_argument("--config", required=True, help="release configuration JSON (make one with optrr schema)")
@@ -97,7 +99,14 @@ def add_parser(sub):
     p.add_argument(
         "--allow-flagged-kept",
         action="store_true",
-        help="publish kept columns that optrr schema proposed to drop (likely identifiers, free text) as they are",
+        help="publish kept columns that optrr schema proposed to drop (likely identifiers, free text), or where "
+        f"more than {KEPT_UNIQUE_SHARE * 100:g}%% of the released rows hold a value no other row has (a linkage key), "
+        "as they are",
+    )
+    p.add_argument(
+        "--allow-rare-categories",
+        action="store_true",
+        help=f"release categories of fewer than {RARE_COUNT} rows by name (the codebook discloses that they exist)",
     )
     p.add_argument("--format", choices=["csv", "parquet", "xlsx", "sav", "dta"], help="output format")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
@@ -173,7 +182,8 @@ def check_flagged_kept(args, cfg) -> None:
     """Refuse, before any work, kept columns of ``cfg`` (copied unchanged, in the clear) that ``optrr schema``
     proposed to drop (a likely identifier or free text: the reason is in the column's warnings), unless
     --allow-flagged-kept: such a column's values would be published as they are (the window asks for the same with
-    its tick)."""
+    its tick). Kept columns with values unique to one row in many rows are refused by perturb_file after its pass
+    (the same flag allows them)."""
     from ..errors import InputError
     from ..release.schema import drop_reason
 
@@ -208,7 +218,7 @@ def run(args) -> int:
     from ..release.perturb import perturb_file
     from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
     from ..release.risk import weak_protection_warnings
-    from ..utility.release_check import check_release
+    from ..utility.release_check import check_release, release_rows_notes
     from .interrupts import hold
 
     check_output_name(args)
@@ -245,12 +255,15 @@ def run(args) -> int:
             output_format=args.format,
             force=args.force,
             allow_repeat=args.allow_repeat,
+            allow_rare_categories=args.allow_rare_categories,
+            allow_flagged_kept=args.allow_flagged_kept,
             audit_dir=args.audit_dir,
             progress=bar,
             reader_options=reader_options(args),
             design_check=lambda mech, names, cfg: check_release(
                 mech, names, cfg.needed_marginals, args.allow_unidentifiable or cfg.allow_unidentifiable
             ),
+            rows_check=release_rows_notes,
             at_commit=hold,
         )
     finally:

@@ -5,14 +5,16 @@ the key or the audit record; the folder must be writable; temporaries of killed 
 the header and build the codec from the configuration -> run the design (honesty rule in
 :mod:`.design_step`) -> hash the input and look it up in the audit record's ledger (a repeat release needs
 ``allow_repeat``) -> one streaming pass: encode each chunk, perturb it with the mechanism's vectorised
-sampler, and either write it or spill it into the external shuffle (:mod:`.shuffle`) -> write the
-shuffled records -> hash the output -> write the manifest and the external report (beside the release) and
-the audit record and internal report (in the audit folder; the audit record, read again under its lock,
-refuses a repeat found by the records' fingerprints, :class:`.audit.ColumnFingerprints`, unless
-``allow_repeat``) -> rename the temporary files into place, the audit record first (so the ledger never
-misses a release). Memory is bounded by the chunk size and the
-shuffle's bucket size, not by the file. A cancel, an error or a kill leaves nothing under the final names
-(only hidden temporary files for a kill, removed by the next run in that folder).
+sampler, and either write it or spill it into the external shuffle (:mod:`.shuffle`) -> refuse what the pass
+found (identifier-like perturbed columns, rare released categories, kept columns with a value unique to one row
+in many rows: :class:`IdentifierGuard`, :class:`RareGuard`, :class:`KeptUniqueGuard`) -> write the shuffled
+records -> hash the output -> write the manifest and the external report (beside the release) and the audit
+record and internal report (in the audit folder; the audit record, read again under its lock, refuses a repeat
+found by the records' fingerprints, :class:`.audit.ColumnFingerprints`, unless ``allow_repeat``) -> rename the
+temporary files into place, the audit record first (so the ledger never misses a release). Memory is bounded by
+the chunk size and the shuffle's bucket size, not by the file, except 8 bytes per row per kept column
+(:class:`KeptUniqueGuard`). A cancel, an error or a kill leaves nothing under the final names (only hidden
+temporary files for a kill, removed by the next run in that folder).
 
 Randomness (:mod:`.randomness`): AES-128-CTR keyed from the operating system by default (nothing recorded,
 not reproducible); with a hospital ``key`` (``optrr keygen``) the release is reproducible by the key holder
@@ -96,11 +98,14 @@ def perturb_file(
     output_format: str | None = None,
     force: bool = False,
     allow_repeat: bool = False,
+    allow_rare_categories: bool = False,
+    allow_flagged_kept: bool = False,
     audit_dir=None,
     progress=None,
     cancel=None,
     reader_options=None,
     design_check=None,
+    rows_check=None,
     at_commit=None,
 ) -> Release:
     """Write the release OUTPUT, OUTPUT.manifest.json and OUTPUT.report.html (for the recipient) and update
@@ -110,6 +115,8 @@ def perturb_file(
 
     ``design_check(mechanism, attribute_names, config)``, when given, runs after the design and before any file is
     written: it raises InputError to refuse the release or returns notes for the manifest and report.
+    ``rows_check(mechanism, attribute_names, config, rows)``, when given, runs after the pass (``rows``: the rows
+    released) and returns notes for the manifest and report (it never refuses).
     ``at_commit()``, when given, is called once at the commit point, just before the audit record is appended: from
     there on the release is completed, not abandoned (the command line holds Ctrl-C from there).
     ``config``: a ReleaseConfig, its dict, or the path of its JSON. ``key``: a hospital key (bytes, from
@@ -118,7 +125,10 @@ def perturb_file(
     first column, manifest and report. ``force``:
     replace existing outputs. ``allow_repeat``: release a source that the audit record shows was released
     before, by its bytes (refused before the pass) or by its records (a column of another input with the same
-    values, refused at the commit point); otherwise :class:`.audit.RepeatReleaseError`. ``reader_options``
+    values, refused at the commit point); otherwise :class:`.audit.RepeatReleaseError`. After the pass, before any
+    file gets its final name, the release is refused (InputError) when a perturbed column releases a rare category
+    (:class:`RareGuard`) unless ``allow_rare_categories``, or when a kept column holds a value unique to one row in
+    too many rows (:class:`KeptUniqueGuard`) unless ``allow_flagged_kept``. ``reader_options``
     (ReaderOptions) override the configuration's ``input`` options.
     """
     from ..io.atomic import AtomicFile, check_new_output, remove_stale_temporaries, sha256_file
@@ -239,15 +249,19 @@ def perturb_file(
         rows_read = rows_out = 0
         excluded: dict[str, int] = {}
         seen = IdentifierGuard(codec)
+        rare = RareGuard(codec, enabled=not allow_rare_categories)
+        unique = KeptUniqueGuard(codec.kept if not allow_flagged_kept else [])
         records = ColumnFingerprints(codec.columns)  # the ledger's check at the commit point (append_release)
         for n, codes, kept, ex in prefetched(encoded_chunks(source, codec, records)):
             stream.check()
             seen.add(codes)
+            rare.add(codes)
             for k, v in ex.items():
                 excluded[k] = excluded.get(k, 0) + v
             out = codec.output_table(mechanism.sample(codes, rng_sample), kept)
             if not randomness.private:
                 out = mark_not_private(out)
+            unique.add(out)  # the kept columns as released (after recoding)
             _write(spill.add if spill is not None else writer.write, output_path, out)
             rows_read += n
             rows_out += out.num_rows
@@ -257,7 +271,10 @@ def perturb_file(
         if rows_out == 0:
             raise InputError("every row has a missing value in a column with missing: exclude; nothing to release")
         seen.check(rows_out)
+        check_published(rare, unique, rows_out)
         check_unlisted_share(codec.unlisted, rows_read, source.options.decimal)
+        if rows_check is not None:  # e.g. needed tables that carry no information at this row count
+            release_design.notes.extend(rows_check(mechanism, codec.attributes, cfg, rows_out) or [])
         if spill is not None:
             for table in spill.tables(chunk_rows, ctl.sub(0.75, 0.95)):
                 _write(writer.write, output_path, table)
@@ -380,6 +397,92 @@ class IdentifierGuard:
         found = self.found(rows)
         if found:
             raise InputError(identifier_refusal(found, rows))
+
+
+class RareGuard:
+    """Refuses the rare categories a perturbed column releases (schema's :func:`.schema.rare_categories`, the rule of
+    the Design tab and the release dialog, checked on the rows actually released): the codebook lists every
+    category, so a category of 1..RARE_COUNT-1 rows discloses that such a person exists. Counts the rows per
+    category (code) of every column of categories, its missing-value category included; a listed category with no
+    rows is not rare, and numeric columns are not watched (they publish bins, never their numbers; the dialog lists
+    none of theirs either). ``enabled=False``: watches nothing (the release allows rare categories)."""
+
+    def __init__(self, codec, enabled: bool = True):
+        self.names = codec.attributes
+        self.labels = [spec.labels for spec in codec.specs]
+        self.columns = [j for j, spec in enumerate(codec.specs) if spec.type != "numeric"] if enabled else []
+        self.counts = {j: np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in self.columns}
+
+    def add(self, codes: np.ndarray) -> None:
+        for j in self.columns:
+            self.counts[j] += np.bincount(codes[:, j], minlength=self.counts[j].size)
+
+    def found(self) -> list[tuple[str, list[tuple[str, int]]]]:
+        """(name, its rare categories with their rows, rarest first) of every column with any, in column order."""
+        from .schema import rare_categories
+
+        out = []
+        for j in self.columns:
+            rare = rare_categories(dict(zip(self.labels[j], self.counts[j].tolist(), strict=True)))
+            if rare:
+                out.append((str(self.names[j]), rare))
+        return out
+
+    def problem(self) -> str | None:
+        """The refusal naming every column with rare categories (:func:`.schema.rare_refusal`), or None."""
+        from .schema import rare_refusal
+
+        found = self.found()
+        return rare_refusal(found) if found else None
+
+
+class KeptUniqueGuard:
+    """Refuses the kept columns (copied unchanged, in the clear) where too many released rows hold a value that no
+    other released row has (:func:`.schema.kept_too_unique`): such a value can link the record to the person in
+    another data set. Each non-empty released value (after recoding) is hashed to 64 bits per chunk; the rows per
+    value are counted once, at the end. Memory: 8 bytes per released row per watched column (and a sorted copy of
+    one column's hashes at the end); a hash collision (about n²/2⁶⁵ for n rows) can only hide a unique value."""
+
+    def __init__(self, names):
+        self.names = list(names)
+        self.hashes: dict[str, list[np.ndarray]] = {n: [] for n in self.names}
+
+    def add(self, table) -> None:
+        """The kept columns of a release table (as written)."""
+        import pandas as pd
+
+        for name in self.names:
+            column = table.column(name).drop_null()
+            values = column.to_numpy(zero_copy_only=False).astype(object, copy=False)
+            self.hashes[name].append(pd.util.hash_array(values, categorize=True).astype(np.uint64, copy=False))
+
+    def found(self, rows: int) -> list[tuple[str, int, int]]:
+        """(name, rows with a value no other row has, distinct values) of every column refused, in column order."""
+        from .schema import kept_too_unique
+
+        out = []
+        for name in self.names:
+            hashes = np.concatenate(self.hashes[name]) if self.hashes[name] else np.empty(0, dtype=np.uint64)
+            counts = np.unique(hashes, return_counts=True)[1]
+            unique = int((counts == 1).sum())
+            if kept_too_unique(unique, rows):
+                out.append((name, unique, int(counts.size)))
+        return out
+
+    def problem(self, rows: int) -> str | None:
+        """The refusal naming every such column (:func:`.schema.kept_unique_refusal`), or None."""
+        from .schema import kept_unique_refusal
+
+        found = self.found(rows)
+        return kept_unique_refusal(found, rows) if found else None
+
+
+def check_published(rare: RareGuard, unique: KeptUniqueGuard, rows: int) -> None:
+    """After the pass (``rows`` released), one InputError naming every rare category and every too-unique kept
+    column that would be published (a guard built disabled finds nothing)."""
+    problems = [p for p in (rare.problem(), unique.problem(rows)) if p]
+    if problems:
+        raise InputError("\n".join(problems))
 
 
 def encoded_chunks(source, codec, fingerprints=None):

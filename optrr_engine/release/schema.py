@@ -18,7 +18,8 @@ SPSS / Stata value labels (``labels`` of :func:`decide_column`, from the file) l
 their codes, ordinal when the codes are 3 or more consecutive whole numbers; codes without a label and the file's
 user-missing values (read as missing) are named in warnings; labelled columns are never taken for free text.
 Categories seen fewer than RARE_COUNT times are flagged by name and count: the codebook lists every category,
-so their existence is disclosed. Non-numeric cells of a numeric column that are not missing-value markers
+so their existence is disclosed (``perturb`` refuses to release them unless allowed: :func:`rare_refusal`).
+Non-numeric cells of a numeric column that are not missing-value markers
 (e.g. ``deceased 2019-03-04 (Mrs J. Smith)`` in ``age``) are never copied into the configuration: the
 column is flagged (how many cells, not which) and perturb releases them as missing unless the user lists
 them. Identifier and free-text columns get no categories at all. ``codebook`` (:mod:`.codebook_import`)
@@ -424,6 +425,53 @@ def rare_warning(counts, recoded: bool = False) -> str | None:
     return (
         f"{RARE_WARNING_START}{after}: {shown}{more}; the codebook lists every category, so their existence is "
         "disclosed - merge them or set them missing"
+    )
+
+
+def _rows(n: int) -> str:
+    return f"{n:,} row{'s' if n != 1 else ''}"
+
+
+def rare_refusal(found) -> str:
+    """The perturb-time error naming every perturbed column with rare released categories (``found``: (column,
+    :func:`rare_categories` of its released rows) of each, in column order; the first RARE_SHOWN of a column named
+    with their rows, the others counted) and the ways out."""
+    listed = []
+    for name, rare in found:
+        shown = ", ".join(f"{v!r} ({_rows(c)})" for v, c in rare[:RARE_SHOWN])
+        more = f" and {len(rare) - RARE_SHOWN:,} more" if len(rare) > RARE_SHOWN else ""
+        listed.append(f"{name!r}: {shown}{more}")
+    return (
+        f"{RARE_WARNING_START} would be released by name in {'; '.join(listed)}; the codebook lists every category, "
+        "so their existence is disclosed. Merge them into other categories (recode) or set them missing, drop the "
+        "column, or give --allow-rare-categories if publishing their existence is intended"
+    )
+
+
+#: A kept column (copied unchanged, in the clear) is refused by perturb when more than this share of the released
+#: rows hold a value no other released row has (:func:`kept_unique_refusal`): such a value is a linkage key.
+KEPT_UNIQUE_SHARE = 0.05
+
+
+def kept_too_unique(unique_rows: int, rows: int) -> bool:
+    """The rule for kept columns: more than KEPT_UNIQUE_SHARE of the ``rows`` released have a value of the column
+    that no other released row has (``unique_rows``)."""
+    return unique_rows > KEPT_UNIQUE_SHARE * rows
+
+
+def kept_unique_refusal(found, rows: int) -> str:
+    """The perturb-time error naming every kept column that :func:`kept_too_unique` refuses (``found``: (name, rows
+    with a value no other row has, distinct values) of each, in column order; ``rows``: the rows released), saying
+    which look like identifiers (:func:`identifier_like`), why it matters and the ways out."""
+    named = []
+    for name, unique, distinct in found:
+        like = "; it looks like an identifier" if identifier_like(distinct, rows) else ""
+        named.append(f"{name!r} ({unique:,} of {rows:,} rows have a value no other row has{like})")
+    return (
+        f"kept column(s) {', '.join(named)} would be published as they are, in the clear: a value that only one "
+        "record has can link that record to the person in another data set holding the same value (refused when "
+        f"more than {KEPT_UNIQUE_SHARE:.0%} of the rows hold such a value). Drop the column, perturb it (numeric "
+        "columns with bins), or give --allow-flagged-kept if publishing its values is intended"
     )
 
 

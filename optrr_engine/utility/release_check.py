@@ -180,3 +180,9 @@ def estimate_information(manifest: dict, mechanism, names, effect: str = "map") 
             + NO_INFORMATION_EFFECT.get(effect, NO_INFORMATION_EFFECT["estimate"])
         )
     return out
+
+
+def release_rows_notes(mechanism, names, config, rows: int) -> list[str]:
+    """``perturb_file``'s ``rows_check`` (the CLI's and the window's): :func:`uninformative_notes` of the
+    configuration's needed marginals at the rows released."""
+    return uninformative_notes(mechanism, names, config.needed_marginals, rows)

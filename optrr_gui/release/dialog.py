@@ -803,6 +803,9 @@ class ReleaseDialog(QDialog):
         options = {
             "force": bool(existing),
             "allow_repeat": self.allow_repeat,
+            # the tick accepts everything the orange list names: every kept column and every rare released category
+            "allow_rare_categories": self.accept_clear.isChecked(),
+            "allow_flagged_kept": self.accept_clear.isChecked(),
             "seed": int(self.seed.value()) if developer_mode() and self.fixed_seed.isChecked() else None,
             "developer": developer_mode(),
             "key_file": self.key_file.text().strip() or None,

@@ -37,6 +37,10 @@ _GUI_STEPS = (
      "missing to treat them as missing"),
     ("give the right --delimiter", "open it again and choose the right separator in the import dialog"),
     ("check --delimiter", "open it again and choose the separator in the import dialog"),
+    (", or give --allow-rare-categories if publishing their existence is intended",
+     ", or tick the box under the orange list if that is intended"),
+    (", or give --allow-flagged-kept if publishing its values is intended",
+     ", or tick the box under the orange list if that is intended"),
 )
 
 

@@ -20,10 +20,19 @@ def needed_marginal_check(mechanism, names, config) -> list:
     return check_release(mechanism, names, config.needed_marginals, config.allow_unidentifiable)
 
 
+def rows_notes(mechanism, names, config, rows: int) -> list:
+    """The release's ``rows_check``, as ``optrr perturb`` runs it: needed tables without information at the rows
+    released, as notes for the manifest and report."""
+    from optrr_engine.utility.release_check import release_rows_notes
+
+    return release_rows_notes(mechanism, names, config, rows)
+
+
 def run_release(input_path, config, output_path, options: dict, progress=None, cancel=None) -> dict:
-    """Worker: the engine's perturb_file; returns {"manifest": the recipient's manifest, "audit": this release's
-    entry of the internal audit record, "ledger": every release of the same source (this one last)}. The engine's
-    refusals that name command-line steps are worded for the GUI (others, e.g. RepeatReleaseError, pass as raised)."""
+    """Worker: the engine's perturb_file (``options``: the dialog's choices; :func:`accepted` for its tick); returns
+    {"manifest": the recipient's manifest, "audit": this release's entry of the internal audit record, "ledger":
+    every release of the same source (this one last)}. The engine's refusals that name command-line steps are worded
+    for the GUI (others, e.g. RepeatReleaseError, pass as raised)."""
     try:
         made = _perturb(input_path, config, output_path, options, progress, cancel)
     except InputError as exc:
@@ -32,6 +41,13 @@ def run_release(input_path, config, output_path, options: dict, progress=None, c
             raise
         raise InputError(text) from None
     return {"manifest": made.manifest, "audit": made.audit_entry, "ledger": made.ledger}
+
+
+def accepted(options: dict, name: str) -> bool:
+    """Whether the user accepted what perturb_file's ``name`` allows (``allow_rare_categories``,
+    ``allow_flagged_kept``): the release dialog's tick over its orange list, which names every kept column and every
+    rare released category; absent: not accepted (the engine then refuses what it finds and says why)."""
+    return bool(options.get(name, False))
 
 
 def _perturb(input_path, config, output_path, options: dict, progress, cancel):
@@ -46,8 +62,11 @@ def _perturb(input_path, config, output_path, options: dict, progress, cancel):
         output_format=options.get("output_format"),
         force=options.get("force", False),
         allow_repeat=options.get("allow_repeat", False),
+        allow_rare_categories=accepted(options, "allow_rare_categories"),
+        allow_flagged_kept=accepted(options, "allow_flagged_kept"),
         audit_dir=options.get("audit_dir"),
         design_check=needed_marginal_check,
+        rows_check=rows_notes,
         progress=progress,
         cancel=cancel,
     )

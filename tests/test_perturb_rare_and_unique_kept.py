@@ -1,0 +1,204 @@
+"""``optrr perturb`` asks before publishing what the window's release dialog lists in orange and needs a tick for:
+rare released categories (fewer than RARE_COUNT rows: the codebook discloses that they exist) unless
+--allow-rare-categories, and kept columns whose values are unique to one row in more than KEPT_UNIQUE_SHARE of the
+rows (a linkage key) unless --allow-flagged-kept. Both are refused after the pass, before any file gets its final
+name; the window's release job passes the flags when the dialog's tick was given."""
+
+import json
+import os
+
+import pytest
+
+from optrr_engine.cli.main import main
+from optrr_engine.errors import InputError
+from optrr_engine.release.perturb import perturb_file
+from optrr_engine.release.schema import KEPT_UNIQUE_SHARE, RARE_COUNT, kept_too_unique
+from tests.test_gui_support import SAMPLE, SAMPLE_ORANGE
+
+OUTPUTS = ("rel.csv", "rel.csv.manifest.json", "rel.csv.report.html")
+
+
+def write_csv(folder, name: str, header: str, rows: list[str]) -> str:
+    path = folder / name
+    path.write_text("\n".join([header, *rows]) + "\n")
+    return str(path)
+
+
+def schema_config(tmp_path, src: str, roles: dict | None = None) -> str:
+    """``optrr schema`` of ``src`` with the ``roles`` changed as a user would, saved as release.json."""
+    cfg_path = tmp_path / "release.json"
+    assert main(["schema", src, "-o", str(cfg_path), "--quiet"]) == 0
+    cfg = json.loads(cfg_path.read_text())
+    for col in cfg["columns"]:
+        col["role"] = (roles or {}).get(col["name"], col["role"])
+    cfg_path.write_text(json.dumps(cfg))
+    return str(cfg_path)
+
+
+def error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("optrr: error: ")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def perturb(tmp_path, src: str, cfg: str, *flags: str) -> int:
+    return main(["perturb", src, "--config", cfg, "-o", str(tmp_path / "rel.csv"), "--quiet", *flags])
+
+
+def gender_rows(other: int, n: int = 60) -> list[str]:
+    """``n`` rows of sex,smoker with ``other`` rows of sex 'Other'."""
+    return [f"{'Other' if i < other else 'FM'[i % 2]},{['yes', 'no'][i % 3 == 0]}" for i in range(n)]
+
+
+def test_a_rare_category_is_refused_naming_it_and_nothing_is_left_then_released_with_the_flag(
+    tmp_path, capsys, audit_dir
+):
+    src = write_csv(tmp_path, "in.csv", "sex,smoker", gender_rows(2))
+    cfg = schema_config(tmp_path, src)
+    before, audit_before = set(os.listdir(tmp_path)), set(os.listdir(audit_dir))
+    assert perturb(tmp_path, src, cfg) == 2
+    line = error_line(capsys)
+    assert f"rare categories (fewer than {RARE_COUNT} rows)" in line and "'sex': 'Other' (2 rows)" in line
+    assert "'smoker'" not in line and "existence is disclosed" in line
+    assert "recode" in line and "drop the column" in line and "--allow-rare-categories" in line
+    assert set(os.listdir(tmp_path)) == before  # no release, manifest, report, nor any hidden temporary
+    assert set(os.listdir(audit_dir)) == audit_before  # no audit entry, no internal report
+    assert perturb(tmp_path, src, cfg, "--allow-rare-categories") == 0
+    for name in OUTPUTS:
+        assert (tmp_path / name).exists(), name
+    manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
+    assert "Other" in next(c for c in manifest["codebook"] if c["name"] == "sex")["categories"]
+
+
+def test_a_category_of_rare_count_rows_is_not_refused(tmp_path, capsys):
+    src = write_csv(tmp_path, "in.csv", "sex,smoker", gender_rows(RARE_COUNT))
+    assert perturb(tmp_path, src, schema_config(tmp_path, src)) == 0, capsys.readouterr().err
+    assert (tmp_path / "rel.csv").exists()
+
+
+def test_the_rule_is_the_dialogs_a_rare_missing_value_category_counts_an_empty_one_or_a_numeric_column_not(tmp_path):
+    """The categories the release dialog lists (dialog.rare_categories): a missing-value category of 1..4 rows is
+    rare; a listed category with no rows is not; a numeric column is not watched (it publishes bins; the dialog lists
+    none of its categories either, here '?' in 1 row)."""
+    rows = [f"{'' if i < 2 else 'FM'[i % 2]},{'?' if i == 2 else 20 + i}" for i in range(60)]
+    src = write_csv(tmp_path, "in.csv", "sex,age", rows)
+    config = {
+        "method": "kronecker",
+        "columns": [
+            {
+                "name": "sex",
+                "role": "perturb",
+                "type": "nominal",
+                "epsilon": 1.0,
+                "categories": ["F", "M", "U", "NA"],
+                "missing": "category",
+            },
+            {
+                "name": "age",
+                "role": "perturb",
+                "type": "numeric",
+                "epsilon": 1.0,
+                "categories": ["?"],
+                "bins": {"edges": [0, 40, 60, 100]},
+            },
+        ],
+    }
+    with pytest.raises(InputError, match=r"in 'sex': 'NA' \(2 rows\); the codebook") as refused:
+        perturb_file(src, config, tmp_path / "rel.csv")
+    assert "'U'" not in str(refused.value) and "'age'" not in str(refused.value)
+    assert os.listdir(tmp_path) == ["in.csv"]
+
+
+def test_the_engine_names_the_rare_categories_the_release_dialog_lists_for_the_sample(tmp_path):
+    """The sample (breast_cancer.csv) as the window proposes it: the same columns, categories and rows as the dialog's
+    orange list (tests/test_gui_support.SAMPLE_ORANGE), in the same order."""
+    from optrr_engine.release.schema import infer_schema
+
+    with pytest.raises(InputError) as refused:
+        perturb_file(SAMPLE, infer_schema(SAMPLE), tmp_path / "rel.csv")
+    entries = (e.split(": ", 1) for e in SAMPLE_ORANGE["rare_categories"])  # "age: '20-29' (1 row)"
+    expected = "; ".join(f"'{name}': {rest}" for name, rest in entries)
+    assert f"would be released by name in {expected}; the codebook" in str(refused.value)
+
+
+def kept_rows(unique: int, n: int = 100) -> list[str]:
+    """``n`` rows of code,site,sex: ``unique`` codes held by one row each, the others shared by 10 rows each; 3
+    sites."""
+    return [
+        f"{f'U{i}' if i < unique else f'S{i % 7}'},{['north', 'south', 'east'][i % 3]},{'FM'[i % 2]}" for i in range(n)
+    ]
+
+
+def test_a_near_unique_kept_column_is_refused_naming_the_count_then_released_with_the_flag(tmp_path, capsys, audit_dir):
+    src = write_csv(tmp_path, "in.csv", "code,site,sex", kept_rows(30))
+    cfg = schema_config(tmp_path, src, {"code": "keep", "site": "keep"})
+    before, audit_before = set(os.listdir(tmp_path)), set(os.listdir(audit_dir))
+    assert perturb(tmp_path, src, cfg) == 2
+    line = error_line(capsys)
+    assert "kept column(s) 'code' (30 of 100 rows have a value no other row has)" in line, line
+    assert "'site'" not in line and "another data set" in line
+    assert "Drop the column" in line and "bins" in line and "--allow-flagged-kept" in line
+    assert set(os.listdir(tmp_path)) == before and set(os.listdir(audit_dir)) == audit_before
+    assert perturb(tmp_path, src, cfg, "--allow-flagged-kept") == 0
+    manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
+    assert manifest["kept_columns"] == ["code", "site"]
+
+
+def test_a_kept_identifier_is_said_to_look_like_one(tmp_path):
+    src = write_csv(tmp_path, "in.csv", "code,site,sex", kept_rows(100))
+    config = {
+        "method": "kronecker",
+        "columns": [
+            {"name": "code", "role": "keep"},
+            {"name": "sex", "role": "perturb", "type": "nominal", "epsilon": 1.0, "categories": ["F", "M"]},
+        ],
+    }
+    with pytest.raises(InputError, match=r"'code' \(100 of 100 rows have a value no other row has; it looks like an "):
+        perturb_file(src, config, tmp_path / "rel.csv")
+
+
+def test_a_kept_column_of_few_values_or_recoded_into_few_is_released(tmp_path, capsys):
+    """'site' (3 values) passes; so does 'code' once its unique values are recoded into one label: the values
+    counted are the ones released."""
+    src = write_csv(tmp_path, "in.csv", "code,site,sex", kept_rows(30))
+    cfg_path = schema_config(tmp_path, src, {"code": "keep", "site": "keep"})
+    cfg = json.loads(open(cfg_path).read())
+    code = next(c for c in cfg["columns"] if c["name"] == "code")
+    code["recode"] = {"rare": [f"U{i}" for i in range(30)]}
+    code["categories"] = [f"S{i}" for i in range(7)] + ["rare"]  # the released labels
+    open(cfg_path, "w").write(json.dumps(cfg))
+    assert perturb(tmp_path, src, cfg_path) == 0, capsys.readouterr().err
+
+
+def test_the_kept_rule_refuses_more_than_its_share():
+    at_most = round(KEPT_UNIQUE_SHARE * 1000)
+    assert not kept_too_unique(at_most, 1000) and kept_too_unique(at_most + 1, 1000)
+
+
+def test_the_windows_release_job_passes_the_dialogs_tick(tmp_path, audit_dir):
+    """optrr_gui.workers.jobs.release.run_release (the release dialog's job): the dialog passes its tick, which
+    accepts everything orange (every kept column, every rare category), as ``allow_rare_categories`` and
+    ``allow_flagged_kept``; without them the engine refuses, in the window's words."""
+    from optrr_gui.workers.jobs.release import run_release
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "out").mkdir()
+    src = write_csv(tmp_path / "in", "in.csv", "code,site,sex", kept_rows(30, 99) + ["U99,north,X"])
+    config = {
+        "method": "kronecker",
+        "columns": [
+            {"name": "code", "role": "keep"},
+            {"name": "sex", "role": "perturb", "type": "nominal", "epsilon": 1.0, "categories": ["F", "M", "X"]},
+        ],
+    }
+    out = str(tmp_path / "out" / "rel.csv")
+    with pytest.raises(InputError, match=r"'sex': 'X' \(1 row\)"):
+        run_release(src, config, out, {"allow_rare_categories": False, "allow_flagged_kept": True})
+    with pytest.raises(InputError, match=r"'code' \(31 of 100 rows"):
+        run_release(src, config, out, {"allow_rare_categories": True, "allow_flagged_kept": False})
+    with pytest.raises(InputError, match="or tick the box under the orange list if that is intended"):
+        run_release(src, config, out, {})  # no tick given: refused, worded for the window
+    assert os.listdir(tmp_path / "out") == []
+    made = run_release(src, config, out, {"allow_rare_categories": True, "allow_flagged_kept": True})  # the tick
+    assert made["manifest"]["kept_columns"] == ["code"] and os.path.exists(out)

@@ -214,3 +214,17 @@ def test_a_long_design_reports_progress_unless_quiet_or_json(capsys, monkeypatch
     for quiet in ("--quiet", "--json"):
         code, out, err = design(capsys, *request, quiet)
         assert code == 0 and "%]" not in err
+
+
+def test_the_progress_timer_draws_nothing_once_closed(capsys):
+    """The delayed first line (a timer thread) may fire while close() runs: it then draws nothing, so no stray
+    progress line appears among the results."""
+    from types import SimpleNamespace
+
+    progress = design_cmd.DesignProgress(SimpleNamespace(quiet=False, json=False, method="optimal"))
+    progress(0.5, "solving")
+    progress.close()
+    capsys.readouterr()
+    progress._show()  # the timer's call, arriving late
+    progress(0.9, "later step")
+    assert capsys.readouterr().err == ""

@@ -234,7 +234,7 @@ def write_config(args, method: str, mechanism=None, sample_m: int | None = None)
         return None
     from ..release.config import ReleaseConfig, save_config
 
-    check_new_config(args)
+    check_new_config(args)  # again: a file may have appeared there during a long design
     cfg = args.release_config
     cfg.method = method
     cfg.sample_m = sample_m
@@ -302,7 +302,7 @@ class DesignProgress:
 
         self.bar = ProgressBar(enabled=not (args.quiet or args.json))
         self.latest: tuple[float, str] = (0.0, f"designing ({args.method})")
-        self.shown = False
+        self.shown = self.closed = False
         self.lock = threading.Lock()
         self.timer = threading.Timer(PROGRESS_DELAY, self._show)
         self.timer.daemon = True
@@ -319,13 +319,15 @@ class DesignProgress:
 
     def _show(self) -> None:
         with self.lock:
+            if self.closed:  # the timer fired while close() ran: nothing more is drawn after it
+                return
             self.shown = True
             self.bar(*self.latest)
 
     def close(self) -> None:
         self.timer.cancel()
         with self.lock:
-            self.shown = False
+            self.shown, self.closed = False, True
             self.bar.close()
 
 

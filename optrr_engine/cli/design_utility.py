@@ -216,6 +216,8 @@ def configuration_of(cand, design) -> tuple[str, object, int | None]:
 
 
 def print_predicted(out: dict) -> None:
+    from ..utility.predicted import NO_INFORMATION
+
     pe = out.get("predicted_error")
     if pe and "skipped" in pe:
         print(f"predicted error: not computed: {pe['skipped']}")
@@ -235,7 +237,8 @@ def print_predicted(out: dict) -> None:
         print(
             f"  {order}-way ({v['marginals']} marginals): {avd}; erased: {v['erased']}; "
             f"too noisy for the unbiased estimate at these rows: {v['non_identifiable'] - v['erased']}; "
-            f"no information at these rows (the data remove under 1 % of the prior's spread): {v['no_information']}"
+            f"no information at these rows (the data remove under {100 * NO_INFORMATION:g} % of the prior's spread): "
+            f"{v['no_information']}"
         )
 
 

@@ -7,8 +7,8 @@ A configuration that carries a ``mechanism`` (the one the GUI showed) is release
 checked against the columns' category counts and requested epsilons (or the whole-record target), never
 recomputed, and a given mechanism above the request or the target is refused with its own way out (the
 configuration's method did not design it: the notes say so, and name the method it records if any); its budget
-entry states the target and the whole-record epsilon the mechanism achieves, and a scale of the weights only when
-its column epsilons are one (``given_budget``). With target_total, per-column epsilons in the configuration are
+entry states the target and that the mechanism was given, and a scale of the weights only when its column epsilons
+are one (``given_budget``). With target_total, per-column epsilons in the configuration are
 ignored, and the notes and the manifest say so. Method "utility" is released only so (without one, the error
 names the ``optrr design`` command that writes it for these columns). If "auto" is configured but this build of
 the engine has no "auto" method, an exact design is used instead (optimal LP for k <= AUTO_FALLBACK_OPTIMAL_K,
@@ -97,13 +97,13 @@ def common_scale(epsilons, weights) -> float | None:
 
 
 def given_budget(mech, target: float, weights) -> dict:
-    """The budget entry of a mechanism given with target_total: the target, the whole-record epsilon the mechanism
-    achieves (recomputed from it), and the scale c of the weights only when its column epsilons are c w_i / max(w)."""
+    """The budget entry of a mechanism given with target_total: the target, the weights, that the mechanism was given
+    (its whole-record epsilon is the manifest's overall_epsilon), and the scale c of the weights only when its column
+    epsilons are c w_i / max(w)."""
     budget = {
         "target_total": float(target),
         "weights": [float(w) for w in weights],
         "mechanism": "given in the configuration",
-        "whole_record_epsilon": float(mech.overall_epsilon()),
     }
     scale = common_scale(mech.attribute_epsilons(), weights)
     if scale is not None:

@@ -110,17 +110,17 @@ def _requested_row(m: dict) -> str:
     )
 
 
-def _budget_text(budget: dict) -> str:
+def _budget_text(budget: dict, achieved: float) -> str:
     """The total-budget paragraph: the target and the scale of the weights, or, for a mechanism given in the
-    configuration, the whole-record epsilon it achieves against the target (and a scale only if it has one)."""
+    configuration, the whole-record epsilon it achieves (``achieved``: the manifest's overall_epsilon, checked
+    against its mechanism) against the target (and a scale only if it has one)."""
     from ..budget import REL_GAP
 
     target = float(budget["target_total"])
     scale = budget.get("scale")
     scaled = f"weights scaled by {_num(scale)}" if isinstance(scale, (int, float)) and scale else ""
     text = f"Total-budget mode: target whole-record epsilon {_num(target)}"
-    achieved = budget.get("whole_record_epsilon")
-    if budget.get("mechanism") is None or not isinstance(achieved, (int, float)):
+    if budget.get("mechanism") is None:
         return f"{text}{', ' + scaled if scaled else ''}."
     where = "at" if eps_equal(achieved, target, REL_GAP) else "below" if achieved < target else "ABOVE"
     shares = f"; its column epsilons are the {scaled}" if scaled else ""
@@ -235,7 +235,7 @@ def _privacy_and_attributes(m: dict) -> str:
 
     design = m.get("design", {})
     budget = design.get("budget")
-    budget_html = f"<p>{_e(_budget_text(budget))}</p>" if budget else ""
+    budget_html = f"<p>{_e(_budget_text(budget, float(m['overall_epsilon'])))}</p>" if budget else ""
     return f"""<h2>Privacy</h2>
 <table>
 <tr><th>Whole-record epsilon</th><td class=num>{_num(m["overall_epsilon"])}</td></tr>

@@ -124,6 +124,12 @@ class MarginalError:
             return 0.0
         return float(np.clip(1.0 - (self.expected_avd_default / prior) ** 2, 0.0, 1.0))
 
+    @property
+    def no_information(self) -> bool:
+        """Estimable (not erased) but the data remove under NO_INFORMATION of the prior's spread at these rows
+        (:attr:`information`): the one rule of the release notes, the recipient's warnings and the design's counts."""
+        return not self.erased and self.information < NO_INFORMATION
+
     def to_json(self, names=None) -> dict:
         finite = self.identifiable
         return {
@@ -168,7 +174,7 @@ class PredictedError:
                 "non_identifiable": bad,
                 "erased": sum(1 for m in ms if m.erased),
                 # not erased, but the data remove under NO_INFORMATION of the prior's spread (release notes name them)
-                "no_information": sum(1 for m in ms if not m.erased and m.information < NO_INFORMATION),
+                "no_information": sum(1 for m in ms if m.no_information),
                 "mean_expected_avd_default": default if np.isfinite(default) else None,
                 "mean_expected_avd": float(np.mean([m.expected_avd for m in ms])) if not bad else None,
                 "mean_expected_squared_error": float(np.mean([m.expected_squared_error for m in ms]))
@@ -196,7 +202,7 @@ class PredictedError:
         (:attr:`MarginalError.information`): the default estimates would be the prior's equal shares, whose predicted
         error looks modest only because the prior is uniform. Stricter than "not identifiable" (the unbiased
         estimate's intervals span everything), which the default estimate can still beat by far (docs/utility.md)."""
-        return bool(self.marginals) and all(m.information < NO_INFORMATION for m in self.marginals)
+        return bool(self.marginals) and all(m.erased or m.no_information for m in self.marginals)
 
     def rank_key(self) -> tuple:
         """Order of designs: fewer erased needed marginals first, then the smaller :meth:`default_score`; a design

@@ -17,7 +17,7 @@ from math import comb
 from ..errors import InputError
 from .identifiability import way_out
 from .marginals import column_set_text
-from .predicted import NO_INFORMATION, MarginalError, PredictedError, predicted_error
+from .predicted import MarginalError, PredictedError, predicted_error
 
 #: Rows used to separate structural non-identifiability from "uninformative at n rows".
 STRUCTURAL_ROWS = 10**15
@@ -112,7 +112,7 @@ def uninformative_tables(mechanism, sets, rows: int) -> list[MarginalError]:
     """The marginals of ``sets`` (tuples of column indices) that are not erased but on which, at ``rows`` rows, the
     data remove less than NO_INFORMATION of the prior's spread (:attr:`.predicted.MarginalError.information`)."""
     errors = _predicted(mechanism, rows, [tuple(sorted(s)) for s in sets]).marginals
-    return [e for e in errors if not e.erased and e.information < NO_INFORMATION]
+    return [e for e in errors if e.no_information]
 
 
 def _share(information: float) -> str:
@@ -165,14 +165,14 @@ def estimate_information(manifest: dict, mechanism, names, effect: str = "map") 
     :attr:`.predicted.MarginalError.information`; for a sampling release, from the rows expected to report the
     table), ``no_information`` (below NO_INFORMATION), and then ``uninformative``, the warning sentence; ``effect``
     keys NO_INFORMATION_EFFECT (an estimation method other than "map" reads as "estimate"). An erased table gets
-    information 0 and no sentence (the estimate's own ``not_identifiable`` says it)."""
+    information 0, ``no_information`` False and no sentence (the estimate's own ``not_identifiable`` says it)."""
     from ..estimation.release_source import attribute_index
 
     idx = attribute_index(manifest, list(names))
     rows = int(manifest["rows"])
     (err,) = _predicted(mechanism, rows, [tuple(sorted(idx))]).marginals
-    out: dict = {"information": err.information, "no_information": err.information < NO_INFORMATION}
-    if out["no_information"] and not err.erased:
+    out: dict = {"information": err.information, "no_information": err.no_information}
+    if err.no_information:
         label = _label(idx, [str(a["name"]) for a in manifest["attributes"]])  # in the order asked
         out["uninformative"] = (
             f"{_at_rows(err, rows)} this release carries almost no information on {label}: the data remove "

@@ -110,3 +110,29 @@ def test_no_spin_box_for_a_typed_format(qtbot, runner, tmp_path):
     wait_columns(qtbot, dialog, ["a"])
     assert not dialog.skip_rows.isVisibleTo(dialog) and "skip_rows" not in dialog.options()
     dialog.reject()
+
+
+def test_a_title_line_gets_the_suggestion_in_the_dialog_s_words(qtbot, runner, tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_text("Export of 2026-03-01\n\na;b\n" + "".join(";".join(r) + "\n" for r in ROWS))
+    dialog = open_dialog(qtbot, runner, path)
+    qtbot.waitUntil(lambda: "Cannot read" in dialog.info.text(), timeout=WAIT_MS)
+    text = dialog.info.text()
+    assert "if line 3 is the header row" in text and "set 'Rows above the header' to 2" in text
+    assert "--skip-rows" not in text
+    dialog.skip_rows.setValue(2)  # as the message says
+    wait_columns(qtbot, dialog, ["a", "b"])
+    dialog.reject()
+
+
+def test_a_failed_preview_shows_no_stale_columns_and_escapes_the_message(qtbot, runner, tmp_path):
+    """After an error the preview shows no column headers of the earlier preview, and a message quoting a name
+    with < reads as written (escaped in the label's rich text)."""
+    path = tmp_path / "t.csv"
+    path.write_text("<x>,<x>\na,b\n" + "".join(",".join(r) + "\n" for r in ROWS))
+    dialog = open_dialog(qtbot, runner, path, {"skip_rows": 1})
+    wait_columns(qtbot, dialog, ["a", "b"])
+    dialog.skip_rows.setValue(0)  # the header is now "<x>,<x>": a name given twice
+    qtbot.waitUntil(lambda: "Cannot read" in dialog.info.text(), timeout=WAIT_MS)
+    assert "'&lt;x&gt;'" in dialog.info.text() and dialog.preview.columnCount() == 0
+    dialog.reject()

@@ -14,9 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 from PySide6.QtCore import Qt
 
+from optrr_engine.io.typed_sources import NESTED
 from optrr_gui.data.table_view import NOT_READ
 from optrr_gui.design.attribute_table import COL_ROLE, COL_WARN
 from optrr_gui.release.dialog import ReleaseDialog
+from optrr_gui.state.role_fields import role_choices
 from optrr_gui.state.session import ROLES
 from tests.test_gui_support import WAIT_MS, close_window, open_window
 
@@ -77,6 +79,30 @@ def test_the_column_of_lists_says_why_and_keeps_the_role_drop(window):
     assert window.state.columns[B].role == "drop"
     panel.show_column(A)
     assert panel.role.isEnabled()
+
+
+def test_the_column_state_carries_the_readers_reason_not_a_warning_text(window):
+    """The column of lists is known from the reader through the schema (ColumnConfig.unreadable ->
+    ColumnState.unreadable): with its schema warning removed it still cannot take another role, and still says why;
+    the release configuration carries the reason, and the engine refuses that column with another role."""
+    from optrr_engine.errors import InputError
+
+    assert window.store.unreadable == {"b": NESTED}
+    assert [c.unreadable for c in window.state.columns] == [None, NESTED, None]
+    window.state.set_column_value(B, "warnings", [])  # no warning text left to recognise it by
+    assert role_choices(window.state.columns[B]) == ("drop",)
+    table = window.attributes.view.model()
+    assert table.data(table.index(B, COL_WARN)) == WHY
+    assert not table.flags(table.index(B, COL_ROLE)) & Qt.ItemFlag.ItemIsEditable
+    window.attributes.set_roles([B], "perturb")
+    assert window.state.columns[B].role == "drop"
+    window.show_summary_of(B)
+    assert window.summary_view.title.text() == f"b: {WHY}. Its values are not read."
+    column = window.state.to_release_config().columns[B]
+    assert column.to_dict()["unreadable"] == NESTED
+    column.role = "perturb"
+    with pytest.raises(InputError, match=r"column 'b' holds .*: it cannot be released; set its role to drop"):
+        column.validate()
 
 
 def test_a_release_leaves_the_column_of_lists_out(qtbot, window, tmp_path):

@@ -2,7 +2,8 @@
 rare released categories (fewer than RARE_COUNT rows: the codebook discloses that they exist) unless
 --allow-rare-categories, and kept columns whose values are unique to one row in more than KEPT_UNIQUE_SHARE of the
 rows (a linkage key) unless --allow-flagged-kept. Both are refused after the pass, before any file gets its final
-name; the window's release job passes the flags when the dialog's tick was given."""
+name; the window's release job passes what the dialog's tick approved: the rare (column, category) pairs and kept
+columns its orange list names (:class:`PublishRefusal` says what else was found)."""
 
 import json
 import os
@@ -177,9 +178,9 @@ def test_the_kept_rule_refuses_more_than_its_share():
 
 
 def test_the_windows_release_job_passes_the_dialogs_tick(tmp_path, audit_dir):
-    """optrr_gui.workers.jobs.release.run_release (the release dialog's job): the dialog passes its tick, which
-    accepts everything orange (every kept column, every rare category), as ``allow_rare_categories`` and
-    ``allow_flagged_kept``; without them the engine refuses, in the window's words."""
+    """optrr_gui.workers.jobs.release.run_release (the release dialog's job) passes ``allow_rare_categories`` and
+    ``allow_flagged_kept`` as given (True here: approve all, as the command line's flags); without them the engine
+    refuses, in the window's words."""
     from optrr_gui.workers.jobs.release import run_release
 
     (tmp_path / "in").mkdir()
@@ -202,3 +203,142 @@ def test_the_windows_release_job_passes_the_dialogs_tick(tmp_path, audit_dir):
     assert os.listdir(tmp_path / "out") == []
     made = run_release(src, config, out, {"allow_rare_categories": True, "allow_flagged_kept": True})  # the tick
     assert made["manifest"]["kept_columns"] == ["code"] and os.path.exists(out)
+
+
+# -- approvals by name, the structured refusal, the counting ------------------------------------------------------
+def job_file(tmp_path) -> tuple[str, dict]:
+    """The job test's file: 'code' kept (31 of 100 rows unique), 'sex' perturbed with 'X' in 1 row, 'site' kept (3
+    values)."""
+    src = write_csv(tmp_path, "in.csv", "code,site,sex", kept_rows(30, 99) + ["U99,north,X"])
+    config = {
+        "method": "kronecker",
+        "columns": [
+            {"name": "code", "role": "keep"},
+            {"name": "site", "role": "keep"},
+            {"name": "sex", "role": "perturb", "type": "nominal", "epsilon": 1.0, "categories": ["F", "M", "X"]},
+        ],
+    }
+    return src, config
+
+
+def test_the_refusal_carries_what_it_names_and_survives_a_worker_process(tmp_path):
+    import pickle
+
+    from optrr_engine.release.perturb import PublishRefusal
+
+    src, config = job_file(tmp_path)
+    with pytest.raises(PublishRefusal) as refused:
+        perturb_file(src, config, tmp_path / "rel.csv")
+    exc = refused.value
+    assert isinstance(exc, InputError)
+    assert exc.rare == [("sex", "X", 1)] and exc.kept == [("code", 31, 100)]
+    lines = str(exc).splitlines()  # the same text as before: one line per rule
+    assert lines[0].startswith(f"rare categories (fewer than {RARE_COUNT} rows) would be released by name in 'sex'")
+    assert lines[1].startswith("kept column(s) 'code' (31 of 100 rows have a value no other row has)")
+    again = pickle.loads(pickle.dumps(exc))
+    assert type(again) is PublishRefusal and (again.rare, again.kept, str(again)) == (exc.rare, exc.kept, str(exc))
+    assert os.listdir(tmp_path) == ["in.csv"]
+
+
+def test_only_what_was_approved_by_name_is_published(tmp_path):
+    """A collection approves exactly its (column, category) pairs and kept columns; anything else found is refused,
+    naming only that."""
+    from optrr_engine.release.perturb import PublishRefusal
+
+    src, config = job_file(tmp_path)
+    out = tmp_path / "rel.csv"
+    with pytest.raises(PublishRefusal) as refused:  # another category of 'sex', and 'site' instead of 'code'
+        perturb_file(src, config, out, allow_rare_categories={("sex", "F")}, allow_flagged_kept={"site"})
+    assert refused.value.rare == [("sex", "X", 1)] and refused.value.kept == [("code", 31, 100)]
+    with pytest.raises(PublishRefusal) as refused:
+        perturb_file(src, config, out, allow_rare_categories=[("sex", "X")], allow_flagged_kept=set())
+    assert refused.value.rare == [] and refused.value.kept == [("code", 31, 100)]
+    assert "rare categories" not in str(refused.value)
+    with pytest.raises(PublishRefusal) as refused:
+        perturb_file(src, config, out, allow_rare_categories=False, allow_flagged_kept=["code"])
+    assert refused.value.rare == [("sex", "X", 1)] and refused.value.kept == []
+    assert not out.exists()
+    made = perturb_file(src, config, out, allow_rare_categories={("sex", "X")}, allow_flagged_kept=frozenset({"code"}))
+    assert made.manifest["kept_columns"] == ["code", "site"] and out.exists()
+
+
+def test_one_count_per_category_gives_both_the_identifier_and_the_rare_refusals():
+    """CategoryGuard, counted chunk by chunk, against a count of all the codes at once: the identifier-like columns
+    (distinct categories released) and the rare categories (1..RARE_COUNT-1 rows) are the same."""
+    import numpy as np
+
+    from optrr_engine.release.config import ReleaseConfig
+    from optrr_engine.release.perturb import CategoryGuard
+    from optrr_engine.release.schema import identifier_like
+
+    ids = [f"P{i:03d}" for i in range(400)]
+    config = ReleaseConfig.from_dict({"method": "kronecker", "columns": [
+        {"name": "pid", "role": "perturb", "type": "nominal", "epsilon": 1.0, "categories": ids},
+        {"name": "grade", "role": "perturb", "type": "nominal", "epsilon": 1.0, "categories": list("ABCDEFG")},
+    ]})
+    from optrr_engine.release.codec import Codec
+
+    codec = Codec(config)
+    rng = np.random.default_rng(3)
+    codes = np.stack([rng.permutation(400)[:300], rng.choice(7, 300, p=[0.5, 0.3, 0.17, 0.01, 0.01, 0.01, 0.0])], 1)
+    codes = codes.astype(codec.dtype)
+    for size in (1, 7, 300):
+        guard = CategoryGuard(codec)
+        for start in range(0, 300, size):
+            guard.add(codes[start:start + size])
+        assert guard.identifiers(300) == [("pid", 300)] and identifier_like(300, 300)
+        grade = np.bincount(codes[:, 1], minlength=7)
+        expected = sorted((("grade", "ABCDEFG"[c], int(n)) for c, n in enumerate(grade) if 0 < n < RARE_COUNT),
+                          key=lambda t: (t[2], t[1]))
+        assert [r for r in guard.rare() if r[0] == "grade"] == expected and expected
+        approved = {expected[0][:2]}
+        assert guard.rare(None) == [] and expected[0][:2] not in {r[:2] for r in guard.rare(approved)}
+
+
+@pytest.mark.parametrize("cap", [1_000_000, 50])  # 50: past the cap the values are counted by hash
+def test_kept_unique_counts_equal_pandas_value_counts_across_chunk_sizes(cap):
+    """KeptUniqueGuard's rows with a value no other row has, and its distinct values, on random data with missing
+    cells and a recoding, against pandas' value_counts of the released values; whatever the chunk size."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    from optrr_engine.release.perturb import KeptUniqueGuard
+    from optrr_engine.release.recode import recode_arrow
+
+    rng = np.random.default_rng(11)
+    n = 5000
+    values = np.array([f"v{i}" for i in rng.integers(0, 6000, n)], dtype=object)
+    values[rng.random(n) < 0.1] = None
+    recode = {"merged": [f"v{i}" for i in range(0, 6000, 3)]}
+    column = pa.array(values, type=pa.string())
+    released = pd.Series(recode_arrow(column, recode).to_pylist()).dropna()
+    counts = released.value_counts()
+    expected_unique, expected_distinct = int((counts == 1).sum()), int(counts.size)
+    assert expected_unique > 0.05 * n  # refused
+    for size in (1, 97, 1000, n):
+        guard = KeptUniqueGuard(["code"], {"code": recode}, cap=cap)
+        for start in range(0, n, size):
+            guard.add(pa.table({"code": column[start:start + size]}))
+        assert guard.found(n) == [("code", expected_unique, expected_distinct)], size
+    plain = KeptUniqueGuard(["code"], cap=cap)
+    plain.add(pa.table({"code": column}))
+    raw = pd.Series(values).dropna().value_counts()
+    assert plain.found(n) == [("code", int((raw == 1).sum()), int(raw.size))]
+
+
+def test_the_windows_job_passes_the_approved_sets_and_keeps_the_refusals_fields(tmp_path):
+    """run_release passes the dialog's approvals as they are; a refusal is worded for the window and stays a
+    PublishRefusal with its fields (the dialog adds them to its orange list)."""
+    from optrr_engine.release.perturb import PublishRefusal
+    from optrr_gui.workers.jobs.release import run_release
+
+    (tmp_path / "out").mkdir()
+    src, config = job_file(tmp_path)
+    out = str(tmp_path / "out" / "rel.csv")
+    with pytest.raises(PublishRefusal, match="or tick the box under the orange list if that is intended") as refused:
+        run_release(src, config, out, {"allow_rare_categories": frozenset(), "allow_flagged_kept": frozenset({"code"})})
+    assert refused.value.rare == [("sex", "X", 1)] and refused.value.kept == []
+    assert "--allow" not in str(refused.value)
+    made = run_release(src, config, out, {"allow_rare_categories": {("sex", "X")}, "allow_flagged_kept": {"code"}})
+    assert made["manifest"]["kept_columns"] == ["code", "site"]

@@ -105,6 +105,14 @@ def test_title_lines_without_skip_rows_get_an_error_suggesting_it(tmp_path, deli
         open_source(path)
 
 
+def test_a_one_column_file_whose_values_hold_semicolons_stays_one_column(tmp_path):
+    values = ["J45;J46", "C;D", "J45;J46", "E11;I10"] * 10
+    path = write(tmp_path / "codes.csv", "codes\n" + "".join(v + "\n" for v in values))
+    assert detect_options(path).delimiter == ","  # a one-word first line is a column's name, not a title
+    frame = read_preview(path)
+    assert list(frame.columns) == ["codes"] and frame["codes"].tolist() == values
+
+
 def test_a_ragged_file_whose_header_is_right_gets_no_suggestion(tmp_path):
     path = write(tmp_path / "ragged.csv", body() + "x;p;extra\n")
     with pytest.raises(InputError, match=r"ragged rows\); fix that row, or give the right --delimiter$"):
@@ -142,6 +150,18 @@ def test_excel_rows_keep_their_sheet_numbers_and_a_title_row_suggests_skip_rows(
         list(open_source(path).tables())
     with pytest.raises(InputError, match=r"has nothing in row 10"):
         open_source(path, ReaderOptions(skip_rows=9))
+
+
+def test_excel_blank_rows_above_the_header_are_skipped_as_in_text(tmp_path):
+    path = write_book(tmp_path / "t.xlsx", [["Export"], [], ["a", "b"], ["x", "p"], ["y", "q", "extra"]])
+    source = open_source(path, ReaderOptions(skip_rows=1))  # the blank row 2 is skipped, as a blank line in text
+    assert source.names == ["a", "b"] and source.header_row == 3
+    with pytest.raises(InputError, match=r"row 5 has values to the right"):  # the sheet's own row number
+        list(source.tables())
+    gap = write_book(tmp_path / "gap.xlsx", [[], [None, None], ["a", "b"], *ROWS])
+    assert read_preview(gap).values.tolist() == ROWS  # blank rows above the header without skip_rows too
+    text = write(tmp_path / "t.csv", "Export\n\na;b\n" + "".join(";".join(r) + "\n" for r in ROWS))
+    assert read_preview(text, ReaderOptions(skip_rows=1)).values.tolist() == ROWS  # as delimited text does
 
 
 def test_skip_rows_on_parquet_is_refused(tmp_path):

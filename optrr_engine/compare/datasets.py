@@ -106,10 +106,10 @@ def load_dataset(path: str, max_categories: int = 12, bins: int = 4, options=Non
     encoding, delimiter and every bad-input check alike); empty cells become "" (a missing marker)."""
     import pandas as pd
 
-    from ..io.readers import iter_chunks, open_source
+    from ..io.readers import open_source, table_to_frame
 
     source = open_source(path, options)
-    frames = list(iter_chunks(path, options, columns=source.readable_names()))  # not a column of lists
+    frames = [table_to_frame(table) for table in source.tables()]  # the readable columns (not a column of lists)
     base = os.path.basename(str(path))
     if not frames:
         if not source.names:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from . import sniff
-from .source_base import Source, blank_to_null, check_names, is_blank
+from .source_base import Source, blank_to_null, check_names, is_blank, skip_rows_hint
 
 #: Bytes pyarrow parses per block (at least; blocks hold at least 8 rows of the file's typical size). The
 #: streaming reader reads about 32 blocks ahead, so this bounds its memory.
@@ -129,10 +129,7 @@ class CsvSource(Source):
         if line is None or (common <= len(header) and unnamed * 2 < len(header)):
             return ""
         sep = self.header_line - int(self.options.skip_rows or 0)
-        return (
-            f"; if line {line:,} is the header row (the lines above it titles), give --skip-rows {line - 1 - sep} "
-            "(rows above the header)"
-        )
+        return skip_rows_hint("line", line, line - 1 - sep)
 
     def _check_header_width(self, head: bytes) -> None:
         """Refuse a header with fewer fields than nearly all the sampled lines below it (each such line would be

@@ -216,7 +216,8 @@ def column_names(path, options: ReaderOptions | None = None) -> list[str]:
 
 
 def iter_tables(path, options: ReaderOptions | None = None, columns=None) -> Iterator:
-    """``pyarrow.Table`` chunks of string columns (nulls for missing values)."""
+    """``pyarrow.Table`` chunks of string columns (nulls for missing values): ``columns``, or by default every
+    column the reader can give as text (:meth:`.source_base.Source.tables`)."""
     yield from open_source(path, options).tables(columns)
 
 
@@ -234,7 +235,8 @@ def table_to_frame(table):
 
 
 def iter_chunks(path, options: ReaderOptions | None = None, columns=None) -> Iterator:
-    """pandas DataFrames of at most ``options.chunk_rows`` rows; every value a str, missing values NaN."""
+    """pandas DataFrames of at most ``options.chunk_rows`` rows of ``columns`` (by default every readable one, as
+    :func:`iter_tables`); every value a str, missing values NaN."""
     for table in iter_tables(path, options, columns):
         yield table_to_frame(table)
 
@@ -246,10 +248,9 @@ def read_preview(path, options: ReaderOptions | None = None, nrows: int = 200):
 
     options = replace(options or ReaderOptions(), chunk_rows=max(1, int(nrows)))
     source = open_source(path, options)
-    readable = source.readable_names()  # a column the reader cannot give as text (Source.unreadable) is left out
-    for table in source.tables(readable):
+    for table in source.tables():
         return table_to_frame(table.slice(0, nrows))
-    empty = pa.table({n: pa.array([], type=pa.string()) for n in readable})
+    empty = pa.table({n: pa.array([], type=pa.string()) for n in source.readable_names()})
     return table_to_frame(empty)
 
 

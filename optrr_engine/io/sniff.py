@@ -12,11 +12,12 @@ another encoding is refused with that line (mixed_utf8_line); NUL bytes without 
 binary file. Delimiter: a first line ``sep=X`` (Excel's delimiter hint: "sep=" in any case and one character,
 alone on the line, after a byte-order mark if any) names it and is neither header nor data (:func:`sep_line`);
 otherwise the candidate that splits the sampled lines into the same number (> 1) of fields most consistently
-(when no candidate splits the first line, the lines below a few title lines decide, so that the header's error
-can point to them). Lines above the header (the ``sep=`` line, then ``skip_rows`` lines) are physical lines,
-blank ones included, each ended by CR LF, CR or LF: as pyarrow's ``skip_rows`` counts them. Decimal mark: ","
-when the delimiter is not "," and numbers written like 1,5 outnumber numbers written like 1.5 (ASCII digits
-only).
+(when no candidate splits the first line and that line reads like a title, two or more words, the lines below it
+decide if they start with a header row, so that the header's error can point to that row; a one-column file whose
+header is one word stays one column even when its values hold a delimiter). Lines above the header (the ``sep=``
+line, then ``skip_rows`` lines) are physical lines, blank ones included, each ended by CR LF, CR or LF: as pyarrow's
+``skip_rows`` counts them. Decimal mark: "," when the delimiter is not "," and numbers written like 1,5 outnumber
+numbers written like 1.5 (ASCII digits only).
 """
 
 from __future__ import annotations
@@ -33,10 +34,13 @@ WINDOW_BYTES = 64 << 10
 DELIMITERS = (",", ";", "\t", "|")
 #: Title lines at most that :func:`guess_delimiter` looks past when the first line has a single field.
 TITLE_LINES = 10
+#: Words a first line without a delimiter needs to be taken for a title (:func:`guess_delimiter`).
+TITLE_WORDS = 2
 _SEP_LINE = re.compile(r"sep=(.)", re.IGNORECASE | re.DOTALL)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _COMMA_NUMBER = re.compile(r"[+-]?[0-9]+,[0-9]+")  # ASCII digits only, as the release's number rule
 _DOT_NUMBER = re.compile(r"[+-]?[0-9]+\.[0-9]+")
+_NUMBER = re.compile(r"[+-]?[0-9]+(?:[.,][0-9]+)?")
 
 BOMS = (
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -216,13 +220,31 @@ def sample_lines(head: bytes, encoding: str, max_lines: int = 200, skip: int = 0
 
 def guess_delimiter(lines: list[str], default: str = ",") -> str:
     """The delimiter giving the most lines with the header's field count (> 1 fields), quotes respected. When no
-    candidate splits the first line (a title line above the header?), the first of the next TITLE_LINES lines
-    that one splits, if at least 90% of the lines from it on have its field count; else ``default``."""
-    for start in range(max(0, min(TITLE_LINES, len(lines) - 2)) + 1):
-        best, score = _best_delimiter(lines[start:])
-        if best is not None and (start == 0 or score >= 0.9):
-            return best
+    candidate splits the first line: if that line reads like a title (:func:`_title_like`), the delimiter that
+    splits the first of the next TITLE_LINES lines into a header row (:func:`_header_like`) when at least 90% of
+    the lines from it on have its field count; else ``default`` (a one-column file whose values hold ";" is read
+    as one column)."""
+    best, _ = _best_delimiter(lines)
+    if best is not None:
+        return best
+    if lines and _title_like(lines[0]):
+        for start in range(1, max(0, min(TITLE_LINES, len(lines) - 2)) + 1):
+            best, share = _best_delimiter(lines[start:])
+            if best is not None and share >= 0.9 and _header_like(lines[start], best):
+                return best
     return default
+
+
+def _title_like(line: str) -> bool:
+    """Whether a line without a delimiter reads like a title rather than one column's name: words of prose
+    (at least TITLE_WORDS, separated by white space)."""
+    return len(line.split()) >= TITLE_WORDS
+
+
+def _header_like(line: str, delimiter: str) -> bool:
+    """Whether ``line`` split by ``delimiter`` looks like a header row: distinct names, none blank or a number."""
+    cells = [c.strip() for c in next(csv.reader([line], delimiter=delimiter), [])]
+    return len(set(cells)) == len(cells) and all(c and not _NUMBER.fullmatch(c) for c in cells)
 
 
 def _best_delimiter(lines: list[str]) -> tuple[str | None, float]:

@@ -67,6 +67,16 @@ def is_blank(value) -> bool:
     return isinstance(value, str) and (value == "" or value.isspace())
 
 
+def skip_rows_hint(unit: str, number: int, skip: int) -> str:
+    """The suggestion of --skip-rows appended to a header error: if ``unit`` ("line" or "row") ``number`` of the
+    file is the header row, ``skip`` rows above it. It ends with the fixed words "give --skip-rows N (rows above
+    the header)", so that the window can reword them for its own setting."""
+    return (
+        f"; if {unit} {number:,} is the header row (the {unit}s above it titles), give --skip-rows {skip} "
+        "(rows above the header)"
+    )
+
+
 def check_columns(requested, names: list[str], path) -> list[str] | None:
     if requested is None:
         return None
@@ -106,8 +116,9 @@ class Source:
     ``empty_rows_skipped`` the rows of the file that were skipped because every cell was missing (delimited text
     and Excel; 0 for Parquet, SPSS and Stata, which keep such rows as cases; see the module's docstring).
     ``unreadable``: {column: why its values cannot be read as text (e.g. Parquet lists)}; such a column is named
-    in ``names`` but :meth:`tables` refuses to read it, so it can only be dropped. :meth:`column_warnings`: notes
-    on columns that are read, but not quite as the file shows them (merged Excel cells)."""
+    in ``names`` but :meth:`tables` leaves it out by default and refuses it by name, so it can only be dropped.
+    :meth:`column_warnings`: notes on columns that are read, but not quite as the file shows them (merged Excel
+    cells)."""
 
     format = "?"
 
@@ -142,10 +153,13 @@ class Source:
         return max(1, min(int(self.options.chunk_rows), CHUNK_CELLS // max(1, width)))
 
     def tables(self, columns=None) -> Iterator:
-        """String tables of the chosen columns (all by default), in file order. An ``unreadable`` column among
-        them is refused with the reason."""
+        """String tables of the chosen columns, in file order; by default (None) every column but the
+        ``unreadable`` ones (:meth:`readable_names`). An ``unreadable`` column asked for by name is refused with
+        the reason."""
         columns = check_columns(columns, self.names, self.path)
-        bad = [c for c in (self.names if columns is None else columns) if c in self.unreadable]
+        if columns is None and self.unreadable:
+            columns = self.readable_names()
+        bad = [c for c in columns or () if c in self.unreadable]
         if bad:
             raise InputError(
                 f"{os.path.basename(self.path)}: column {bad[0]!r} {self.unreadable[bad[0]]}: it cannot be released; "

@@ -11,7 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .source_base import Source, blank_to_null, check_names, is_blank
+from .source_base import Source, blank_to_null, check_names, is_blank, skip_rows_hint
 from .values import format_value, string_array
 
 if TYPE_CHECKING:
@@ -90,8 +90,9 @@ def _as_text(col):
 
 
 class ExcelSource(Source):
-    """The chosen sheet (name or 0-based index; the first by default); the first row after ``options.skip_rows`` rows
-    (``header_row``, 1-based) names the columns; row numbers in messages are the sheet's own. Rows whose
+    """The chosen sheet (name or 0-based index; the first by default); the first row with a value after
+    ``options.skip_rows`` rows (``header_row``, 1-based: empty rows above it are skipped, as blank lines above a
+    delimited file's header) names the columns; row numbers in messages are the sheet's own. Rows whose
     every cell is missing (no value, or blank text) are no records: skipped and counted in ``empty_rows_skipped``.
     Formula cells are read as their stored results; a chosen column with a formula cell without one (a file from
     a program that does not calculate) is refused. Merged cells are not filled: only a range's first cell holds
@@ -120,18 +121,17 @@ class ExcelSource(Source):
             self._sheet = self._book[sheets[int(sheet)]]
         else:
             raise InputError(f"{base} has no sheet {sheet!r}; its sheets are: {', '.join(sheets)}")
-        #: the 1-based row that names the columns
-        self.header_row = int(options.skip_rows or 0) + 1
+        first = int(options.skip_rows or 0) + 1
         try:
-            header = next(
-                self._sheet.iter_rows(min_row=self.header_row, max_row=self.header_row, values_only=True), None
-            )
+            found = _first_filled_row(self._sheet, first)
         except Exception as exc:  # a damaged sheet inside a valid zip: XML, zlib or zip errors
             raise _open_error(path, exc, "an Excel .xlsx workbook") from None
-        if header is None or (self.header_row > 1 and all(v is None for v in header)):
-            where = "is empty" if self.header_row == 1 else f"has nothing in row {self.header_row} (after skip_rows)"
+        if found is None:
+            where = "is empty" if first == 1 else f"has nothing in row {first} or below (after skip_rows)"
             raise InputError(f"{base}: the sheet {where}; choose a sheet with a header row and data rows")
-        header = list(header)
+        #: the 1-based row that names the columns: the first with a value after ``skip_rows`` rows, as blank lines
+        #: above a delimited file's header are skipped
+        self.header_row, header = found[0], list(found[1])
         while header and header[-1] is None:
             header.pop()
         self.names = check_names([format_value(h) for h in header], self.path)
@@ -216,7 +216,7 @@ class ExcelSource(Source):
         filled = 0
         first = self.header_row + 1
         for line, row in enumerate(self._sheet.iter_rows(min_row=first, values_only=True), start=first):
-            if row is None or all(v is None or is_blank(v) for v in row):
+            if _empty_row(row):
                 self.empty_rows_skipped += 1
                 continue
             if len(row) > width and any(v is not None for v in row[width:]):
@@ -235,12 +235,23 @@ class ExcelSource(Source):
             yield pa.table([blank_to_null(pa.array(c, type=pa.string())) for c in block], names=names)
 
 
+def _first_filled_row(sheet, first: int) -> tuple[int, tuple] | None:
+    """(sheet row number, values) of the first row at or below row ``first`` that has a value; None if none has."""
+    rows = enumerate(sheet.iter_rows(min_row=first, values_only=True), first)
+    return next(((n, row) for n, row in rows if not _empty_row(row)), None)
+
+
+def _empty_row(row) -> bool:
+    """Whether a sheet row has no value: every cell missing or blank text (no record; skipped above the header)."""
+    return row is None or all(v is None or is_blank(v) for v in row)
+
+
 def _header_hint(row, line: int, width: int) -> str:
     """A suggestion of --skip-rows when the header names one column only (a title row?) and ``row`` (sheet row
     ``line``), wider than it, looks like a header row: two or more cells, all text, none blank."""
     texts = [v for v in row if v is not None]
     if width <= 1 and len(texts) > 1 and all(isinstance(v, str) and v.strip() for v in texts):
-        return f"; if row {line} is the header row (the rows above it titles), give --skip-rows {line - 1}"
+        return skip_rows_hint("row", line, line - 1)
     return ""
 
 

@@ -37,15 +37,19 @@ INTERNAL_REPORT_SUFFIX = ".internal-report.html"
 
 
 class RepeatReleaseError(InputError):
-    """The source was released before; releasing it again needs confirmation (``allow_repeat``)."""
+    """The source was released before; releasing it again needs confirmation (``allow_repeat``). ``previous``: the
+    earlier releases (audit entries, ledger order); ``accumulated``: the whole-record epsilon with this release;
+    ``columns``: the columns found identical, value by value, in the records of another input (empty when the same
+    input was recognised by its bytes)."""
 
-    def __init__(self, message: str, previous: list, accumulated: float):
+    def __init__(self, message: str, previous: list, accumulated: float, columns=()):
         super().__init__(message)
         self.previous = previous
         self.accumulated = accumulated
+        self.columns = [str(c) for c in columns]
 
     def __reduce__(self):  # survives the GUI's worker processes (pickle)
-        return (type(self), (str(self), self.previous, self.accumulated))
+        return (type(self), (str(self), self.previous, self.accumulated, self.columns))
 
 
 def default_audit_dir() -> str:
@@ -294,7 +298,7 @@ def append_release(path, entry: dict, allow_repeat: bool = True, this_epsilon: f
         if previous and not allow_repeat:
             eps = float(entry.get("overall_epsilon", 0.0)) if this_epsilon is None else float(this_epsilon)
             message = repeat_message(previous, eps, columns)
-            raise RepeatReleaseError(message, previous, accumulated_epsilon(previous, eps))
+            raise RepeatReleaseError(message, previous, accumulated_epsilon(previous, eps), columns)
         audit["releases"].append(entry)
         write_text_atomic(path, audit_text(audit), private=True)
     return previous + [entry]

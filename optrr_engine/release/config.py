@@ -41,6 +41,7 @@ _COLUMN_KEYS = (
     "missing_values",
     "recode",
     "warnings",
+    "unreadable",
 )
 _TOP_KEYS = (
     "format",
@@ -101,6 +102,9 @@ class ColumnConfig:
     missing_label: str = MISSING_LABEL
     missing_values: list = field(default_factory=list)
     recode: dict | None = None
+    #: why the file's reader cannot give the column as text (``Source.unreadable``, e.g. a Parquet column of
+    #: lists; set by the schema): such a column can only be dropped
+    unreadable: str | None = None
 
     def __post_init__(self):
         self.name = str(self.name)
@@ -123,6 +127,8 @@ class ColumnConfig:
             raise InputError(f"column {col!r}: missing {self.missing!r} is unknown; choose category or exclude")
         if not isinstance(self.missing_label, str):
             raise InputError(f"column {col!r}: missing_label must be text")
+        if self.unreadable is not None and self.role != "drop":
+            raise InputError(f"column {col!r} {self.unreadable}: it cannot be released; set its role to drop")
         for what, values in (("categories", self.categories), ("missing_values", self.missing_values)):
             if values is None:
                 continue
@@ -171,6 +177,8 @@ class ColumnConfig:
             d["recode"] = {k: list(v) for k, v in self.recode.items()}
         if self.warnings:
             d["warnings"] = list(self.warnings)
+        if self.unreadable is not None:
+            d["unreadable"] = str(self.unreadable)
         return d
 
     @classmethod

@@ -6,13 +6,13 @@ the header and build the codec from the configuration -> run the design (honesty
 :mod:`.design_step`) -> hash the input and look it up in the audit record's ledger (a repeat release needs
 ``allow_repeat``) -> one streaming pass: encode each chunk, perturb it with the mechanism's vectorised
 sampler, and either write it or spill it into the external shuffle (:mod:`.shuffle`) -> refuse what the pass
-found (identifier-like perturbed columns, rare released categories, kept columns with a value unique to one row
-in many rows: :class:`IdentifierGuard`, :class:`RareGuard`, :class:`KeptUniqueGuard`) -> write the shuffled
-records -> hash the output -> write the manifest and the external report (beside the release) and the audit
-record and internal report (in the audit folder; the audit record, read again under its lock, refuses a repeat
-found by the records' fingerprints, :class:`.audit.ColumnFingerprints`, unless ``allow_repeat``) -> rename the
-temporary files into place, the audit record first (so the ledger never misses a release). Memory is bounded by
-the chunk size and the shuffle's bucket size, not by the file, except 8 bytes per row per kept column
+found (identifier-like perturbed columns, and, unless approved, rare released categories and kept columns with a
+value unique to one row in many rows: :class:`CategoryGuard`, :class:`KeptUniqueGuard`, :class:`PublishRefusal`) ->
+write the shuffled records -> hash the output -> write the manifest and the external report (beside the release)
+and the audit record and internal report (in the audit folder; the audit record, read again under its lock, refuses
+a repeat found by the records' fingerprints, :class:`.audit.ColumnFingerprints`, unless ``allow_repeat``) -> rename
+the temporary files into place, the audit record first (so the ledger never misses a release). Memory is bounded by
+the chunk size and the shuffle's bucket size, not by the file, except the distinct values of the kept columns
 (:class:`KeptUniqueGuard`). A cancel, an error or a kill leaves nothing under the final names (only hidden
 temporary files for a kill, removed by the next run in that folder).
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,8 +99,8 @@ def perturb_file(
     output_format: str | None = None,
     force: bool = False,
     allow_repeat: bool = False,
-    allow_rare_categories: bool = False,
-    allow_flagged_kept: bool = False,
+    allow_rare_categories: bool | Collection[tuple[str, str]] = False,
+    allow_flagged_kept: bool | Collection[str] = False,
     audit_dir=None,
     progress=None,
     cancel=None,
@@ -117,8 +118,11 @@ def perturb_file(
     written: it raises InputError to refuse the release or returns notes for the manifest and report.
     ``rows_check(mechanism, attribute_names, config, rows)``, when given, runs after the pass (``rows``: the rows
     released) and returns notes for the manifest and report (it never refuses).
-    ``at_commit()``, when given, is called once at the commit point, just before the audit record is appended: from
-    there on the release is completed, not abandoned (the command line holds Ctrl-C from there).
+    ``at_commit()``, when given, is called once just before the audit record is appended, after every check of the
+    pass: from there on the release is either completed or refused as a repeat of the same records
+    (:class:`.audit.RepeatReleaseError`, found by their fingerprints under the audit record's lock) or stopped by a
+    write error, never abandoned by a cancel (the command line holds Ctrl-C from there); nothing has its final name
+    yet when it is called.
     ``config``: a ReleaseConfig, its dict, or the path of its JSON. ``key``: a hospital key (bytes, from
     :func:`.randomness.read_key_file` of ``key_path``); ``insecure_test_seed``: tests only, accepted in developer
     mode (``developer``; default: ``OPTRR_DEVELOPER=1`` in this process); the release is marked NOT PRIVATE in its
@@ -126,9 +130,11 @@ def perturb_file(
     replace existing outputs. ``allow_repeat``: release a source that the audit record shows was released
     before, by its bytes (refused before the pass) or by its records (a column of another input with the same
     values, refused at the commit point); otherwise :class:`.audit.RepeatReleaseError`. After the pass, before any
-    file gets its final name, the release is refused (InputError) when a perturbed column releases a rare category
-    (:class:`RareGuard`) unless ``allow_rare_categories``, or when a kept column holds a value unique to one row in
-    too many rows (:class:`KeptUniqueGuard`) unless ``allow_flagged_kept``. ``reader_options``
+    file gets its final name, the release is refused (:class:`PublishRefusal`, naming them) when a perturbed column
+    releases a rare category (:meth:`CategoryGuard.rare`) not approved by ``allow_rare_categories``, or when a kept
+    column not approved by ``allow_flagged_kept`` holds a value unique to one row in too many rows
+    (:class:`KeptUniqueGuard`). Each is True (approve all: the command line's flags), False (approve none) or the
+    collection of what was approved: (column, category) pairs, and kept column names. ``reader_options``
     (ReaderOptions) override the configuration's ``input`` options.
     """
     from ..io.atomic import AtomicFile, check_new_output, remove_stale_temporaries, sha256_file
@@ -158,6 +164,8 @@ def perturb_file(
     from .shuffle import ExternalShuffle, bucket_count
 
     ctl = TaskControl(progress, cancel)
+    rare_ok = approved_set(allow_rare_categories, "allow_rare_categories")
+    kept_ok = approved_set(allow_flagged_kept, "allow_flagged_kept")
     input_path = _check_input(input_path)
     if key is None and key_path is not None:
         from .randomness import read_key_file
@@ -248,20 +256,17 @@ def perturb_file(
         stream = ctl.sub(0.15, 0.75 if shuffle else 0.95)
         rows_read = rows_out = 0
         excluded: dict[str, int] = {}
-        seen = IdentifierGuard(codec)
-        rare = RareGuard(codec, enabled=not allow_rare_categories)
-        unique = KeptUniqueGuard(codec.kept if not allow_flagged_kept else [])
+        categories = CategoryGuard(codec)
+        unique = KeptUniqueGuard([n for n in codec.kept if kept_ok is not None and n not in kept_ok], codec.kept_recode)
         records = ColumnFingerprints(codec.columns)  # the ledger's check at the commit point (append_release)
-        for n, codes, kept, ex in prefetched(encoded_chunks(source, codec, records)):
+        for n, codes, kept, ex in prefetched(encoded_chunks(source, codec, records, unique)):
             stream.check()
-            seen.add(codes)
-            rare.add(codes)
+            categories.add(codes)
             for k, v in ex.items():
                 excluded[k] = excluded.get(k, 0) + v
             out = codec.output_table(mechanism.sample(codes, rng_sample), kept)
             if not randomness.private:
                 out = mark_not_private(out)
-            unique.add(out)  # the kept columns as released (after recoding)
             _write(spill.add if spill is not None else writer.write, output_path, out)
             rows_read += n
             rows_out += out.num_rows
@@ -270,8 +275,8 @@ def perturb_file(
             raise InputError(f"{os.path.basename(input_path)} has a header but no data rows")
         if rows_out == 0:
             raise InputError("every row has a missing value in a column with missing: exclude; nothing to release")
-        seen.check(rows_out)
-        check_published(rare, unique, rows_out)
+        categories.check_identifiers(rows_out)
+        check_published(categories, unique, rows_out, rare_ok)
         check_unlisted_share(codec.unlisted, rows_read, source.options.decimal)
         if rows_check is not None:  # e.g. needed tables that carry no information at this row count
             release_design.notes.extend(rows_check(mechanism, codec.attributes, cfg, rows_out) or [])
@@ -367,94 +372,184 @@ def check_unlisted_share(unlisted: dict, rows: int, decimal: str | None) -> None
         )
 
 
-class IdentifierGuard:
-    """Refuses the perturbed columns with a different category in nearly every row (schema's
-    :func:`.schema.identifier_like`, checked on the data actually released): their categories would be the
-    identifiers themselves, published in the codebook. Counts the distinct codes seen per column with enough
-    categories to qualify; :meth:`check` names every such column in one error."""
+class PublishRefusal(InputError):
+    """After the pass, what the release would publish without approval (:func:`check_published`): ``rare``, the
+    rare categories of perturbed columns, [(column, category, rows)], per column in column order, rarest first;
+    ``kept``, the kept columns where too many rows hold a value no other row has, [(column, unique rows, rows
+    released)]. The message is :func:`.schema.rare_refusal` and :func:`.schema.kept_unique_refusal`, one per line."""
+
+    def __init__(self, message: str, rare=(), kept=()):
+        super().__init__(message)
+        self.rare = [(str(c), str(v), int(n)) for c, v, n in rare]
+        self.kept = [(str(c), int(u), int(n)) for c, u, n in kept]
+
+    def reworded(self, message: str) -> PublishRefusal:
+        """The same refusal with another message (e.g. worded for the window)."""
+        return type(self)(message, self.rare, self.kept)
+
+    def __reduce__(self):  # survives the GUI's worker processes (pickle)
+        return (type(self), (str(self), self.rare, self.kept))
+
+
+def approved_set(allowed, what: str) -> frozenset | None:
+    """perturb_file's ``allow_rare_categories`` / ``allow_flagged_kept`` as a set: None when everything is approved
+    (True), the empty set for False or None, else the items of the collection ((column, category) pairs as
+    tuples, or column names)."""
+    if allowed is None or isinstance(allowed, bool):
+        return None if allowed else frozenset()
+    if isinstance(allowed, (str, bytes)):
+        raise InputError(f"{what} must be True, False or a collection, not the text {allowed!r}")
+    return frozenset(tuple(str(x) for x in item) if isinstance(item, (list, tuple)) else str(item) for item in allowed)
+
+
+class CategoryGuard:
+    """The released rows per category (code) of the perturbed columns, counted once per chunk (``np.bincount``),
+    from which both refusals after the pass follow, on the rows actually released:
+
+    - identifier-like columns (:func:`.schema.identifier_like` of the categories with rows; only columns of
+      UNIQUE_MIN_ROWS or more categories can qualify): their categories, the identifiers themselves, would be
+      published in the codebook (:meth:`check_identifiers`);
+    - rare categories (:func:`.schema.rare_categories`, the rule of the Design tab and the release dialog): the
+      codebook lists every category, so a category of 1..RARE_COUNT-1 rows discloses that such a person exists
+      (:meth:`rare`). Columns of categories only, their missing-value category included; a listed category with no
+      rows is not rare; numeric columns are not watched (they publish bins, never their numbers)."""
 
     def __init__(self, codec):
         from .schema import UNIQUE_MIN_ROWS
 
-        self.names = codec.attributes
-        self.columns = [j for j, a in enumerate(codec.sizes) if a >= UNIQUE_MIN_ROWS]
-        self.seen = {j: np.zeros(int(codec.sizes[j]), dtype=bool) for j in self.columns}
-
-    def add(self, codes: np.ndarray) -> None:
-        for j in self.columns:
-            self.seen[j][codes[:, j]] = True
-
-    def found(self, rows: int) -> list[tuple[str, int]]:
-        """(name, distinct categories seen) of every identifier-like column, in column order."""
-        from .schema import identifier_like
-
-        distinct = {j: int(self.seen[j].sum()) for j in self.columns}
-        return [(str(self.names[j]), d) for j, d in distinct.items() if identifier_like(d, rows)]
-
-    def check(self, rows: int) -> None:
-        from .schema import identifier_refusal
-
-        found = self.found(rows)
-        if found:
-            raise InputError(identifier_refusal(found, rows))
-
-
-class RareGuard:
-    """Refuses the rare categories a perturbed column releases (schema's :func:`.schema.rare_categories`, the rule of
-    the Design tab and the release dialog, checked on the rows actually released): the codebook lists every
-    category, so a category of 1..RARE_COUNT-1 rows discloses that such a person exists. Counts the rows per
-    category (code) of every column of categories, its missing-value category included; a listed category with no
-    rows is not rare, and numeric columns are not watched (they publish bins, never their numbers; the dialog lists
-    none of theirs either). ``enabled=False``: watches nothing (the release allows rare categories)."""
-
-    def __init__(self, codec, enabled: bool = True):
-        self.names = codec.attributes
+        self.names = [str(n) for n in codec.attributes]
         self.labels = [spec.labels for spec in codec.specs]
-        self.columns = [j for j, spec in enumerate(codec.specs) if spec.type != "numeric"] if enabled else []
-        self.counts = {j: np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in self.columns}
+        self.categorical = [spec.type != "numeric" for spec in codec.specs]
+        sizes = [int(a) for a in codec.sizes]
+        self.wide = [a >= UNIQUE_MIN_ROWS for a in sizes]
+        self.columns = [j for j in range(len(sizes)) if self.categorical[j] or self.wide[j]]
+        self.counts = {j: np.zeros(sizes[j], dtype=np.int64) for j in self.columns}
 
     def add(self, codes: np.ndarray) -> None:
         for j in self.columns:
             self.counts[j] += np.bincount(codes[:, j], minlength=self.counts[j].size)
 
-    def found(self) -> list[tuple[str, list[tuple[str, int]]]]:
-        """(name, its rare categories with their rows, rarest first) of every column with any, in column order."""
+    def identifiers(self, rows: int) -> list[tuple[str, int]]:
+        """(name, distinct categories released) of every identifier-like column, in column order."""
+        from .schema import identifier_like
+
+        distinct = {j: int(np.count_nonzero(self.counts[j])) for j in self.columns if self.wide[j]}
+        return [(self.names[j], d) for j, d in distinct.items() if identifier_like(d, rows)]
+
+    def check_identifiers(self, rows: int) -> None:
+        """Refuse every identifier-like column at once (:func:`.schema.identifier_refusal`)."""
+        from .schema import identifier_refusal
+
+        found = self.identifiers(rows)
+        if found:
+            raise InputError(identifier_refusal(found, rows))
+
+    def rare(self, approved: frozenset | None = frozenset()) -> list[tuple[str, str, int]]:
+        """(column, category, rows) of every rare released category not in ``approved`` ((column, category)
+        pairs; None: all approved), per column in column order, rarest first."""
         from .schema import rare_categories
 
-        out = []
+        if approved is None:
+            return []
+        out: list[tuple[str, str, int]] = []
         for j in self.columns:
-            rare = rare_categories(dict(zip(self.labels[j], self.counts[j].tolist(), strict=True)))
-            if rare:
-                out.append((str(self.names[j]), rare))
+            if self.categorical[j]:
+                name = self.names[j]
+                counts = dict(zip(self.labels[j], self.counts[j].tolist(), strict=True))
+                out.extend((name, v, n) for v, n in rare_categories(counts) if (name, v) not in approved)
         return out
 
-    def problem(self) -> str | None:
-        """The refusal naming every column with rare categories (:func:`.schema.rare_refusal`), or None."""
-        from .schema import rare_refusal
 
-        found = self.found()
-        return rare_refusal(found) if found else None
+#: Past this many distinct values, a kept column's values are counted by 64-bit hash (:class:`KeptUniqueGuard`).
+KEPT_DISTINCT_CAP = 1_000_000
+
+
+class _ValueCounts:
+    """Rows per value of one kept column, chunk by chunk (see :class:`KeptUniqueGuard`)."""
+
+    #: Merge the counts waiting once they outnumber the merged ones (or are this many tables: few values a chunk).
+    MAX_PENDING = 64
+
+    def __init__(self, recode, cap: int):
+        self.recode, self.cap = recode, cap
+        self.hashed = False
+        self.merged: tuple | None = None  # (values: pyarrow string Array, or uint64 hashes; rows: int64)
+        self.pending: list[tuple] = []
+        self.waiting = 0
+
+    def add(self, column) -> None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from .recode import recode_arrow
+
+        counted = pc.value_counts(column.drop_null())
+        values = recode_arrow(counted.field("values"), self.recode)  # the distinct values only (may merge some)
+        if not pa.types.is_string(values.type):
+            values = values.cast(pa.string())
+        rows = counted.field("counts").to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        self.pending.append((_hash(values) if self.hashed else values, rows))
+        self.waiting += len(rows)
+        if self.waiting > max(len(self.merged[1]) if self.merged else 0, 1024) or len(self.pending) > self.MAX_PENDING:
+            self._merge()
+
+    def _merge(self) -> None:
+        import pyarrow as pa
+
+        parts = ([self.merged] if self.merged is not None else []) + self.pending
+        self.pending, self.waiting = [], 0
+        if not parts:
+            return
+        rows = np.concatenate([r for _v, r in parts])
+        if self.hashed:
+            uniq, where = np.unique(np.concatenate([v for v, _r in parts]), return_inverse=True)
+            self.merged = (uniq, np.bincount(where, weights=rows, minlength=uniq.size).astype(np.int64))
+        else:
+            table = pa.table({"value": pa.concat_arrays([v for v, _r in parts]), "rows": rows})
+            summed = table.group_by("value", use_threads=False).aggregate([("rows", "sum")])
+            self.merged = (summed.column("value").combine_chunks(), summed.column("rows_sum").to_numpy())
+            if len(self.merged[1]) > self.cap:
+                self.hashed = True
+                self.merged = (_hash(self.merged[0]), self.merged[1])
+                self._merge()  # equal hashes of different values (a collision) merge here
+
+    def unique_and_distinct(self) -> tuple[int, int]:
+        """(values held by exactly one row, distinct values) so far."""
+        self._merge()
+        rows = self.merged[1] if self.merged is not None else np.zeros(0, dtype=np.int64)
+        return int(np.count_nonzero(rows == 1)), int(rows.size)
+
+
+def _hash(values) -> np.ndarray:
+    """64-bit hashes of a pyarrow string array (its values as Python strings: pandas' hash)."""
+    import pandas as pd
+
+    texts = values.to_numpy(zero_copy_only=False).astype(object, copy=False)
+    return pd.util.hash_array(texts, categorize=False).astype(np.uint64, copy=False)
 
 
 class KeptUniqueGuard:
     """Refuses the kept columns (copied unchanged, in the clear) where too many released rows hold a value that no
     other released row has (:func:`.schema.kept_too_unique`): such a value can link the record to the person in
-    another data set. Each non-empty released value (after recoding) is hashed to 64 bits per chunk; the rows per
-    value are counted once, at the end. Memory: 8 bytes per released row per watched column (and a sorted copy of
-    one column's hashes at the end); a hash collision (about n²/2⁶⁵ for n rows) can only hide a unique value."""
+    another data set. :meth:`add` takes the kept columns of the rows released, as read (in the prefetch thread:
+    :func:`encoded_chunks`); per chunk, ``pyarrow.compute.value_counts`` gives its distinct values and their rows,
+    the column's recoding is applied to those values only (the values counted are the ones released), and the counts
+    are merged into the column's running counts with Arrow's ``group_by`` once the counts waiting outnumber them (each
+    value is merged a few times, not once per chunk). No Python string is made per row.
 
-    def __init__(self, names):
+    Memory grows with the distinct values, not the rows: their bytes and 8 bytes each (about twice that while
+    merging). Past ``cap`` (KEPT_DISTINCT_CAP) distinct values a column is counted by 64-bit hash instead: 16 bytes
+    per distinct value whatever its length, at the cost of hashing each chunk's distinct values as Python strings; a
+    hash collision (about D²/2⁶⁵ for D values) can only hide a unique value."""
+
+    def __init__(self, names, recodes: dict | None = None, cap: int = KEPT_DISTINCT_CAP):
         self.names = list(names)
-        self.hashes: dict[str, list[np.ndarray]] = {n: [] for n in self.names}
+        self.counts = {n: _ValueCounts((recodes or {}).get(n), cap) for n in self.names}
 
     def add(self, table) -> None:
-        """The kept columns of a release table (as written)."""
-        import pandas as pd
-
+        """The kept columns of the rows released, as read (before recoding)."""
         for name in self.names:
-            column = table.column(name).drop_null()
-            values = column.to_numpy(zero_copy_only=False).astype(object, copy=False)
-            self.hashes[name].append(pd.util.hash_array(values, categorize=True).astype(np.uint64, copy=False))
+            self.counts[name].add(table.column(name))
 
     def found(self, rows: int) -> list[tuple[str, int, int]]:
         """(name, rows with a value no other row has, distinct values) of every column refused, in column order."""
@@ -462,33 +557,35 @@ class KeptUniqueGuard:
 
         out = []
         for name in self.names:
-            hashes = np.concatenate(self.hashes[name]) if self.hashes[name] else np.empty(0, dtype=np.uint64)
-            counts = np.unique(hashes, return_counts=True)[1]
-            unique = int((counts == 1).sum())
+            unique, distinct = self.counts[name].unique_and_distinct()
             if kept_too_unique(unique, rows):
-                out.append((name, unique, int(counts.size)))
+                out.append((name, unique, distinct))
         return out
 
-    def problem(self, rows: int) -> str | None:
-        """The refusal naming every such column (:func:`.schema.kept_unique_refusal`), or None."""
-        from .schema import kept_unique_refusal
 
-        found = self.found(rows)
-        return kept_unique_refusal(found, rows) if found else None
+def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: int, rare_ok=frozenset()) -> None:
+    """After the pass (``rows`` released), one :class:`PublishRefusal` naming every rare category not approved
+    (``rare_ok``: :func:`approved_set` of ``allow_rare_categories``) and every too-unique kept column that
+    ``unique`` watches (the kept columns not approved)."""
+    from .schema import kept_unique_refusal, rare_refusal
 
-
-def check_published(rare: RareGuard, unique: KeptUniqueGuard, rows: int) -> None:
-    """After the pass (``rows`` released), one InputError naming every rare category and every too-unique kept
-    column that would be published (a guard built disabled finds nothing)."""
-    problems = [p for p in (rare.problem(), unique.problem(rows)) if p]
+    rare = categories.rare(rare_ok)
+    kept = unique.found(rows)
+    by_column: dict[str, list[tuple[str, int]]] = {}
+    for name, value, n in rare:
+        by_column.setdefault(name, []).append((value, n))
+    problems = [rare_refusal(list(by_column.items()))] if rare else []
+    if kept:
+        problems.append(kept_unique_refusal(kept, rows))
     if problems:
-        raise InputError("\n".join(problems))
+        raise PublishRefusal("\n".join(problems), rare, [(name, u, rows) for name, u, _d in kept])
 
 
-def encoded_chunks(source, codec, fingerprints=None):
+def encoded_chunks(source, codec, fingerprints=None, kept_values=None):
     """(rows read, codes, kept columns of the rows kept, excluded counts) per chunk; each chunk read is added to
-    ``fingerprints`` (:class:`.audit.ColumnFingerprints`) when given. Runs in the prefetch thread, so reading,
-    hashing and encoding overlap with sampling and writing."""
+    ``fingerprints`` (:class:`.audit.ColumnFingerprints`) and the kept columns of the rows kept to ``kept_values``
+    (:class:`KeptUniqueGuard`) when given. Runs in the prefetch thread, so reading, hashing, counting and encoding
+    overlap with sampling and writing."""
     import pyarrow as pa
 
     first = 0
@@ -501,6 +598,8 @@ def encoded_chunks(source, codec, fingerprints=None):
             kept = table.select(codec.kept)
             if rows.size < table.num_rows:
                 kept = kept.take(pa.array(rows))
+            if kept_values is not None:
+                kept_values.add(kept)
         yield table.num_rows, codes, kept, excluded
         first += table.num_rows
 

@@ -121,7 +121,7 @@ def identifier_like(distinct: int, rows: int) -> bool:
     """The release's identifier rule on the data actually released: a perturbed column whose ``rows`` released
     rows (at least UNIQUE_MIN_ROWS) hold ``distinct`` different categories, at least UNIQUE_SHARE of the rows. Its
     categories (the identifiers themselves) would be published in the codebook, so ``perturb`` refuses it
-    (:class:`.perturb.IdentifierGuard`, which watches the columns of UNIQUE_MIN_ROWS or more categories) and the
+    (:class:`.perturb.CategoryGuard`, which watches the columns of UNIQUE_MIN_ROWS or more categories) and the
     GUI's release dialog says so before Release. Qt-free: both use this one function."""
     return rows >= UNIQUE_MIN_ROWS and distinct >= UNIQUE_SHARE * rows
 
@@ -606,8 +606,8 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
 
 def unreadable_column(name: str, reason: str) -> ColumnConfig:
     """A column the reader cannot give as text (``reason``: the source's, e.g. "holds nested values
-    (lists/structs)"): dropped, with a warning saying why."""
-    col = ColumnConfig(name=name, role="drop", type="nominal")
+    (lists/structs)"): dropped, its ``unreadable`` the reason, with a warning saying why."""
+    col = ColumnConfig(name=name, role="drop", type="nominal", unreadable=reason)
     col.warnings.append(f"{reason}{DROPPED} - it cannot be released")
     return col
 

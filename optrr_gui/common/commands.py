@@ -173,10 +173,11 @@ def set_many(stack, state: SessionState, indices, name: str, value, text: str | 
 
 def set_roles(stack, state: SessionState, indices, role: str, text: str | None = None) -> None:
     """One undo step that sets the role of several columns, with the categories a column brought back from
-    "drop" gets from the rows read (and loses on its return: optrr_gui.state.role_fields.role_fields)."""
-    from ..state.role_fields import role_fields
+    "drop" gets from the rows read (and loses on its return: optrr_gui.state.role_fields.role_fields); a column
+    that cannot take ``role`` (one the reader cannot read stays dropped: ``settable_rows``) is left as it is."""
+    from ..state.role_fields import role_fields, settable_rows
 
-    indices = [i for i in indices if state.columns[i].role != role]
+    indices = [i for i in settable_rows(state, indices, role) if state.columns[i].role != role]
     if not indices:
         return
     column = state.columns[indices[0]].name if len(indices) == 1 else f"{len(indices)} columns"

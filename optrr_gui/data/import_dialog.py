@@ -6,6 +6,7 @@ A first line ``sep=X`` of a text file (Excel's delimiter hint) is detected by th
 from __future__ import annotations
 
 import os
+from html import escape
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 from optrr_engine.io.readers import ReaderOptions, detect_options, read_preview
 
 from ..common.widgets import Spinner
+from ..state.config_bridge import gui_wording
 from ..workers.runner import TaskRunner
 
 AUTO = "(detect)"
@@ -206,9 +208,11 @@ class ImportDialog(QDialog):
 
     def _failed(self, exc: BaseException) -> None:
         self.spinner.stop()
-        self.info.setText(f"<span style='color:#cc0000'>Cannot read the file with these options: {exc}</span>")
+        message = escape(gui_wording(str(exc)), quote=False)  # a value quoted in the message may hold < or &
+        self.info.setText(f"<span style='color:#cc0000'>Cannot read the file with these options: {message}</span>")
         self.preview.clear()
         self.preview.setRowCount(0)
+        self.preview.setColumnCount(0)  # no stale column headers of an earlier preview
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
 
     def done(self, result: int) -> None:

@@ -25,7 +25,7 @@ from optrr_engine.release.schema import RARE_COUNT, is_rare, rare_categories
 
 from ..common.widgets import WrappedLabel
 from ..state.config_bridge import NOT_RELEASED as NOT_RELEASED  # "Released as" of a dropped column
-from ..state.config_bridge import released_rows, unreadable, value_labels
+from ..state.config_bridge import not_read_text, released_rows, value_labels
 
 RARE_BACKGROUND = QColor(255, 228, 196)
 BAR_COLOR = QColor(70, 130, 180)
@@ -260,11 +260,11 @@ class ColumnSummaryView(QWidget):
     def show_summary(self, summary, column=None) -> None:
         """``summary`` (a ColumnSummary, None until the rows are read) of the ``column`` state; a column the reader
         cannot read has no values to show: the title says why it is not released."""
-        unread = unreadable(column) if column is not None else None
+        unread = column.unreadable if column is not None else None  # the reader's reason (ColumnState)
         self.summary = None if unread is not None else summary
         if unread is not None or summary is None:
             waiting = "The values appear here once the rows are read"
-            self.title.setText(waiting if unread is None else f"{column.name}: {unread}. Its values are not read.")
+            self.title.setText(waiting if unread is None else not_read_text(column.name, unread))
             self.model.set_summary(None)
             self.bins_text.setText("")
             if self.histogram is not None:

@@ -13,7 +13,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from ..common.widgets import text_column_width
-from ..state.config_bridge import unreadable_text
+from ..state.config_bridge import not_read_text
 from ..state.data_store import DataStore
 
 #: What a cell of a column the reader cannot read shows (grey; its tooltip and its header's say why).
@@ -89,7 +89,7 @@ class LazyDataModel(QAbstractTableModel):
             return None
         name = self.store.columns[column]
         reason = self.store.unreadable.get(name)
-        return None if reason is None else f"{name}: {unreadable_text(reason)}. Its values are not read."
+        return None if reason is None else not_read_text(name, reason)
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self.store is None:

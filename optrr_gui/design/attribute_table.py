@@ -232,7 +232,7 @@ class AttributeModel(QAbstractTableModel):
             return False
         if name == "role":
             if not settable_rows(self.state, [index.row()], value):
-                return False  # a column the reader cannot read stays dropped
+                return False  # a column the reader cannot read stays dropped: no edit to accept
             set_roles(self.stack, self.state, [index.row()], value)
         else:
             self.stack.push(SetColumnValue(self.state, index.row(), name, value))
@@ -497,8 +497,8 @@ class AttributePanel(QWidget):
     def set_roles(self, rows, role: str) -> None:
         """One undo step giving ``role`` to the columns of ``rows`` that can take it; the status bar names the
         ones that cannot (columns the reader cannot read stay dropped)."""
+        set_roles(self.stack, self.state, rows, role)
         settable = settable_rows(self.state, rows, role)
-        set_roles(self.stack, self.state, settable, role)
         refused = [self.state.columns[r] for r in rows if r not in settable]
         status_bar = getattr(self.window(), "statusBar", None)
         if refused and callable(status_bar):

@@ -28,7 +28,7 @@ from ..design.attribute_table import ROLE_HELP, TYPE_HELP
 from ..design.category_list import CategoryList
 from ..design.epsilon_editor import EpsilonEditor
 from ..state.config_bridge import category_counts, released_rows, remember_codec_size, unreadable
-from ..state.role_fields import missing_categories, settable_rows
+from ..state.role_fields import missing_categories
 from ..state.session import MISSING, ROLES, TYPES, ColumnState, SessionState
 from ..workers.jobs.recode import RecodeResult, recode_column, released_counts
 
@@ -253,7 +253,7 @@ class ColumnPanel(QWidget):
         """The role of the column shown, with the categories it needs when brought back from "drop" (none other
         than "drop" for a column the reader cannot read)."""
         if self.row is not None:
-            set_roles(self.stack, self.state, settable_rows(self.state, [self.row], role), role)
+            set_roles(self.stack, self.state, [self.row], role)
 
     def list_read_categories(self) -> None:
         """One undo step giving every perturbed column that lists no categories (its role changed before the

@@ -707,10 +707,13 @@ class MechanismPanel(QWidget):
             )
         rows = c.state.n_rows or "10,000"
         if s.no_information:
+            from optrr_engine.utility.predicted import NO_INFORMATION
+
             versus = self.versus_kronecker(c, method, s, kron_eps=None) if c.request.get("budget_mode") else "—"
             lines.append(
                 f"⚠ No information: at {rows} rows the data would move none of the {s.needed_tables} needed "
-                "table(s) off the prior's equal shares (they remove less than 1 % of the prior's spread from each): "
+                f"table(s) off the prior's equal shares (they remove less than {100 * NO_INFORMATION:g} % of the "
+                "prior's spread from each): "
                 "the estimates shown would be those equal shares, which the uniform prior scores well. Predicted "
                 f"AVD {'—' if s.predicted_avd is None else fmt_avd(s.predicted_avd)}"
                 + (f" ({versus} vs. Kronecker)" if versus != "—" else "")

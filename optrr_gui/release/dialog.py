@@ -34,8 +34,9 @@ from PySide6.QtWidgets import (
 from optrr_engine.errors import InputError, OptRRError
 from optrr_engine.release.audit import AUDIT_NAME, RepeatReleaseError, accumulated_epsilon
 from optrr_engine.release.manifest import mechanism_from_manifest
+from optrr_engine.release.perturb import PublishRefusal
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
-from optrr_engine.release.schema import RARE_COUNT
+from optrr_engine.release.schema import RARE_COUNT, kept_too_unique
 from optrr_engine.release.schema import rare_categories as rare_of_column
 
 from ..common.widgets import fmt_eps, fmt_seconds
@@ -269,6 +270,64 @@ def rare_entries(found: list[tuple[str, str, int]], shown: int = 10) -> list[str
     return out
 
 
+def kept_unique_columns(state, summaries: dict) -> list[tuple[str, int, int]]:
+    """(column, rows with a value no other row has, rows) of every kept column that ``perturb`` refuses without
+    approval (:func:`optrr_engine.release.schema.kept_too_unique`, the engine's rule), from the column ``summaries``
+    (rows per value, after recoding: :func:`released_rows`; empty cells are no value). Not known here: rows left out
+    for a missing value in another column (the engine counts the rows it releases and says so: :func:`merge_found`).
+    Columns without a summary: none."""
+    from ..state.config_bridge import released_rows
+
+    out = []
+    for col in state.columns:
+        summary = summaries.get(col.name)
+        if col.role != "keep" or summary is None:
+            continue
+        unique = sum(1 for rows in released_rows(col, summary).values() if rows == 1)
+        if kept_too_unique(unique, summary.rows):
+            out.append((col.name, unique, summary.rows))
+    return out
+
+
+def kept_entry(name: str, unique: int, rows: int) -> str:
+    """The orange entry of a kept column with too many values held by one row (:func:`kept_unique_columns`)."""
+    return f"{name!r}: {unique:,} of {rows:,} rows have a value no other row has: it can link a record to the person"
+
+
+def merge_found(state, listed, found) -> list[tuple[str, str, int]]:
+    """:func:`rare_categories`' ``listed`` with the engine's ``found`` ((column, category, rows) of a
+    :class:`PublishRefusal`, counted on the rows it releases) added, the engine's rows for a category both name;
+    per column in the session's column order, rarest first."""
+    by_column: dict[str, dict[str, int]] = {}
+    for name, value, rows in [*listed, *found]:
+        by_column.setdefault(name, {})[value] = rows
+    order = {c.name: i for i, c in enumerate(state.columns)}
+    columns = sorted(by_column, key=lambda n: order.get(n, len(order)))
+    return [(name, value, rows) for name in columns for value, rows in rare_of_column(by_column[name])]
+
+
+#: Said above the engine's refusal of what the orange list did not name (it is added to the list).
+FOUND_BY_RELEASE = (
+    "The release found these on the rows it releases (after leaving out rows with a missing value), and they are now "
+    "in orange: tick the box to publish them, or change the design."
+)
+
+
+def repeat_sentence(exc: RepeatReleaseError) -> str:
+    """What was released before (:class:`RepeatReleaseError`): the same data file, or the same records found in
+    another file (``exc.columns`` identical, value by value), with the earlier releases' files."""
+    times = len(exc.previous)
+    when = f"{times} time{'s' if times != 1 else ''} before"
+    if not exc.columns:
+        return f"This data file was released {when}"
+    named = ", ".join(repr(c) for c in exc.columns)
+    files = list(dict.fromkeys(str((r.get("input") or {}).get("file") or "?") for r in exc.previous))
+    return (
+        f"The same records (column{'s' if len(exc.columns) != 1 else ''} {named} identical) were released {when} "
+        f"(file{'s' if len(files) != 1 else ''} {', '.join(files)})"
+    )
+
+
 def identifier_problem(name: str, distinct: int, rows: int) -> str:
     """The release dialog's sentence for a column :func:`identifier_columns` found."""
     return (
@@ -285,7 +344,7 @@ def columns_html(state, outside: dict | None = None, refused=()) -> str:
     from html import escape
 
     def names(cols) -> str:
-        return ", ".join(escape(str(c)) for c in cols) or "none"
+        return ", ".join(escape(str(c), quote=False) for c in cols) or "none"
 
     outside = outside_epsilon(state, refused) if outside is None else outside
     perturbed = [c.name for c in state.columns if c.role == "perturb"]
@@ -368,6 +427,8 @@ class ReleaseDialog(QDialog):
             "this tick (set their role to drop, or merge the rare categories, in the Design tab otherwise)."
         )
         self._outside: dict | None = None  # what the tick was given for (a change clears it: _refresh_columns)
+        self._approvable: tuple = (frozenset(), frozenset())  # (rare (column, category) pairs, kept columns) named
+        self._found_by_release: tuple = (None, [], [])  # (session version, rare, kept) of the last PublishRefusal
         self._identifiers: tuple = (None, [])  # (what they were counted for, identifier_columns)
         self._columns_key: tuple | None = None  # what the column list and the tick were last shown for
         self.accept_clear.toggled.connect(self._design_changed)
@@ -512,7 +573,19 @@ class ReleaseDialog(QDialog):
             return
         self._columns_key = key
         outside = outside_epsilon(self.state, refused)
-        outside["rare_categories"] = rare_entries(rare_categories(self.state, summaries, refused))
+        version, found_rare, found_kept = self._found_by_release
+        if version != self._session_version():  # the design changed since the release found them
+            found_rare, found_kept = [], []
+            self._found_by_release = (None, [], [])
+        rare = merge_found(self.state, rare_categories(self.state, summaries, refused), found_rare)
+        flagged = {name: (unique, rows) for name, unique, rows in kept_unique_columns(self.state, summaries)}
+        flagged.update({name: (unique, rows) for name, unique, rows in found_kept})
+        outside["rare_categories"] = rare_entries(rare)
+        outside["kept"] = [kept_entry(n, *flagged[n]) if n in flagged else n for n in outside["kept"]]
+        self._approvable = (
+            frozenset((name, value) for name, value, _rows in rare),
+            frozenset(c.name for c in self.state.columns if c.role == "keep"),
+        )
         if outside != self._outside:
             self._outside = outside
             self.accept_clear.setChecked(False)
@@ -524,6 +597,27 @@ class ReleaseDialog(QDialog):
                                              else f"Drop {many}")
         self.drop_refused_button.setVisible(bool(refused))
         self._form.setRowVisible(self._drop_row, bool(refused))
+
+    def _session_version(self) -> tuple:
+        """What the release's own findings hold for: the session's columns as they are now."""
+        return (self.state.data_version, tuple(c.name for c in self.state.columns))
+
+    def approved(self) -> dict[str, frozenset]:
+        """The release's approvals (perturb_file's ``allow_rare_categories`` and ``allow_flagged_kept``): exactly the
+        rare categories and kept columns the orange list names, when ticked; none otherwise."""
+        rare, kept = self._approvable if self.accept_clear.isChecked() else (frozenset(), frozenset())
+        return {"allow_rare_categories": rare, "allow_flagged_kept": kept}
+
+    def add_found(self, exc: PublishRefusal) -> bool:
+        """Add what the release refused (:class:`PublishRefusal`: rare categories and kept columns, counted on the
+        rows it releases) to the orange list, the tick shown and cleared; False when it names nothing new."""
+        version, rare, kept = self._found_by_release
+        if version != self._session_version():
+            rare, kept = [], []
+        before = self.published_outside()
+        self._found_by_release = (self._session_version(), [*rare, *exc.rare], [*kept, *exc.kept])
+        self._columns_key = None  # list again
+        return self.published_outside() != before
 
     def drop_refused(self) -> None:
         """One undo step (the window's stack, as the Design tab's role edits) setting the role of every column the
@@ -803,9 +897,8 @@ class ReleaseDialog(QDialog):
         options = {
             "force": bool(existing),
             "allow_repeat": self.allow_repeat,
-            # the tick accepts everything the orange list names: every kept column and every rare released category
-            "allow_rare_categories": self.accept_clear.isChecked(),
-            "allow_flagged_kept": self.accept_clear.isChecked(),
+            # the tick approves exactly what the orange list names: its kept columns and rare released categories
+            **self.approved(),
             "seed": int(self.seed.value()) if developer_mode() and self.fixed_seed.isChecked() else None,
             "developer": developer_mode(),
             "key_file": self.key_file.text().strip() or None,
@@ -886,16 +979,16 @@ class ReleaseDialog(QDialog):
         return answer == QMessageBox.StandardButton.Yes
 
     def confirm_repeat(self, exc: RepeatReleaseError, replacing: bool = False) -> bool:
-        """The same data was released before: its epsilons add up. Ask, showing the accumulated epsilon; when
-        ``replacing`` the files of an earlier release, say that the ledger still counts the one replaced."""
-        times = len(exc.previous)
+        """The same data was released before (the same file, or the same records in another: :func:`repeat_sentence`):
+        its epsilons add up. Ask, showing the accumulated epsilon; when ``replacing`` the files of an earlier release,
+        say that the ledger still counts the one replaced."""
         replaced = f" {REPLACED_COUNTED}" if replacing else ""
         answer = QMessageBox.warning(
             self,
             "Release the same data again?",
-            f"This data file was released {times} time{'s' if times != 1 else ''} before (see the privacy ledger in "
-            f"{self.window_.settings.audit_dir()}). Each release randomizes the same people anew, so together the "
-            f"releases reveal more: the accumulated whole-record ε would be {fmt_eps(exc.accumulated)}.{replaced}"
+            f"{repeat_sentence(exc)} (see the privacy ledger in {self.window_.settings.audit_dir()}). Each release "
+            "randomizes the same people anew, so together the releases reveal more: the accumulated whole-record ε "
+            f"would be {fmt_eps(exc.accumulated)}.{replaced}"
             "\n\nRelease again?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
@@ -917,6 +1010,14 @@ class ReleaseDialog(QDialog):
                 self.progress_label.setText("Not released: this data was released before.")
             return
         self.result_state = "failed"
+        if isinstance(exc, PublishRefusal) and self.add_found(exc):  # orange now, the tick cleared: Release waits
+            from html import escape
+
+            self.cancel_button.setEnabled(False)
+            self._design_changed()
+            found = escape(str(exc), quote=False)
+            self.progress_label.setText(f"<span style='color:#cc0000'>{FOUND_BY_RELEASE}<br>{found}</span>")
+            return
         if isinstance(exc, InputError) and "cannot be estimated" in str(exc):
             self.allow_unidentifiable.show()
         self.progress_label.setText(f"<span style='color:#cc0000'>The release failed: {exc}</span>")

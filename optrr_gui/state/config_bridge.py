@@ -8,13 +8,15 @@ Each column's codec size is also kept per column specification, so a bulk role c
 Once the rows are read (:func:`set_summaries`), the rare-category warning of a recoded column is recomputed
 from the rows per released category, so it never names a category that was merged away. The schema's warnings
 are shown as they read for the column's current role (:func:`role_warning`), and the engine's refusals are
-worded for the GUI (:func:`gui_wording`: no command-line steps).
+worded for the GUI (:func:`gui_wording`: no command-line steps). A column the file's reader cannot read is
+described by the reader's reason it carries (``ColumnState.unreadable``: :func:`unreadable`), never by matching
+warning texts.
 """
 
 from __future__ import annotations
 
-import functools
 import json
+import re
 import weakref
 from dataclasses import dataclass
 
@@ -44,11 +46,16 @@ _GUI_STEPS = (
 )
 
 
+#: The engine's suggestion of rows to skip (the fixed end of its header errors): the import dialog's box does it.
+_SKIP_ROWS_ADVICE = re.compile(r"give --skip-rows (\d+) \(rows above the header\)")
+
+
 def gui_wording(message: str) -> str:
-    """An engine message with its command-line steps ("run optrr schema ...") replaced by what to do in the GUI."""
+    """An engine message with its command-line steps ("run optrr schema ...", "give --skip-rows 2 ...") replaced by
+    what to do in the GUI."""
     for cli, gui in _GUI_STEPS:
         message = message.replace(cli, gui)
-    return message
+    return _SKIP_ROWS_ADVICE.sub(r"set 'Rows above the header' to \1 in the import dialog", message)
 
 
 def bin_edges(bins) -> list | None:
@@ -242,24 +249,6 @@ def too_many_warning(reason: str, count: int | None) -> str | None:
     return None
 
 
-@functools.cache
-def _unreadable_end() -> str:
-    """How the schema's warning on a column the reader cannot read ends, after the reader's reason (the engine's
-    own wording: optrr_engine.release.schema.unreadable_column)."""
-    from optrr_engine.release.schema import unreadable_column
-
-    return str(unreadable_column("", "").warnings[0])
-
-
-def unreadable_reason(warning: str) -> str | None:
-    """The reader's reason in the schema's warning on a column it cannot give as text (e.g. "holds nested values
-    (lists/structs)"), or None for any other warning."""
-    from optrr_engine.release.schema import drop_reason
-
-    reason = drop_reason(warning)
-    return reason if reason is not None and str(warning) == reason + _unreadable_end() else None
-
-
 def unreadable_text(reason: str) -> str:
     """Why a column the reader cannot give as text is not released, in plain words (the reader's ``reason``)."""
     from optrr_engine.io.typed_sources import NESTED
@@ -268,25 +257,22 @@ def unreadable_text(reason: str) -> str:
     return f"{plain}: it cannot be released"
 
 
+def not_read_text(name: str, reason: str) -> str:
+    """The Data tab's sentence on column ``name`` whose values the reader cannot read (its ``reason``)."""
+    return f"{name}: {unreadable_text(reason)}. Its values are not read."
+
+
 def unreadable(col: ColumnState) -> str | None:
-    """Why ``col`` can be neither read nor released (:func:`unreadable_text`: it stays dropped), or None for a
-    column the file's reader reads."""
-    for w in col.warnings:
-        reason = unreadable_reason(str(w))
-        if reason is not None:
-            return unreadable_text(reason)
-    return None
+    """Why ``col`` can be neither read nor released (:func:`unreadable_text` of the reader's reason,
+    ``ColumnState.unreadable``: it stays dropped), or None for a column the file's reader reads."""
+    return None if col.unreadable is None else unreadable_text(col.unreadable)
 
 
 def role_warning(warning: str, col: ColumnState, count: int | None) -> str | None:
     """A schema warning as it reads for the column's current role (optrr_engine.release.schema.warning_for_role);
-    the drop for too many categories of a perturbed column says what to do with the ``count`` it has now; a column
-    the reader cannot read says why in plain words (:func:`unreadable_text`)."""
+    the drop for too many categories of a perturbed column says what to do with the ``count`` it has now."""
     from optrr_engine.release.schema import TOO_MANY, drop_reason, warning_for_role
 
-    unread = unreadable_reason(warning)
-    if unread is not None:
-        return unreadable_text(unread)
     reason = drop_reason(warning)
     if col.role == "perturb" and reason is not None and reason.endswith(TOO_MANY):
         return too_many_warning(reason, count)
@@ -411,9 +397,13 @@ def column_warnings(col: ColumnState, count: int | None, summary=None) -> list[s
     (:func:`follow_state`): the rare-category warning is recomputed from ``summary`` (its ColumnSummary) after
     the recoding and the missing values (it names the released categories still seen in fewer than RARE_COUNT
     rows with their rows, or disappears); the missing-value markers still kept as categories are named, or the
-    warning disappears."""
+    warning disappears. A column the reader cannot read (``ColumnState.unreadable``) has one warning: why
+    (:func:`unreadable`), whatever its schema warnings say."""
     from optrr_engine.release.schema import RARE_WARNING_START
 
+    unread = unreadable(col)
+    if unread is not None:
+        return [unread]
     warnings = [gui_wording(w) for w in (role_warning(str(w), col, count) for w in col.warnings) if w]
     if col.recode and summary is None:
         warnings = [recoded_rare(w) for w in warnings]

@@ -159,7 +159,7 @@ def read_encoded(path, options, columns: list[str], emit, progress=None, cancel=
     ctl = TaskControl(progress, cancel)
     source = open_source(path, options)
     rows = 0
-    for table in source.tables(source.readable_names() if source.unreadable else None):
+    for table in source.tables():  # (an unreadable column is left out)
         ctl.check()
         chunk = encode_chunk(table, columns)
         chunk.names, chunk.unreadable = list(source.names), dict(source.unreadable)

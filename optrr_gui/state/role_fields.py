@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from optrr_engine.release.schema import listed_categories
 
-from .config_bridge import column_summary, schema_dropped, unreadable
+from .config_bridge import column_summary, schema_dropped
 from .session import ROLES, ColumnState, SessionState
 
 
@@ -37,8 +37,9 @@ def needs_categories(col: ColumnState, role: str) -> bool:
 
 
 def role_choices(col: ColumnState) -> tuple[str, ...]:
-    """The roles ``col`` can be given: every role, or only "drop" for a column the reader cannot read."""
-    return ("drop",) if unreadable(col) is not None else ROLES
+    """The roles ``col`` can be given: every role, or only "drop" for a column the reader cannot read
+    (``ColumnState.unreadable``)."""
+    return ("drop",) if col.unreadable is not None else ROLES
 
 
 def settable_rows(state: SessionState, indices, role: str) -> list[int]:

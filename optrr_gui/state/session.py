@@ -42,7 +42,9 @@ COUNT_FIELDS = frozenset(
 
 @dataclass
 class ColumnState:
-    """One column of the data; the fields mirror the engine's ``ColumnConfig``."""
+    """One column of the data; the fields mirror the engine's ``ColumnConfig`` (``unreadable``: the reader's
+    reason when it cannot read the column, e.g. a Parquet column of lists, set by the schema; such a column stays
+    dropped)."""
 
     name: str
     role: str = "perturb"
@@ -56,6 +58,7 @@ class ColumnState:
     missing_label: str = "NA"
     missing_values: list = field(default_factory=list)
     recode: dict | None = None  # {released label: [input texts]} (optrr_engine.release.recode)
+    unreadable: str | None = None  # why the file's reader cannot read the column (Source.unreadable), or None
 
     def to_dict(self) -> dict:
         return copy.deepcopy(asdict(self))

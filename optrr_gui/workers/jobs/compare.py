@@ -18,7 +18,7 @@ import pandas as pd
 from optrr_engine import compare as harness
 from optrr_engine.designs import METHODS
 from optrr_engine.estimation.estimate import DEFAULT_METHOD as DEFAULT_ESTIMATOR
-from optrr_engine.io.readers import ReaderOptions, iter_chunks, open_source
+from optrr_engine.io.readers import ReaderOptions, iter_chunks
 from optrr_engine.tasks import TaskControl
 
 #: The four figures: (mode of ratio_curves, column plotted, x column, label).
@@ -41,9 +41,8 @@ def load_data(path: str, options: dict, columns: list[str] | None, progress=None
     columns the session perturbs when there are at least two of them."""
     ctl = TaskControl(progress, cancel)
     reader = ReaderOptions.from_dict(options)
-    columns = columns or open_source(path, reader).readable_names()  # every column that can be read
     frames = []
-    for frame in iter_chunks(path, reader, columns=columns):
+    for frame in iter_chunks(path, reader, columns=columns or None):  # None: every column that can be read
         ctl.check()
         frames.append(frame)
         ctl.report(0.0, f"{sum(len(f) for f in frames):,} rows read")

@@ -7,7 +7,7 @@ import os
 from optrr_engine.errors import InputError
 from optrr_engine.io.atomic import remove_stale_temporaries
 from optrr_engine.release.audit import audit_folder
-from optrr_engine.release.perturb import perturb_file
+from optrr_engine.release.perturb import PublishRefusal, perturb_file
 
 from ...state.config_bridge import gui_wording
 
@@ -22,32 +22,30 @@ def needed_marginal_check(mechanism, names, config) -> list:
 
 def rows_notes(mechanism, names, config, rows: int) -> list:
     """The release's ``rows_check``, as ``optrr perturb`` runs it: needed tables without information at the rows
-    released, as notes for the manifest and report."""
+    released, as notes for the manifest and report. A function of its own (not the engine's function passed as it
+    is) so that optrr_engine.utility.release_check is imported in the worker, not when the release dialog loads."""
     from optrr_engine.utility.release_check import release_rows_notes
 
     return release_rows_notes(mechanism, names, config, rows)
 
 
 def run_release(input_path, config, output_path, options: dict, progress=None, cancel=None) -> dict:
-    """Worker: the engine's perturb_file (``options``: the dialog's choices; :func:`accepted` for its tick); returns
-    {"manifest": the recipient's manifest, "audit": this release's entry of the internal audit record, "ledger":
-    every release of the same source (this one last)}. The engine's refusals that name command-line steps are worded
-    for the GUI (others, e.g. RepeatReleaseError, pass as raised)."""
+    """Worker: the engine's perturb_file (``options``: the dialog's choices, passed as they are; its approvals
+    ``allow_rare_categories`` and ``allow_flagged_kept`` are the sets its orange list names when ticked, absent: none
+    approved); returns {"manifest": the recipient's manifest, "audit": this release's entry of the internal audit
+    record, "ledger": every release of the same source (this one last)}. The engine's refusals that name
+    command-line steps are worded for the GUI, keeping their type and fields (a PublishRefusal's ``rare`` and
+    ``kept``); others, e.g. RepeatReleaseError, pass as raised."""
     try:
         made = _perturb(input_path, config, output_path, options, progress, cancel)
     except InputError as exc:
         text = gui_wording(str(exc))
         if text == str(exc):
             raise
+        if isinstance(exc, PublishRefusal):
+            raise exc.reworded(text) from None
         raise InputError(text) from None
     return {"manifest": made.manifest, "audit": made.audit_entry, "ledger": made.ledger}
-
-
-def accepted(options: dict, name: str) -> bool:
-    """Whether the user accepted what perturb_file's ``name`` allows (``allow_rare_categories``,
-    ``allow_flagged_kept``): the release dialog's tick over its orange list, which names every kept column and every
-    rare released category; absent: not accepted (the engine then refuses what it finds and says why)."""
-    return bool(options.get(name, False))
 
 
 def _perturb(input_path, config, output_path, options: dict, progress, cancel):
@@ -62,8 +60,8 @@ def _perturb(input_path, config, output_path, options: dict, progress, cancel):
         output_format=options.get("output_format"),
         force=options.get("force", False),
         allow_repeat=options.get("allow_repeat", False),
-        allow_rare_categories=accepted(options, "allow_rare_categories"),
-        allow_flagged_kept=accepted(options, "allow_flagged_kept"),
+        allow_rare_categories=options.get("allow_rare_categories", False),
+        allow_flagged_kept=options.get("allow_flagged_kept", False),
         audit_dir=options.get("audit_dir"),
         design_check=needed_marginal_check,
         rows_check=rows_notes,

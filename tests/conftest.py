@@ -83,3 +83,14 @@ def window(qtbot, tmp_path):
     w = open_window(qtbot, tmp_path)
     yield w
     close_window(w)
+
+
+@pytest.fixture
+def runner(qtbot):
+    """A task runner of the window's kind, its tasks cancelled and awaited after the test."""
+    from optrr_gui.workers.runner import TaskRunner
+
+    r = TaskRunner()
+    yield r
+    r.cancel_all()
+    r.wait_for_done(30_000)

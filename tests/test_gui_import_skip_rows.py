@@ -3,21 +3,10 @@ value goes into the options the dialog returns, and a ``sep=`` first line needs 
 
 from __future__ import annotations
 
-import pytest
-
 from optrr_gui.data.import_dialog import ImportDialog
-from optrr_gui.workers.runner import TaskRunner
 from tests.test_gui_support import WAIT_MS
 
 ROWS = [["x", "p"], ["y", "q"], ["x", "r"]] * 5
-
-
-@pytest.fixture
-def runner(qtbot):
-    runner = TaskRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait_for_done(30_000)
 
 
 def open_dialog(qtbot, runner, path, options=None) -> ImportDialog:

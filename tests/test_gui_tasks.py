@@ -7,15 +7,6 @@ import time
 import pytest
 
 from optrr_engine.designs import run_design
-from optrr_gui.workers.runner import TaskRunner
-
-
-@pytest.fixture
-def runner(qtbot):
-    r = TaskRunner()
-    yield r
-    r.cancel_all()
-    r.wait_for_done(10_000)
 
 
 def test_engine_work_runs_off_the_ui_thread_and_returns_on_it(qtbot, runner):

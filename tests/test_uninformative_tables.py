@@ -101,7 +101,10 @@ def test_the_notes_of_a_sampling_design_count_the_rows_that_report_the_table():
     design = make_sampling_design("sample-m", [4, 4, 3, 3], 0.3, m=2)
     (note,) = uninformative_notes(design, list(COLUMNS), [["buying", "safety"]], ROWS)
     assert note.startswith("table (buying, safety): the data remove ")
-    assert "at 288 rows (about 48 of them report this table): its estimate will be close to uniform" in note
+    assert (
+        "at 288 rows (the design expects about 48 of them to report this table): its estimate will be close to uniform"
+        in note
+    )
 
 
 def test_estimate_warns_and_says_so_in_its_json(weak, capsys):

@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import InputError
 from ..estimation import StructuredOperator, estimate_release
 from ..estimation.covariance import covariance_matrix
-from ..estimation.estimate import MIN_ROWS_PER_CELL, few_rows
+from ..estimation.estimate import few_rows, few_rows_head
 from ..estimation.spectrum import NotIdentifiableError
 from .chi_square import pearson_chi2, wald_independence
 from .wald_simulation import MAX_SIMULATED_CELLS, SIMULATIONS, simulated_p_value
@@ -56,8 +56,9 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
     Pearson on n * (estimated table), as if estimated counts had been observed, is not offered: it ignores the
     randomization noise, and its false-positive rate was 78-100% at the 5% level (issue 13).
 
-    The output says how much the release tells about the pair's table (``information``, ``no_information``; with
-    almost none, ``uninformative``: the tests have almost no power), by
+    The output says how much the release tells about the pair's table (``information``, ``no_information``,
+    ``too_noisy``; with almost none, ``uninformative``: the tests have almost no power; else, too noisy for the
+    unbiased estimate, ``too_noisy_warning``: they have little power), by
     :func:`~optrr_engine.utility.release_check.estimate_information`.
     """
     from ..estimation.release_estimate import open_release
@@ -125,8 +126,7 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
             if test is wald and simulated is not None:  # its law is simulated, not normal: the margins are the doubt
                 cells = int(np.prod(est.sizes))
                 why = (
-                    f"only {est.rows:,} records report this table for {cells:,} cells (fewer than "
-                    f"{MIN_ROWS_PER_CELL} per cell): the margins the simulation draws from are themselves very "
+                    f"{few_rows_head(est.rows, cells)}: the margins the simulation draws from are themselves very "
                     "uncertain, and the test can detect only a strong association"
                 )
             test.assumes = f"NOT reliable: {why}; " + test.assumes
@@ -145,7 +145,7 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
     }
     if few:
         out["warning"] = few
-    # information, no_information and, when the table carries almost none, the sentence "uninformative"
+    # information, no_information, too_noisy and the sentence "uninformative" or "too_noisy_warning"
     out.update(estimate_information(manifest, mechanism, names, "tests"))
     if est.info.get("not_private"):
         out["not_private"] = est.info["not_private"]

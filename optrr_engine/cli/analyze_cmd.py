@@ -17,6 +17,7 @@ def add_parser(sub):
 def run(args) -> int:
     from ..analysis.chi_square import format_p_value
     from ..analysis.release_chi2 import chi2_release
+    from ..utility.release_check import INFORMATION_WARNINGS
     from .common import print_json, release_option_names, shown_name, warn_not_private
     from .release_hints import release_hints
 
@@ -33,7 +34,7 @@ def run(args) -> int:
     rows = f"{out['rows']:,} rows" + (f" of {total:,}" if out["rows"] != total else "")
     what = [f"{shown_name(n)} ({len(c)} categories)" for n, c in zip((a, b), cats, strict=True)]
     print(f"association of {what[0]} and {what[1]}, {rows}")
-    for key in ("uninformative", "warning"):
+    for key in (*INFORMATION_WARNINGS, "warning"):
         if out.get(key):
             print(f"optrr: warning: {out[key]}", file=sys.stderr)
     print("H0: the two attributes are independent in the true (unperturbed) data")

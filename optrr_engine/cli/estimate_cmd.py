@@ -26,7 +26,7 @@ def add_parser(sub):
 def run(args) -> int:
     from ..estimation import METHODS, estimate_release
     from ..estimation.release_estimate import open_release
-    from ..utility.release_check import estimate_information
+    from ..utility.release_check import INFORMATION_WARNINGS, estimate_information
     from .common import print_json, release_option_names, warn_not_private
     from .release_hints import release_hints
 
@@ -38,7 +38,7 @@ def run(args) -> int:
         est = estimate_release(args.release, names, method=args.method, confidence=args.confidence, opened=opened)
         est.info.update(estimate_information(opened[0], opened[1], names, args.method))
     warn_not_private(est.info.get("not_private"))
-    for key in ("not_identifiable", "uninformative", "few_rows"):
+    for key in ("not_identifiable", *INFORMATION_WARNINGS, "few_rows"):
         if key in est.info:
             print(f"optrr: warning: {est.info[key]}", file=sys.stderr)
     if args.json:
@@ -59,9 +59,7 @@ def print_estimate(est) -> None:
         eps = ", ".join(f"{e:.4g}" for e in est.info["attribute_epsilons"])
         print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; these attributes: {eps}")
     if "suppression" in est.info:
-        reporting = est.info.get("reporting") or (
-            f"{est.info['records_reporting_all']:,} of {est.info['records_total']:,} records report these attributes"
-        )
+        reporting = est.info.get("reporting") or reporting_text(est.info)
         print(f"sampling design ({est.info['sampling_method']}): {est.info['suppression']}; {reporting}")
     if "iterations" in est.info:
         print(convergence_line(est.info))
@@ -78,6 +76,13 @@ def print_estimate(est) -> None:
     if est.outside_interval_note:
         print(est.outside_interval_note)
     print(INTERVAL_NOTE)
+
+
+def reporting_text(info: dict) -> str:
+    """How many records of a sampling release report the attributes: "1 of 309 records reports them"."""
+    reporting, total = info["records_reporting_all"], info["records_total"]
+    verb = "reports" if reporting == 1 else "report"
+    return f"{reporting:,} of {total:,} record{'s' if total != 1 else ''} {verb} these attributes"
 
 
 def convergence_line(info: dict) -> str:

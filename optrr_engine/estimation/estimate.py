@@ -54,6 +54,17 @@ FEW_ROWS_EFFECT = {
 }
 
 
+def few_rows_head(rows: float, cells: int) -> str:
+    """The count of :func:`few_rows`: "only 1 record reports this table for 4 cells (fewer than 5 per cell)" (the
+    records that do report it, counted in the release)."""
+    n = int(round(rows))
+    counted = f"{n:,} record reports" if n == 1 else f"{n:,} records report"
+    return (
+        f"only {counted} this table for {cells:,} cell{'s' if cells != 1 else ''} (fewer than {MIN_ROWS_PER_CELL} "
+        "per cell)"
+    )
+
+
 def few_rows(rows: float, cells: int, method: str | None = DEFAULT_METHOD) -> str | None:
     """The warning for a table of ``cells`` cells estimated from ``rows`` records by ``method`` (its effect on the
     point estimate; None: no point estimate named, only the intervals and tests), or None when there are enough
@@ -61,10 +72,7 @@ def few_rows(rows: float, cells: int, method: str | None = DEFAULT_METHOD) -> st
     ``info["few_rows"]``)."""
     if rows >= MIN_ROWS_PER_CELL * cells:
         return None
-    head = (
-        f"only {int(round(rows)):,} records report this table for {cells:,} cells (fewer than {MIN_ROWS_PER_CELL} "
-        "per cell)"
-    )
+    head = few_rows_head(rows, cells)
     tail = "a normal approximation that does not hold here"
     effect = FEW_ROWS_EFFECT.get(method) if method is not None else None
     if effect is None:

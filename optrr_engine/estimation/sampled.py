@@ -195,8 +195,10 @@ def reporting_info(design: SamplingDesign, counter: SamplingCounter, attributes=
         if need <= set(sub) and w > 0
     ]
     together = "" if len(counter.attrs) == 1 else " together"
+    verb = "reports" if reporting == 1 else "report"
     info["reporting"] = (
-        f"{reporting:,} of {n:,} records report {what}{together} (about {n * coverage:,.1f} expected: a record's "
+        f"{reporting:,} of {n:,} record{'s' if n != 1 else ''} {verb} {what}{together} (the design expects about "
+        f"{n * coverage:,.1f}: a record's "
         f"sampled columns hold {'it' if len(counter.attrs) == 1 else 'them'} with probability {coverage:.3g})"
     )
     return info

@@ -130,6 +130,12 @@ class MarginalError:
         (:attr:`information`): the one rule of the release notes, the recipient's warnings and the design's counts."""
         return not self.erased and self.information < NO_INFORMATION
 
+    @property
+    def too_noisy(self) -> bool:
+        """Estimable (not erased) but the unbiased estimate's largest predicted cell standard deviation reaches
+        MAX_CELL_SD at these rows: its intervals span everything (:mod:`.identifiability`)."""
+        return not self.erased and not self.max_cell_sd < MAX_CELL_SD
+
     def to_json(self, names=None) -> dict:
         finite = self.identifiable
         return {

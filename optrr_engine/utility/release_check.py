@@ -7,7 +7,8 @@ non-identifiable 1- and 2-way marginal (when there are at most ``NOTE_LIMIT`` of
 Once the row count is known (after the pass), :func:`uninformative_notes` names the needed tables that carry
 almost no information at that count (:attr:`.predicted.MarginalError.information` below ``NO_INFORMATION``): a
 note, never a refusal. :func:`estimate_information` says the same to a recipient estimating or testing a table of
-the release (``optrr estimate``, ``optrr analyze``, the Analyse tab).
+the release (``optrr estimate``, ``optrr analyze``, the Analyse tab), and, for a table with some information whose
+unbiased estimate is too noisy (:attr:`.predicted.MarginalError.too_noisy`: its intervals span everything), that.
 """
 
 from __future__ import annotations
@@ -121,9 +122,11 @@ def _share(information: float) -> str:
 
 
 def _at_rows(err: MarginalError, rows: int) -> str:
-    """The words "at 309 rows", with the rows expected to report the table when fewer do (sampling designs)."""
-    reporting = f" (about {err.rows:,.0f} of them report this table)" if err.rows < rows else ""
-    return f"at {int(rows):,} rows{reporting}"
+    """The words "at 309 rows", with the rows the design expects to report the table when fewer do (sampling
+    designs: a prediction, not the count of the records that do report it, which only the release's data give)."""
+    expected = f"{err.rows:,.0f}" if err.rows >= 10 else f"{err.rows:.2g}"
+    reporting = f" (the design expects about {expected} of them to report this table)" if err.rows < rows else ""
+    return f"at {int(rows):,} row{'s' if int(rows) != 1 else ''}{reporting}"
 
 
 def uninformative_notes(mechanism, names, needed, rows: int) -> list[str]:
@@ -159,27 +162,49 @@ NO_INFORMATION_EFFECT = {
 }
 
 
+#: What a table too noisy for the unbiased estimate (but with some information) does to each use of it
+#: (:func:`estimate_information`), keyed as NO_INFORMATION_EFFECT.
+TOO_NOISY_EFFECT = {
+    "map": "the shown estimate leans on the prior",
+    "estimate": "the estimate is mostly randomization noise",
+    "tests": "the tests have little power: a large p-value says little about independence",
+}
+
+
 def estimate_information(manifest: dict, mechanism, names, effect: str = "map") -> dict:
     """How much a release says about the table of the attributes ``names``, for an estimate's ``info`` or a
     test's output: ``information`` (the share of the prior's spread the data remove at the release's row count,
     :attr:`.predicted.MarginalError.information`; for a sampling release, from the rows expected to report the
-    table), ``no_information`` (below NO_INFORMATION), and then ``uninformative``, the warning sentence; ``effect``
-    keys NO_INFORMATION_EFFECT (an estimation method other than "map" reads as "estimate"). An erased table gets
-    information 0, ``no_information`` False and no sentence (the estimate's own ``not_identifiable`` says it)."""
+    table), ``no_information`` (below NO_INFORMATION), ``too_noisy`` (the unbiased estimate's predicted cell
+    standard deviation reaches MAX_CELL_SD: :attr:`.predicted.MarginalError.too_noisy`), and then one warning
+    sentence: ``uninformative`` without information, else ``too_noisy_warning`` when too noisy; ``effect`` keys
+    NO_INFORMATION_EFFECT and TOO_NOISY_EFFECT (an estimation method other than "map" reads as "estimate"). An
+    erased table gets information 0, both flags False and no sentence (the estimate's own ``not_identifiable``
+    says it)."""
     from ..estimation.release_source import attribute_index
 
     idx = attribute_index(manifest, list(names))
     rows = int(manifest["rows"])
     (err,) = _predicted(mechanism, rows, [tuple(sorted(idx))]).marginals
-    out: dict = {"information": err.information, "no_information": err.no_information}
+    out: dict = {"information": err.information, "no_information": err.no_information, "too_noisy": err.too_noisy}
+    label = _label(idx, [str(a["name"]) for a in manifest["attributes"]])  # in the order asked
     if err.no_information:
-        label = _label(idx, [str(a["name"]) for a in manifest["attributes"]])  # in the order asked
         out["uninformative"] = (
             f"{_at_rows(err, rows)} this release carries almost no information on {label}: the data remove "
             f"{_share(err.information)} of the prior's uncertainty; "
             + NO_INFORMATION_EFFECT.get(effect, NO_INFORMATION_EFFECT["estimate"])
         )
+    elif err.too_noisy:
+        out["too_noisy_warning"] = (
+            f"{_at_rows(err, rows)} the unbiased estimate of {label} has a standard error of about "
+            f"{100 * err.max_cell_sd:,.0f} percentage points: its intervals span everything; "
+            + TOO_NOISY_EFFECT.get(effect, TOO_NOISY_EFFECT["estimate"])
+        )
     return out
+
+
+#: The keys of :func:`estimate_information`'s warning sentences, as the CLI and the Analyse tab print them.
+INFORMATION_WARNINGS = ("uninformative", "too_noisy_warning")
 
 
 def release_rows_notes(mechanism, names, config, rows: int) -> list[str]:

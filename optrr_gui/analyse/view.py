@@ -41,6 +41,7 @@ from optrr_engine.estimation.release_estimate import default_manifest_path
 from optrr_engine.estimation.release_source import KEPT_COLUMN_HINT, kept_column_message
 from optrr_engine.io.atomic import write_text_atomic
 from optrr_engine.io.json_file import strict_json
+from optrr_engine.utility.release_check import INFORMATION_WARNINGS
 
 from ..common.widgets import Spinner, WrappedLabel, fmt_eps
 from ..workers.jobs.analyse import estimate_task, open_release_task
@@ -101,6 +102,16 @@ def pct(v: float) -> str:
 def cells_text(n: int) -> str:
     """The count with its noun: "1 cell", "2 cells"."""
     return f"{n} cell" if n == 1 else f"{n} cells"
+
+
+def rows_text(est) -> str:
+    """The rows an estimate comes from: "309 perturbed rows", or from a sampling release the records that do
+    report the table (counted in it): "the 1 of 309 perturbed rows that reports this table"."""
+    total = est.info.get("records_total")
+    if total is not None and est.rows != total:
+        verb = "reports" if est.rows == 1 else "report"
+        return f"the {est.rows:,} of {total:,} perturbed rows that {verb} this table"
+    return f"{est.rows:,} perturbed row{'s' if est.rows != 1 else ''}"
 
 
 def negative_note(n: int) -> str:
@@ -430,14 +441,14 @@ class AnalyseView(QWidget):
             negatives += f"; NOT converged after {est.info['iterations']} iterations"
         if "suppression" in est.info:
             negatives += f"; {est.info['suppression']}"
-        for key in ("not_identifiable", "uninformative", "few_rows"):  # uninformative: estimate_information
+        for key in ("not_identifiable", *INFORMATION_WARNINGS, "few_rows"):  # the 2nd: estimate_information
             if key in est.info:
                 negatives += f"; warning: {est.info[key]}"
         if est.outside_interval_note:
             negatives += f"; {OUTSIDE_MARK} {est.outside_interval_note}"
         self.result_label.setText(
             f"{' × '.join(est.names())}: {estimator_name(est.method)} estimate from "
-            f"{est.rows:,} perturbed rows, {level} confidence intervals of the unbiased estimate (the same whichever "
+            f"{rows_text(est)}, {level} confidence intervals of the unbiased estimate (the same whichever "
             f"estimate is shown){negatives}."
         )
         if len(est.sizes) == 2:
@@ -555,7 +566,7 @@ class AnalyseView(QWidget):
         tests = chi2["tests"]
         main = next((t for t in tests if t["test"] == MAIN_TEST), tests[0])
         parts = ["<b>Test of association</b> (H0: the two attributes are independent)"]
-        for key in ("uninformative", "warning"):
+        for key in (*INFORMATION_WARNINGS, "warning"):
             if chi2.get(key):
                 parts.append(f"<br><span style='color:#cc0000'>{escape(chi2[key])}</span>")
         rec = " — recommended" if main["test"] == chi2.get("recommended") else ""

@@ -27,18 +27,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from optrr_engine.utility.identifiability import MAX_CELL_SD
+from optrr_engine.utility.predicted import NO_INFORMATION as NO_INFORMATION_SHARE
+
 from ..common.widgets import Spinner, WrappedLabel, fmt_eps, fmt_pp, fmt_seconds
 from ..design.controller import DesignController
 from ..plots.column_bars import ACHIEVED_COLOR, HIGHER_COLOR, LOWER_COLOR, REQUESTED_COLOR
 from ..plots.column_bars import EpsilonBars as BarChart
 from ..state.design_summary import (
     BUDGET_ONLY_METHODS,
+    ERASED,
     METHOD_HELP,
     METHOD_LABELS,
+    NO_INFORMATION,
+    TOO_NOISY,
     DesignSummary,
     changes_text,
     display_order,
     may_recommend,
+    recommendation_text,
 )
 from ..state.needed_marginals import WAY_OUT, label_index_sets
 from .marginals_editor import MarginalsEditor
@@ -92,12 +99,23 @@ SOURCE_HEADERS = {
         "chosen by design",
     ),
 }
-#: An expected error (one standard error of a share) above this many percentage points is shown in words: the
-#: released column then says nothing about any share (the 95 % interval, ± 2 standard errors, is wider than the
-#: whole range 0-100 % of a share; the number itself, e.g. "± 319 pp" for 5,110 categories at a small ε, is
-#: meaningless as an error of a share). The number stays in the cell's tooltip.
-NO_INFORMATION_PP = 50.0
-NO_INFORMATION_TEXT = "no information (noise ≫ any share)"
+#: The Expected-error cell of a column in words, by the engine's rules on its 1-way table
+#: (:func:`~optrr_gui.state.design_summary.column_state`; the number stays in the cell's tooltip) and what each
+#: word means, in one sentence.
+STATE_TEXTS = {
+    ERASED: "not identifiable",
+    NO_INFORMATION: "no information",
+    TOO_NOISY: "too noisy",
+}
+STATE_TIPS = {
+    ERASED: "Not identifiable: ε 0 here, the released column is pure noise and no number of rows recovers its "
+    "shares.",
+    NO_INFORMATION: "No information: at this ε and number of rows the data remove less than "
+    f"{100 * NO_INFORMATION_SHARE:g} % of the prior's uncertainty about this column's shares, so its estimate stays "
+    "near equal shares whatever the data.",
+    TOO_NOISY: f"Too noisy: one standard error of the unbiased estimate reaches {100 * MAX_CELL_SD:g} percentage "
+    "points, so its intervals span everything and the shown estimate leans on the prior (equal shares).",
+}
 #: A change of the designs' states only (a new request started: results become stale; progress) is drawn after
 #: this many milliseconds; a result arriving meanwhile is drawn at once, with the states.
 STATUS_REDRAW_MS = 100
@@ -165,20 +183,14 @@ def epsilon_source(method: str | None, s: DesignSummary | None) -> str:
     return "typed"
 
 
-def error_cell(se: float) -> tuple[str, str]:
-    """(text, tooltip) of the Expected-error cell of one column: "± 5.6 pp", or in words above NO_INFORMATION_PP
-    (and for a column released as pure noise), the number in the tooltip."""
-    if se is None or math.isnan(se):
+def error_cell(se: float, state: str = "") -> tuple[str, str]:
+    """(text, tooltip) of the Expected-error cell of one column: "± 5.6 pp", or the engine's word for its 1-way
+    table (``state``: :func:`~optrr_gui.state.design_summary.column_state`) with its meaning and the number in
+    the tooltip."""
+    if state not in STATE_TEXTS:
         return fmt_pp(se), ""
-    if math.isinf(se):
-        return NO_INFORMATION_TEXT, "ε 0 here: the released column is pure noise, it says nothing about any share."
-    if 100 * se > NO_INFORMATION_PP:
-        return NO_INFORMATION_TEXT, (
-            f"One standard error of {fmt_pp(se)}: more than {NO_INFORMATION_PP:g} percentage points, so even the "
-            "95 % interval of a share covers everything from 0 to 100 %: at this ε and number of rows the released "
-            "column says nothing about any share."
-        )
-    return fmt_pp(se), ""
+    number = "" if se is None or not math.isfinite(se) else f" One standard error: {fmt_pp(se)}."
+    return STATE_TEXTS[state], STATE_TIPS[state] + number
 
 
 def fmt_avd(value: float) -> str:
@@ -357,8 +369,9 @@ class MechanismPanel(QWidget):
         self.attributes.horizontalHeaderItem(ERROR_COL).setToolTip(
             "How far the receiver's estimate of a category's share is expected to be from the truth "
             "(one standard error, in percentage points) for a category holding 1/a of the rows, with this "
-            f"file's number of rows. Lower ε or fewer rows = larger error. Above {NO_INFORMATION_PP:g} pp it reads "
-            f'"{NO_INFORMATION_TEXT}" (the number is in the cell\'s tooltip).'
+            "file's number of rows. Lower ε or fewer rows = larger error. It reads "
+            + " or ".join(f'"{STATE_TEXTS[s]}"' for s in (NO_INFORMATION, TOO_NOISY))
+            + " when the engine's rules say so (the cell's tooltip says what it means, with the number)."
         )
 
         top = QWidget()
@@ -519,12 +532,15 @@ class MechanismPanel(QWidget):
         self.redrawn.emit()
 
     def status_text(self, recommended, chosen) -> str:
-        """Under the table: a recommended design without information (every design lacks it), the needed marginals
-        the release's design cannot estimate (and the way out), and the designs kept from the recommendation
-        because they changed the ε typed in."""
+        """Under the table: why the recommended design is not one before it or with a smaller predicted error
+        (:func:`recommendation_text`), a recommended design without information (every design lacks it), the needed
+        marginals the release's design cannot estimate (and the way out), and the designs kept from the
+        recommendation because they changed the ε typed in."""
         c = self.controller
         names = c.request.get("names", [])
-        lines = []
+        budget_mode = bool(c.request.get("budget_mode"))
+        why = recommendation_text(c.current(), recommended, c.methods, budget_mode)
+        lines = [html.escape(why)] if why else []
         method = chosen or recommended
         s = c.current().get(method) if method else None
         if s is not None and s.ok and s.no_information and method == recommended:
@@ -548,7 +564,6 @@ class MechanismPanel(QWidget):
                     f"are so noisy that their confidence intervals span everything; {TOO_NOISY_MEANS}. "
                     f"For more: {WAY_OUT}.</span>"
                 )
-        budget_mode = bool(c.request.get("budget_mode"))
         held = [
             m
             for m, x in c.current().items()
@@ -904,7 +919,7 @@ class MechanismPanel(QWidget):
         rows = []
         for i, name in enumerate(names):
             se = s.standard_errors[i] if i < len(s.standard_errors) else math.nan
-            error, error_tip = error_cell(se)
+            error, error_tip = error_cell(se, s.column_states[i] if i < len(s.column_states) else "")
             mark = i in changed_attributes
             requested, achieved = (
                 fmt_change(s.requested[i], s.achieved[i])

@@ -148,7 +148,8 @@ class DesignSummary:
     names: list = field(default_factory=list)
     sizes: list = field(default_factory=list)
     target: float | None = None
-
+    #: per column, the engine's word for its 1-way table at the file's rows (:func:`column_states`)
+    column_states: list = field(default_factory=list)
 
     @property
     def too_noisy(self) -> list:
@@ -175,18 +176,45 @@ def standard_error(p: float, q: float, a: int, n: int, pi: float | None = None) 
     return math.sqrt(lam * (1.0 - lam) / (n * (p - q) ** 2))
 
 
+def column_errors(mechanism, n_rows: int):
+    """The engine's predicted error (:class:`~optrr_engine.utility.predicted.MarginalError`) of every column's
+    1-way table at ``n_rows`` rows, for a mechanism or a sampling design (uniform prior)."""
+    from optrr_engine.utility.candidate import candidate_of
+
+    return candidate_of(mechanism).predicted_error(int(n_rows), {"orders": [1]}).marginals
+
+
 def expected_errors(mechanism, n_rows: int | None) -> list[float]:
     """Per attribute: standard error of the estimated share of a category with share 1/a_i (a sampling design:
     the predicted standard deviation of a 1-way cell under the uniform prior, the same quantity)."""
     if not n_rows:
         return [math.nan] * mechanism.k
     if not hasattr(mechanism, "marginal"):  # a sampling design
-        from optrr_engine.utility.candidate import candidate_of
-
-        pe = candidate_of(mechanism).predicted_error(int(n_rows), {"orders": [1]})
-        return [m.max_cell_sd for m in pe.marginals]
+        return [m.max_cell_sd for m in column_errors(mechanism, n_rows)]
     p, q = np.exp(mechanism.one_way_log_probs()).T
     return [standard_error(*pq, int(a), int(n_rows)) for *pq, a in zip(p, q, mechanism.sizes, strict=True)]
+
+
+#: The words of a column's 1-way table by the engine's rules (:func:`column_states`): erased (never recovered),
+#: no information (``MarginalError.no_information``), too noisy (``MarginalError.too_noisy``).
+ERASED, NO_INFORMATION, TOO_NOISY = "erased", "no information", "too noisy"
+
+
+def column_state(err) -> str:
+    """The word for one 1-way MarginalError: ERASED, NO_INFORMATION, TOO_NOISY, or "" (the number says it)."""
+    if err.erased:
+        return ERASED
+    if err.no_information:
+        return NO_INFORMATION
+    return TOO_NOISY if err.too_noisy else ""
+
+
+def column_states(mechanism, n_rows: int | None) -> list[str]:
+    """Per column, :func:`column_state` of its 1-way table at ``n_rows`` rows; all "" before the rows are
+    counted."""
+    if not n_rows:
+        return [""] * mechanism.k
+    return [column_state(m) for m in column_errors(mechanism, n_rows)]
 
 
 #: Predicted errors are computed for designs of at most this many columns (the GUI stays responsive).
@@ -248,7 +276,9 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
 
 
 def with_prediction(summary: DesignSummary, mechanism, n_rows, request) -> DesignSummary:
-    """``summary`` with the predicted error of ``request``'s needed marginals (:func:`predicted`)."""
+    """``summary`` with the predicted error of ``request``'s needed marginals (:func:`predicted`) and the words of
+    its columns' 1-way tables at ``n_rows`` (:func:`column_states`)."""
+    summary.column_states = column_states(mechanism, n_rows)
     p = predicted(mechanism, n_rows, request)
     summary.needed_tables = p.get("needed", 0)
     if p:
@@ -411,6 +441,73 @@ def display_order(
     methods = [m for m in methods if budget_mode or m not in BUDGET_ONLY_METHODS]
     best = [m for m in ranked(summaries, budget_mode, accept_changed) if m in methods]
     return best + [m for m in methods if m not in best]
+
+
+def short_label(method: str) -> str:
+    """A design's name without its explanation: "Optimal" for "Optimal (exact LP)"."""
+    return METHOD_LABELS.get(method, method).split(" (")[0]
+
+
+def _predicted_below(s: DesignSummary, than: DesignSummary) -> bool:
+    """``s``'s predicted error alone (the default estimate's, without the ranking's first key) is below
+    ``than``'s beyond RANK_TOLERANCE."""
+    from optrr_engine.utility.predicted import ties_with
+
+    if s.predicted_rank is None or than.predicted_rank is None:
+        return False
+    mine, theirs = (0, s.predicted_rank[1]), (0, than.predicted_rank[1])
+    return not ties_with(theirs, mine) and mine[1] < theirs[1]
+
+
+def refused_above(
+    summaries: dict[str, DesignSummary], recommended: str | None, order, budget_mode: bool
+) -> dict[str, list[str]]:
+    """The designs kept from the recommendation although they come before ``recommended`` in ``order`` (the
+    table's usual order) or predict a smaller error alone: {"erased": those erasing a needed table (total-budget
+    mode, where the ranking puts them after), "no_information": those without information at these rows}.
+    Empty when the recommended design itself erases a table or has no information (the status line says so)."""
+    rec = summaries.get(recommended) if recommended else None
+    out: dict[str, list[str]] = {"erased": [], "no_information": []}
+    if rec is None or not rec.ok or rec.erased or rec.no_information:
+        return out
+    order = list(dict.fromkeys(order))
+    place = order.index(recommended) if recommended in order else len(order)
+    for m in order:
+        s = summaries.get(m)
+        if m == recommended or s is None or not (s.ok and s.releasable):
+            continue
+        if not (order.index(m) < place or _predicted_below(s, rec)):
+            continue
+        if s.erased and budget_mode:
+            out["erased"].append(m)
+        elif s.no_information:
+            out["no_information"].append(m)
+    return out
+
+
+def _listed(methods: list[str]) -> str:
+    """ "Optimal, Auto and Classes" """
+    names = [short_label(m) for m in methods]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def recommendation_text(
+    summaries: dict[str, DesignSummary], recommended: str | None, order, budget_mode: bool
+) -> str:
+    """Why the recommendation is not a design before it or with a smaller predicted error (:func:`refused_above`),
+    in one line: "Recommended: Sample-2 (2 columns per row): Optimal, Auto and Classes erase needed tables at this
+    ε"; "" when no such design was refused."""
+    refused = refused_above(summaries, recommended, order, budget_mode)
+    parts = []
+    if refused["erased"]:
+        verb = "erases" if len(refused["erased"]) == 1 else "erase"
+        parts.append(f"{_listed(refused['erased'])} {verb} needed tables at this ε")
+    if refused["no_information"]:
+        verb = "has" if len(refused["no_information"]) == 1 else "have"
+        parts.append(f"{_listed(refused['no_information'])} {verb} no information at this number of rows")
+    if not parts or recommended is None:
+        return ""
+    return f"Recommended: {METHOD_LABELS.get(recommended, recommended)}: " + "; ".join(parts)
 
 
 def changes_text(s: DesignSummary) -> str:

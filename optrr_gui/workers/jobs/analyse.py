@@ -23,8 +23,8 @@ def open_release_task(path: str, manifest_path: str | None, progress=None, cance
 
 
 def estimate_task(path, names, manifest_path, method, confidence, opened, progress=None, cancel=None) -> dict:
-    """Worker: the estimated marginal (with how much information the release carries on it, as ``optrr estimate``
-    says) and, for two attributes, the chi-square tests."""
+    """Worker: the estimated marginal (with how much information the release carries on it and whether its unbiased
+    estimate is too noisy, as ``optrr estimate`` says) and, for two attributes, the chi-square tests."""
     est = estimate_release(
         path,
         list(names),

@@ -128,8 +128,8 @@ def test_the_warnings_follow_the_role(panel):
         set_roles(stack, state, [PID], role)
         shown[role] = category_counts(state).warnings[PID]
     assert shown["keep"] == (
-        "likely identifier (its name): exported IN THE CLEAR",
         "kept unchanged: this column is exported as is, NOT privatised",
+        "likely identifier (its name): exported IN THE CLEAR",
     )
     assert shown["perturb"][0] == "likely identifier (its name)"
     assert shown["drop"] == (dropped,)

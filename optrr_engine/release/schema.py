@@ -285,7 +285,7 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
             markers = {v: c for v, c in extras.items() if v in MISSING_MARKERS}
             texts = {v: c for v, c in extras.items() if v not in MISSING_MARKERS}
             col.categories = sorted(markers, key=_alphabetical)
-            warn.append("numbers grouped into quantile bins; the bin edges come from the data and are published")
+            warn.append(BINS_WARNING)
             _add_missing(col, has_missing or bool(texts), set(markers))
             _flag_markers(col, markers)
             _flag_texts(col, texts)
@@ -396,6 +396,8 @@ def near_duplicate_warning(values, decimal: str = ".") -> str | None:
 
 
 #: How the rare-category warning starts (the GUI recomputes it after recoding).
+#: The warning on a numeric column grouped into bins (the GUI leaves it out for a kept column, copied as it is).
+BINS_WARNING = "numbers grouped into quantile bins; the bin edges come from the data and are published"
 RARE_WARNING_START = f"rare categories (fewer than {RARE_COUNT} rows)"
 
 

@@ -1,7 +1,11 @@
 """Release dialog: choose the output file and format, run the perturbation in the background with a progress
-bar, the remaining time and Cancel, then show a summary (rows, epsilons recomputed by the engine, where the
-manifest and report are) with "Open folder". A cancelled run leaves nothing under the output name (the
-engine writes to a temporary file and renames it at the end).
+bar, the remaining time and Cancel, then show a summary (rows, the design by the window's name for it, epsilons
+recomputed by the engine, the manifest's notes, where the manifest and report are) with "Open folder". A cancelled
+run leaves nothing under the output name (the engine writes to a temporary file and renames it at the end).
+
+Before the release the dialog says what the release will note on the needed tables that carry almost no
+information at the file's rows (the engine's notes, computed in a worker process: :data:`NOTES_CHANNEL`), and, for
+a delimited-text input whose delimiter is not a comma, that a CSV release keeps that delimiter.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QRadioButton,
+    QSizePolicy,
     QSpinBox,
     QTextBrowser,
     QVBoxLayout,
@@ -40,10 +45,10 @@ from optrr_engine.release.schema import RARE_COUNT, kept_too_unique
 from optrr_engine.release.schema import rare_categories as rare_of_column
 
 from ..common.widgets import fmt_eps, fmt_seconds
-from ..state.design_summary import METHOD_LABELS, noise_note
-from ..state.needed_marginals import WAY_OUT, label_index_sets
+from ..state.design_summary import METHOD_LABELS, SAMPLING_ROWS, noise_note
+from ..state.needed_marginals import WAY_OUT, label_index_sets, name_lists
 from ..state.needed_marginals import describe as describe_needed
-from ..workers.jobs.release import remove_release_leftovers, run_release
+from ..workers.jobs.release import needed_table_notes, remove_release_leftovers, run_release
 from .configuration import release_configuration
 
 #: Output formats offered: label -> (engine output_format, extension).
@@ -55,6 +60,12 @@ FORMATS = {
     "Stata (.dta)": ("dta", ".dta"),
 }
 CHANNEL = "release"
+#: The runner's channel of the notes on needed tables without information (:meth:`ReleaseDialog.information_notes`).
+NOTES_CHANNEL = "release-notes"
+#: Most of those notes written out in the dialog (every one in its tooltip, and in the manifest after the release).
+NOTES_SHOWN = 3
+#: Delimiters named in words beside the format (others are shown quoted).
+DELIMITER_WORDS = {"\t": "tab", " ": "space"}
 #: Said when a repeat release replaces the files of an earlier one: the ledger keeps counting the one replaced.
 REPLACED_COUNTED = "The release you are replacing is counted too: it may already have been sent."
 _NO_SUMMARIES: dict = {}  # never modified
@@ -84,10 +95,33 @@ def manifest_paths(output_path: str) -> tuple[str, str]:
     return f"{output_path}.manifest.json", f"{output_path}.report.html"
 
 
+def design_name(manifest: dict) -> str:
+    """The design of a release as the rest of the window names it (METHOD_LABELS: "Sample-2 (2 columns per row)",
+    never the engine's "sample-m"), from the manifest's design method and, for sample-m, its columns per row (the
+    mechanism's m); "" when the manifest names none."""
+    mechanism = manifest.get("mechanism") or {}
+    method = (manifest.get("design") or {}).get("method") or mechanism.get("method", "")
+    m = mechanism.get("m") if method == "sample-m" else None
+    row = next((row for row, params in SAMPLING_ROWS.items() if params == (method, m)), method)
+    return METHOD_LABELS.get(row, row)
+
+
+def notes_html(notes) -> str:
+    """The manifest's design notes as a list, those on tables that cannot be estimated in orange; "" for none."""
+    from html import escape
+
+    if not notes:
+        return ""
+    orange = " style='color:#b05000'"
+    items = "".join(f"<li{orange if 'cannot be estimated' in str(n) else ''}>{escape(str(n))}</li>" for n in notes)
+    return f"<p>Notes in the manifest:</p><ul>{items}</ul>"
+
+
 def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict | None = None, ledger=()) -> str:
-    """What was written. The epsilons are recomputed from the manifest's mechanism (not copied); ``audit`` (this
-    release's entry of the internal audit record) adds what the recipient is not told, ``ledger`` the earlier
-    releases of the same data."""
+    """What was written. The epsilons are recomputed from the manifest's mechanism (not copied); the design is
+    named as the window names it (:func:`design_name`) and the manifest's design notes are listed (:func:`notes_html`);
+    ``audit`` (this release's entry of the internal audit record) adds what the recipient is not told, ``ledger``
+    the earlier releases of the same data."""
     from html import escape
 
     audit = audit or {}
@@ -97,7 +131,7 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
     eps = mech.attribute_epsilons()
     names = [str(a["name"]) for a in manifest.get("attributes", [])]
     requested = [a.get("requested_epsilon") for a in manifest.get("attributes", [])]
-    method = (manifest.get("design") or {}).get("method") or (manifest.get("mechanism") or {}).get("method", "")
+    method = design_name(manifest)
     rows = manifest.get("rows")
     lines = [f"<h3>Release written in {fmt_seconds(seconds)}</h3>", "<table cellspacing='4'>"]
     if isinstance(rows, int):
@@ -105,7 +139,7 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
         extra = f" ({excluded:,} rows left out for missing values)" if excluded else ""
         lines.append(f"<tr><td>Rows</td><td>{rows:,}{extra}</td></tr>")
     if method:
-        lines.append(f"<tr><td>Design</td><td>{METHOD_LABELS.get(method, method)}</td></tr>")
+        lines.append(f"<tr><td>Design</td><td>{escape(method)}</td></tr>")
     value = fmt_eps(mech.overall_epsilon())
     lines.append(f"<tr><td>Whole-record ε</td><td><b>{value}</b> (lower = more private)</td></tr>")
     lines.append("</table><p>ε per perturbed column (requested → achieved):</p><table cellspacing='4'>")
@@ -118,9 +152,7 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
     noise = noise_note(eps, names)
     if noise:
         lines.append(f"<p>{escape(noise)}.</p>")
-    for note in (manifest.get("design") or {}).get("notes") or []:
-        if "cannot be estimated" in note:
-            lines.append(f"<p style='color:#b05000'>{note}</p>")
+    lines.append(notes_html((manifest.get("design") or {}).get("notes")))
     kept = manifest.get("kept_columns") or []
     if kept:
         lines.append(f"<p style='color:#b05000'>Exported unchanged (NOT private): {', '.join(map(str, kept))}</p>")
@@ -154,6 +186,55 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
         + ".</p>"
     )
     return "".join(lines)
+
+
+def information_html(notes, shown: int = NOTES_SHOWN) -> str:
+    """The dialog's warning on needed tables that carry almost no information (``notes``: the engine's, as the
+    release will write them in its manifest), in plain text: a warning, nothing to tick; the first ``shown`` notes,
+    the others counted (all of them are in the tooltip: :func:`information_tooltip`). "" for none."""
+    from html import escape
+
+    if not notes:
+        return ""
+    lines = [f"• {escape(str(n))}" for n in notes[:shown]]
+    if len(notes) > shown:
+        lines.append(f"… and {len(notes) - shown} more note(s): point here to read them all")
+    head = "Almost no information in some needed tables (a warning; the release is not refused and notes it):"
+    return "<br>".join([head, *lines])
+
+
+def information_tooltip(notes) -> str:
+    """Every note of :func:`information_html`, one paragraph each (rich text, so that the tooltip wraps)."""
+    from html import escape
+
+    return "".join(f"<p>{escape(str(n))}</p>" for n in notes or [])
+
+
+def input_delimiter(path: str | None, reader_options: dict | None) -> str | None:
+    """The delimiter the release reads a delimited-text input with: the one given in ``reader_options``, else the
+    one the engine's reader detects (a bounded sample of the file: ~15 ms); None for another format or a file it
+    cannot read (the release says why)."""
+    from optrr_engine.io.formats import known_format
+    from optrr_engine.io.readers import ReaderOptions, detect_options
+
+    if not path or known_format(path) != "csv":
+        return None
+    given = (reader_options or {}).get("delimiter")
+    if given:
+        return str(given)
+    try:
+        return detect_options(path, ReaderOptions.from_dict(reader_options or {})).delimiter
+    except (OptRRError, OSError, ValueError):
+        return None
+
+
+def delimiter_note(delimiter: str | None, output_format: str) -> str:
+    """Beside the format: a CSV release keeps the input's ``delimiter`` (optrr_engine.release.perturb), said when it
+    is not a comma ("CSV, with the input's delimiter ';'"); "" otherwise."""
+    if output_format != "csv" or delimiter in (None, ","):
+        return ""
+    shown = DELIMITER_WORDS.get(str(delimiter), repr(delimiter))
+    return f"CSV, with the input's delimiter {shown} (not commas)"
 
 
 def suppression_sentence(suppression: str | None, k: int) -> str:
@@ -381,12 +462,24 @@ class ReleaseDialog(QDialog):
         self.replace_confirmed = False  # the user answered "replace?" for the release being retried (repeat)
         self.replacing = False  # the release started last replaces the files of an earlier one
         self.closed_running = False  # the dialog was closed while the release ran: the main window says how it ended
+        self.closed = False  # closed (it stays connected to the designs until the next one opens): no background work
+        self._notes: tuple = (None, None, None)  # (mechanism, (names, needed, rows), notes: None while computing)
+        self._needed_summary = None  # the design summary the Needed row was last shown for
+        self._delimiter: tuple = (None, None)  # (data path and reader options, the input's delimiter)
 
         self.design_label = QLabel()
         self.design_label.setWordWrap(True)
         self.format = QComboBox()
         self.format.addItems(list(FORMATS))
         self.format.setToolTip("File format of the released data. CSV opens everywhere.")
+        self.delimiter_label = QLabel()
+        self.delimiter_label.setToolTip(
+            "A CSV release is written with the delimiter of the input file (the receiver's reader detects it)"
+        )
+        self.delimiter_label.hide()
+        format_row = QHBoxLayout()
+        format_row.addWidget(self.format)
+        format_row.addWidget(self.delimiter_label, 1)
         self.output = QLineEdit()
         self.output.setToolTip("Where the released data is written; its manifest and report go next to it.")
         browse = QPushButton("Browse…")
@@ -435,6 +528,13 @@ class ReleaseDialog(QDialog):
         self.needed_label = QLabel()
         self.needed_label.setWordWrap(True)
         self.needed_label.setTextFormat(Qt.TextFormat.RichText)
+        self.information_label = QLabel()  # plain text: a warning, nothing to tick (information_html)
+        self.information_label.setWordWrap(True)
+        self.information_label.setTextFormat(Qt.TextFormat.RichText)
+        self.information_label.hide()  # shown with notes only
+        policy = self.information_label.sizePolicy()
+        policy.setVerticalPolicy(QSizePolicy.Policy.Fixed)  # the height of its lines at its width, never squeezed
+        self.information_label.setSizePolicy(policy)
         self.allow_unidentifiable = QCheckBox(
             "Release anyway, although a needed table cannot be estimated (recorded in the manifest and audit)"
         )
@@ -459,7 +559,10 @@ class ReleaseDialog(QDialog):
         form.addRow("Design", self.design_label)
         self.when_row = when
         form.addRow("", when)
-        form.addRow("Needed", self.needed_label)
+        needed_box = QVBoxLayout()
+        needed_box.addWidget(self.needed_label)
+        needed_box.addWidget(self.information_label)
+        form.addRow("Needed", needed_box)
         form.addRow("", self.allow_unidentifiable)
         self.columns_label = QLabel()
         self.columns_label.setWordWrap(True)
@@ -479,7 +582,7 @@ class ReleaseDialog(QDialog):
         form.addRow("", drop_row)
         self._form, self._drop_row = form, drop_row  # the row is shown only with a refused column (no gap otherwise)
         form.addRow("", self.accept_clear)
-        form.addRow("Format", self.format)
+        form.addRow("Format", format_row)
         form.addRow("Output file", out_row)
         form.addRow("", self.shuffle)
         form.addRow("Secret key", key_row)
@@ -700,6 +803,7 @@ class ReleaseDialog(QDialog):
         else:
             self.design_label.setText("waiting for the designs" if running else "no design available yet")
         self._update_needed(summary)
+        self._update_delimiter()
         problems = self.problems()
         if problems:
             self.progress_label.setText("<span style='color:#cc0000'>" + "<br>".join(problems) + "</span>")
@@ -707,7 +811,72 @@ class ReleaseDialog(QDialog):
             self.progress_label.setText("")
         self.release_button.setEnabled(not problems)
 
+    def _update_delimiter(self) -> None:
+        """Beside the format: the input's delimiter when a CSV release keeps one that is not a comma
+        (:func:`delimiter_note`; the file sampled once per data file and reader options)."""
+        key = (self.state.data_path, repr(sorted(self.state.reader_options.items())))
+        if self._delimiter[0] != key:
+            self._delimiter = (key, input_delimiter(self.state.data_path, self.state.reader_options))
+        text = delimiter_note(self._delimiter[1], FORMATS[self.format.currentText()][0])
+        self.delimiter_label.setText(text)
+        self.delimiter_label.setVisible(bool(text))
+
+    def information_notes(self, summary) -> list[str] | None:
+        """The notes the release will write on the needed tables that carry almost no information with the design
+        of ``summary`` at the file's rows (:func:`needed_table_notes`, in a worker process: seconds for many tables),
+        computed once per design, perturbed columns, needed tables and rows; None while they are computed, and when
+        the design or the rows are not known (or the dialog is closed)."""
+        names = [c.name for c in self.state.perturbed_columns()]
+        rows = self.state.n_rows
+        mechanism = getattr(summary.design, "mechanism", None) if summary is not None and summary.ok else None
+        if self.closed or mechanism is None or not rows or mechanism.k != len(names):
+            return None
+        try:
+            needed = name_lists(self.state.needed_marginals, names)
+        except ValueError:  # too many tables: problems() says so
+            return None
+        key = (tuple(names), tuple(map(tuple, needed)), int(rows))
+        held, held_key, notes = self._notes
+        if held is mechanism and held_key == key:
+            return notes
+        self._notes = (mechanism, key, None)
+        self.runner.submit(
+            NOTES_CHANNEL,
+            needed_table_notes,
+            mechanism,
+            names,
+            needed,
+            int(rows),
+            process=True,
+            on_done=partial(self._notes_done, mechanism, key),
+            on_error=partial(self._notes_done, mechanism, key, []),  # a warning only: the release checks again
+        )
+        return None
+
+    def _fit_height(self) -> None:
+        """Taller, up to the screen's height, when what the dialog shows needs more than it has (the notes on
+        tables without information, the summary after a release): squeezed, its wrapped labels were cut."""
+        screen = self.screen()
+        most = screen.availableGeometry().height() - 40 if screen is not None else self.height()
+        wanted = min(max(self.sizeHint().height(), self.heightForWidth(self.width())), most)  # its lines at this width
+        if wanted > self.height():
+            self.resize(self.width(), wanted)
+
+    def _notes_done(self, mechanism, key, notes, *_error) -> None:
+        """The notes of :meth:`information_notes` for ``mechanism`` and ``key`` arrived: shown if still current."""
+        if self._notes[0] is mechanism and self._notes[1] == key:
+            self._notes = (mechanism, key, list(notes))
+            if self.result_state != "running":
+                self._update_needed(self._needed_summary)
+
     def _update_needed(self, summary) -> None:
+        self._needed_summary = summary
+        notes = self.information_notes(summary)
+        self.information_label.setText(information_html(notes))
+        self.information_label.setToolTip(information_tooltip(notes))
+        self.information_label.setVisible(bool(notes))
+        if notes:
+            self._fit_height()
         names = [c.name for c in self.state.perturbed_columns()]
         text = describe_needed(self.state.needed_marginals, len(names))
         known = summary is not None and summary.ok
@@ -797,6 +966,7 @@ class ReleaseDialog(QDialog):
         return out
 
     def _format_changed(self, label: str) -> None:
+        self._update_delimiter()
         ext = FORMATS[label][1]
         text = self.output.text()
         if text:
@@ -959,6 +1129,7 @@ class ReleaseDialog(QDialog):
         self.progress_label.setText("Done (it finished before it could be cancelled)." if cancelled_late else "Done.")
         self.summary.setHtml(summary_html(manifest, self.output_path, seconds, result["audit"], result["ledger"]))
         self.summary.show()
+        self._fit_height()  # the summary below everything else
         self.cancel_button.setEnabled(False)
         self.release_button.setEnabled(True)
         self.folder_button.setEnabled(True)
@@ -1052,14 +1223,25 @@ class ReleaseDialog(QDialog):
     def closeEvent(self, event) -> None:
         """Closed while a release runs: asks whether to stop it (No: the dialog stays and the release goes on); once
         stopped, the main window's status bar says what became of it (:meth:`_tell_window`). A release already
-        stopping closes without asking."""
+        stopping closes without asking. A closed dialog starts no background work (:meth:`information_notes`)."""
         if self.result_state == "running":
             if self.cancel_button.isEnabled() and not self.confirm_stop():
                 event.ignore()
                 return
             self.closed_running = True
             self.cancel()
+        self.closed = True
+        self.runner.cancel(NOTES_CHANNEL)
+        self._notes = (None, None, None)
         super().closeEvent(event)
+
+    def showEvent(self, event) -> None:
+        """Shown again after a close: the checks follow the session again."""
+        super().showEvent(event)
+        if self.closed:
+            self.closed = False
+            if self.result_state != "running":
+                self._design_changed()
 
     def confirm_stop(self) -> bool:
         """Ask before a close stops the running release; True to stop."""

@@ -10,7 +10,8 @@ from the rows per released category, so it never names a category that was merge
 are shown as they read for the column's current role (:func:`role_warning`), and the engine's refusals are
 worded for the GUI (:func:`gui_wording`: no command-line steps). A column the file's reader cannot read is
 described by the reader's reason it carries (``ColumnState.unreadable``: :func:`unreadable`), never by matching
-warning texts.
+warning texts. A kept column is copied as it is: its NOT-private warning comes first, and a kept numeric column
+neither has the schema's warning on bins nor counts bins (:func:`kept_count`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from .session import COUNT_FIELDS, ColumnState, SessionState
 
 #: A column with more categories than this gets a warning (estimates need many rows per category).
 MANY_CATEGORIES = 50
+#: The warning of every kept column, shown first (what matters most about it).
+KEPT_WARNING = "kept unchanged: this column is exported as is, NOT privatised"
 #: The engine's command-line steps in its messages, and what a GUI user does instead.
 _GUI_STEPS = (
     ("; run optrr schema to fill them in", ": they are filled in from the data once its rows are read"),
@@ -84,7 +87,8 @@ def listed_count(col: ColumnState) -> int | None:
 class CategoryCounts:
     """Counts derived from one version of the session's columns."""
 
-    #: Categories of every column, for display (the codec's count; the listed count where the codec refuses).
+    #: Categories of every column, for display (the codec's count; the listed count where the codec refuses; for a
+    #: kept numeric column the values it copies: :func:`kept_count`).
     counts: tuple
     #: a_i of the perturbed columns, in order (what the designs are computed for).
     sizes: tuple
@@ -183,7 +187,10 @@ def category_counts(state: SessionState) -> CategoryCounts:
                     size = exc
             known[key] = size
         size = known[key]
-        counts.append(listed_count(col) if isinstance(size, OptRRError) else size)
+        if col.role == "keep" and col.type == "numeric":
+            counts.append(kept_count(col, cache.summaries.get(col.name)))
+        else:
+            counts.append(listed_count(col) if isinstance(size, OptRRError) else size)
         if col.role == "perturb":
             if isinstance(size, OptRRError):
                 error = error or gui_wording(str(size))
@@ -201,6 +208,13 @@ def category_counts(state: SessionState) -> CategoryCounts:
     cache.counts = CategoryCounts(tuple(counts), tuple(sizes), error, warnings)
     cache.version = state.data_version
     return cache.counts
+
+
+def kept_count(col: ColumnState, summary) -> int | None:
+    """The number of different values a kept numeric column releases: its numbers are copied as they are (with its
+    recoding), never binned, so they are counted in the rows read (``summary``: its ColumnSummary; None until they
+    are read), not as bins."""
+    return None if summary is None else len(summary.recoded(col.recode))
 
 
 def column_summary(state: SessionState, name: str):
@@ -270,9 +284,12 @@ def unreadable(col: ColumnState) -> str | None:
 
 def role_warning(warning: str, col: ColumnState, count: int | None) -> str | None:
     """A schema warning as it reads for the column's current role (optrr_engine.release.schema.warning_for_role);
-    the drop for too many categories of a perturbed column says what to do with the ``count`` it has now."""
-    from optrr_engine.release.schema import TOO_MANY, drop_reason, warning_for_role
+    the drop for too many categories of a perturbed column says what to do with the ``count`` it has now; the
+    warning on quantile bins does not apply to a kept column, whose numbers are copied unbinned (None)."""
+    from optrr_engine.release.schema import BINS_WARNING, TOO_MANY, drop_reason, warning_for_role
 
+    if col.role == "keep" and warning == BINS_WARNING:
+        return None
     reason = drop_reason(warning)
     if col.role == "perturb" and reason is not None and reason.endswith(TOO_MANY):
         return too_many_warning(reason, count)
@@ -393,12 +410,12 @@ def follow_state(warnings: list[str], col: ColumnState, summary) -> list[str]:
 
 def column_warnings(col: ColumnState, count: int | None, summary=None) -> list[str]:
     """The schema's warnings (worded for the column's current role: :func:`role_warning`) plus the ones that
-    depend on the user's choices. The warnings about the column's values follow its current state
-    (:func:`follow_state`): the rare-category warning is recomputed from ``summary`` (its ColumnSummary) after
-    the recoding and the missing values (it names the released categories still seen in fewer than RARE_COUNT
-    rows with their rows, or disappears); the missing-value markers still kept as categories are named, or the
-    warning disappears. A column the reader cannot read (``ColumnState.unreadable``) has one warning: why
-    (:func:`unreadable`), whatever its schema warnings say."""
+    depend on the user's choices; a kept column's KEPT_WARNING comes first. The warnings about the column's values
+    follow its current state (:func:`follow_state`): the rare-category warning is recomputed from ``summary`` (its
+    ColumnSummary) after the recoding and the missing values (it names the released categories still seen in fewer
+    than RARE_COUNT rows with their rows, or disappears); the missing-value markers still kept as categories are
+    named, or the warning disappears. A column the reader cannot read (``ColumnState.unreadable``) has one warning:
+    why (:func:`unreadable`), whatever its schema warnings say."""
     from optrr_engine.release.schema import RARE_WARNING_START
 
     unread = unreadable(col)
@@ -412,7 +429,7 @@ def column_warnings(col: ColumnState, count: int | None, summary=None) -> list[s
     if rare and not any(w.startswith(RARE_WARNING_START) for w in warnings):
         warnings.append(rare)
     if col.role == "keep":
-        warnings.append("kept unchanged: this column is exported as is, NOT privatised")
+        warnings.insert(0, KEPT_WARNING)  # first: the Warnings cell shows the start of its text only
     if col.role == "perturb" and count is not None:
         if count < 2:
             warnings.append("fewer than 2 categories: cannot be randomized")

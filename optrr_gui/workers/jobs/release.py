@@ -76,3 +76,13 @@ def remove_release_leftovers(input_path, config, output_path, options: dict) -> 
     :func:`run_release`), so a cancel leaves nothing behind."""
     remove_stale_temporaries(os.path.dirname(os.path.abspath(output_path)))
     remove_stale_temporaries(audit_folder(options.get("audit_dir")))
+
+
+def needed_table_notes(mechanism, names, needed, rows: int, progress=None, cancel=None) -> list[str]:
+    """Job for a worker process (many tables take seconds, with numpy holding the GIL): the notes the release will
+    write in its manifest on the ``needed`` tables (lists of names among the perturbed ``names``) that carry almost
+    no information at ``rows`` rows with ``mechanism`` (a mechanism or sampling design): the engine's
+    :func:`optrr_engine.utility.release_check.uninformative_notes`, the first tables named and the others counted."""
+    from optrr_engine.utility.release_check import uninformative_notes
+
+    return uninformative_notes(mechanism, names, needed, rows)

@@ -82,6 +82,7 @@ def test_only_the_wald_result_is_shown_and_an_invalid_pearson_test_is_behind_why
     text = view.tests.toPlainText()
     assert "Wald test on the estimated table (accounts for the randomization) — recommended: p = 0.807" in text
     assert "Why no Pearson test?" in text
+    assert "Assumes: records are independent; uses the covariance" in text  # its assumption, labelled as one
     assert "8.61e-08" not in text and "28.664" not in text and "NOT a valid test" not in text
     html = view.tests.toHtml()
     assert "font-size:large" in html and html.count("font-size:large") == 1  # one result stands out

@@ -574,7 +574,7 @@ class AnalyseView(QWidget):
         parts.append(
             f"<p style='font-size:large'><b>{self._test_label(main)}{rec}: p = {self._p_text(main)}</b>"
             f"{unreliable}</p>"
-            f"<small>{self._numbers(main)}. {self._how(main)}{escape(main['assumes'])}</small>"
+            f"<small>{self._numbers(main)}. {self._how(main)}Assumes: {escape(main['assumes'])}</small>"
         )
         for t in tests:
             if t is main:
@@ -582,7 +582,7 @@ class AnalyseView(QWidget):
             if t.get("valid", True):
                 parts.append(
                     f"<p>Also valid here: {self._test_label(t)}: p = {self._p_text(t)}<br>"
-                    f"<small>{self._numbers(t)}. {self._how(t)}{escape(t['assumes'])}</small></p>"
+                    f"<small>{self._numbers(t)}. {self._how(t)}Assumes: {escape(t['assumes'])}</small></p>"
                 )
                 continue
             name = t["test"]

@@ -75,8 +75,14 @@ def test_a_kept_numeric_column_warns_not_private_first_and_neither_bins_nor_coun
     assert cell(COL_WARN).startswith("kept unchanged: this column is exported as is, NOT privatised")
     assert not any("bin" in w for w in warnings), warnings  # its exact ages are released, in no bins
     assert cell(COL_COUNT) == str(AGES)  # the different ages it copies, not 4 bins
+    panel = ages.column_panel
+    panel.show_column(row)
+    assert panel.title.text() == f"age — {AGES} values, copied as they are"
+    assert not panel.bins.isVisibleTo(panel) and not panel.bins_label.isVisibleTo(panel)  # no bins to edit
     ages.stack.undo()  # perturbed again: bins, and their warning, are back
     assert cell(COL_COUNT) == "4" and cell(COL_WARN).startswith("numbers grouped into quantile bins")
+    panel.show_column(row)
+    assert panel.title.text() == "age — 4 categories" and panel.bins.isVisibleTo(panel)
     assert not any("kept unchanged" in w for w in model.warnings[row])
     # any kept column: its NOT-private warning before the others (the cell shows the start of its text)
     ward = index_of(ages, "ward")

@@ -79,11 +79,12 @@ def nothing_grouped(col, summary, params: dict) -> str:
 
 
 def category_title(col, n: int | None) -> str:
-    """The side panel's title after the column's name: its number of categories, or in words why there is none.
+    """The side panel's title after the column's name: its number of categories (of a kept column: of the values it
+    copies), or in words why there is none.
     A dropped column lists no categories (nothing of it is released; they are read from the rows once it is
     randomized or kept); any other column without a count has none listed yet (its rows not summarised)."""
     if n is not None:
-        return f"{n} categories"
+        return f"{n} values, copied as they are" if col.role == "keep" else f"{n} categories"
     if col.role == "drop":
         return "dropped, categories not listed"
     return "categories not counted yet"
@@ -594,9 +595,10 @@ class ColumnPanel(QWidget):
         else:
             self.missing_list.setText("")
         self.restore.setVisible(bool(col.missing_values))
+        binned = numeric and col.role != "keep"  # a kept column's numbers are copied as they are, never binned
         for w in (self.bins, self.bins_label, self.others_label):
-            w.setVisible(numeric)
-        self.bins_error.setVisible(numeric or bool(self._bins_note))
+            w.setVisible(binned)
+        self.bins_error.setVisible(binned or bool(self._bins_note))
         self.cat_box.setTitle("Bins (and other values)" if numeric else "Categories")
         if numeric and (changed or not self.bins.hasFocus()):
             self.bins.setText(format_bins(col.bins))

@@ -127,3 +127,15 @@ def test_a_repeat_found_by_the_records_names_the_identical_columns_and_the_file(
         "The same records (columns 'ward', 'grade' identical) were released 1 time before (file first.csv)"
     ), asked[0]
     assert "This data file" not in asked[0] and "Not released" in dialog.progress_label.text()
+
+
+def test_the_repeat_question_says_when_the_same_records_came_in_another_order():
+    from optrr_engine.release.audit import RepeatReleaseError
+    from optrr_gui.release.dialog import repeat_sentence
+
+    previous = [{"input": {"file": "first.csv"}}, {"input": {"file": "second.csv"}}]
+    reordered = RepeatReleaseError("m", previous, 3.0, reordered=True)
+    assert repeat_sentence(reordered) == (
+        "The same records, in another order, were released 2 times before (files first.csv, second.csv)"
+    )
+    assert repeat_sentence(RepeatReleaseError("m", previous[:1], 2.0)) == "This data file was released 1 time before"

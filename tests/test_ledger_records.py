@@ -1,7 +1,8 @@
 """The privacy ledger recognises a repeat release of the same records, not only of the same bytes: a copy of a
-released file with a blank line appended, or saved as .xlsx, is refused at the commit point (nothing left under the
-final names) unless allowed; unrelated files sharing only a constant column, and files with other rows, are not.
-The column fingerprints stay in the hospital's audit record, never in a file that is sent."""
+released file with a blank line appended, saved as .xlsx, or with its rows shuffled, is refused at the commit point
+(nothing left under the final names) unless allowed; unrelated files sharing only a constant column, files with other
+rows, and near-duplicates (one row fewer) are not. The column fingerprints and the records' multiset hash stay in the
+hospital's audit record, never in a file that is sent."""
 
 import json
 import os
@@ -137,7 +138,10 @@ def test_the_same_columns_with_other_rows_are_not_refused(tmp_path):
     one, two = tmp_path / "one.csv", tmp_path / "two.csv"
     records = rows(6)
     write_csv(one, records)
-    write_csv(two, records[1:] + records[:1])  # the same values, another order: other records per row
+    # each column's values in another order (a, b and ward rotated by 1, 2 and 3 rows): other records per row
+    write_csv(
+        two, [[records[(i + 1) % 60][0], records[(i + 2) % 60][1], "A", records[(i + 3) % 60][3]] for i in range(60)]
+    )
     perturb_file(one, CFG, tmp_path / "r1.csv")
     assert len(perturb_file(two, CFG, tmp_path / "r2.csv").ledger) == 1
 
@@ -148,6 +152,7 @@ def test_old_entries_without_fingerprints_keep_working(tmp_path, audit_dir):
     first = perturb_file(src, CFG, tmp_path / "r1.csv")
     audit = load_audit(audit_dir / AUDIT_NAME)
     del audit["releases"][0]["input"]["column_fingerprints"]  # as written by OptRR before fingerprints
+    del audit["releases"][0]["input"]["records_multiset"]
     audit["releases"].insert(0, {"created": "2020-01-01T00:00:00Z", "input": {"sha256": "old"}, "overall_epsilon": 1})
     (audit_dir / AUDIT_NAME).write_text(json.dumps(audit), encoding="utf-8")
     with pytest.raises(RepeatReleaseError, match="this input was released 1 time"):  # same bytes: before the pass
@@ -165,9 +170,15 @@ def test_the_fingerprints_are_never_in_a_file_that_is_sent(tmp_path, audit_dir):
     prints = load_audit(audit_dir / AUDIT_NAME)["releases"][0]["input"]["column_fingerprints"]
     assert sorted(prints) == ["a", "b", "ward"] and all(len(v) == 64 for v in prints.values())
     assert made.audit_entry["input"]["column_fingerprints"] == prints
+    multiset = made.audit_entry["input"]["records_multiset"]
+    assert (
+        len(multiset) == 32
+        and load_audit(audit_dir / AUDIT_NAME)["releases"][0]["input"]["records_multiset"] == multiset
+    )
     for suffix in SENT:
         text = (tmp_path / f"r1.csv{suffix}").read_text(encoding="utf-8")
         assert "fingerprints" not in text and not [v for v in prints.values() if v in text], suffix
+        assert "multiset" not in text and multiset not in text and multiset[:16] not in text, suffix
 
 
 def _fingerprints(values: list, chunks: list[int]) -> dict:
@@ -204,3 +215,74 @@ def test_constant_and_short_columns_are_not_compared():
     assert _fingerprints([None] * 40, [40]) == {}
     assert _fingerprints(["A", "B"] * 9 + ["A"], [19]) == {}  # fewer than 20 records
     assert _fingerprints(["A"] * 39 + [None], [40])  # missing in one record: two values
+
+
+def shuffled(records: list[list[str]], seed: int = 99) -> list[list[str]]:
+    """The same records in another order (a re-export sorted differently)."""
+    order = np.random.default_rng(seed).permutation(len(records))
+    return [records[i] for i in order]
+
+
+def test_a_shuffled_copy_is_refused_at_the_commit_point_and_allow_repeat_releases_it(tmp_path, audit_dir):
+    src, copy = tmp_path / "in.csv", tmp_path / "copy.csv"
+    records = rows(9)
+    write_csv(src, records)
+    write_csv(copy, shuffled(records))
+    first = perturb_file(src, CFG, tmp_path / "r1.csv")
+    committed = []
+    with pytest.raises(RepeatReleaseError, match="the same records in another order were released 1 time") as caught:
+        perturb_file(copy, CFG, tmp_path / "r2.csv", at_commit=lambda: committed.append(True))
+    assert committed and caught.value.reordered and caught.value.columns == []
+    assert "in.csv" in str(caught.value) and "--allow-repeat" in str(caught.value)
+    assert caught.value.accumulated == pytest.approx(2 * first.manifest["overall_epsilon"])
+    assert release_names(tmp_path, "r2.csv") == []  # nothing under the final names, no temporaries
+    assert load_audit(audit_dir / AUDIT_NAME)["releases"] == [first.audit_entry]
+    made = perturb_file(copy, CFG, tmp_path / "r2.csv", allow_repeat=True)
+    assert made.ledger == [first.audit_entry, made.audit_entry]
+    assert made.audit_entry["input"]["records_multiset"] == first.audit_entry["input"]["records_multiset"]
+    assert made.audit_entry["input"]["column_fingerprints"] != first.audit_entry["input"]["column_fingerprints"]
+
+
+def test_a_file_with_one_row_fewer_is_not_matched(tmp_path):
+    """Near-duplicates are not detected: only the same records (in any order) are."""
+    one, two = tmp_path / "one.csv", tmp_path / "two.csv"
+    records = rows(10)
+    write_csv(one, records)
+    write_csv(two, shuffled(records)[1:])
+    first = perturb_file(one, CFG, tmp_path / "r1.csv")
+    made = perturb_file(two, CFG, tmp_path / "r2.csv")
+    assert len(made.ledger) == 1
+    assert made.audit_entry["input"]["records_multiset"] != first.audit_entry["input"]["records_multiset"]
+
+
+def _multiset(records: list[list], chunks: list[int]) -> str | None:
+    """ColumnFingerprints.multiset of ``records`` (columns a, b, ward) fed ``chunks`` rows at a time."""
+    names = ["a", "b", "ward"]
+    whole = pa.table({n: pa.array([r[i] for r in records], type=pa.string()) for i, n in enumerate(names)})
+    prints = ColumnFingerprints(names)
+    start = 0
+    for n in chunks:
+        prints.add(whole.slice(start, n))
+        start += n
+    assert start == len(records)
+    return prints.multiset()
+
+
+def test_the_multiset_hash_ignores_chunking_and_order_and_sees_every_value():
+    records = [[a, b, w or None] for a, b, _site, w in rows(11, 40)]
+    whole = _multiset(records, [40])
+    assert whole and len(whole) == 32
+    assert whole == _multiset(records, [7, 7, 7, 7, 7, 5]) == _multiset(shuffled(records), [1, 39])
+    changed = [list(r) for r in records]
+    changed[5][1] = "r" if changed[5][1] != "r" else "p"  # one value changed
+    assert _multiset(changed, [40]) != whole
+    moved = [list(r) for r in records]
+    moved[0][:2] = ["xp", ""]  # values moved across a column boundary: not the same records
+    assert _multiset(moved, [40]) != _multiset([["x", "p"] + r[2:] for r in records[:1]] + records[1:], [40])
+    missing = [list(r) for r in records]
+    missing[0][2], missing[1][2] = None, ""  # missing is not ''
+    empty = [list(r) for r in missing]
+    empty[0][2] = ""
+    assert _multiset(missing, [40]) != _multiset(empty, [40])
+    assert _multiset(records[:19], [19]) is None  # fewer than 20 records
+    assert _multiset([["x", "p", "w1"]] * 40, [40]) is None  # constant records: the same in unrelated files

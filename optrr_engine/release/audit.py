@@ -13,9 +13,9 @@ runs in parallel never lose an entry and a reader never sees a half-written reco
 
 Ledger: releases of the same source are found by the input's SHA-256 (before the pass) and by the fingerprints
 of the records read (:class:`ColumnFingerprints`, at the commit point under the lock), so a copy with other bytes
-(a blank line added, the same data saved as .xlsx) is recognised too. Randomizing the same records twice with
-independent noise costs the sum of the whole-record epsilons (basic sequential composition), so a second release
-of a source needs an explicit confirmation and the accumulated epsilon is shown.
+(a blank line added, the same data saved as .xlsx, the rows in another order) is recognised too. Randomizing the
+same records twice with independent noise costs the sum of the whole-record epsilons (basic sequential composition),
+so a second release of a source needs an explicit confirmation and the accumulated epsilon is shown.
 """
 
 from __future__ import annotations
@@ -40,16 +40,18 @@ class RepeatReleaseError(InputError):
     """The source was released before; releasing it again needs confirmation (``allow_repeat``). ``previous``: the
     earlier releases (audit entries, ledger order); ``accumulated``: the whole-record epsilon with this release;
     ``columns``: the columns found identical, value by value, in the records of another input (empty when the same
-    input was recognised by its bytes)."""
+    input was recognised by its bytes); ``reordered``: the same records were found in another order (the records'
+    multiset hash matched, no column)."""
 
-    def __init__(self, message: str, previous: list, accumulated: float, columns=()):
+    def __init__(self, message: str, previous: list, accumulated: float, columns=(), reordered: bool = False):
         super().__init__(message)
         self.previous = previous
         self.accumulated = accumulated
         self.columns = [str(c) for c in columns]
+        self.reordered = bool(reordered)
 
     def __reduce__(self):  # survives the GUI's worker processes (pickle)
-        return (type(self), (str(self), self.previous, self.accumulated, self.columns))
+        return (type(self), (str(self), self.previous, self.accumulated, self.columns, self.reordered))
 
 
 def default_audit_dir() -> str:
@@ -128,6 +130,8 @@ FINGERPRINT_MIN_ROWS = 20
 #: ... and the column holds at least this many distinct values (missing counted as one): an all-missing or constant
 #: column is the same in unrelated files.
 FINGERPRINT_MIN_DISTINCT = 2
+#: Two independent keys of the records' multiset hash (pandas ``hash_key``: 16 bytes).
+MULTISET_KEYS = ("optrr-multiset-1", "optrr-multiset-2")
 
 
 class ColumnFingerprints:
@@ -138,7 +142,13 @@ class ColumnFingerprints:
 
     :meth:`result` gives only the comparable columns: none when fewer than FINGERPRINT_MIN_ROWS records were read,
     and none with fewer than FINGERPRINT_MIN_DISTINCT distinct values (missing counted as one). Internal only (the
-    audit record): a fingerprint of a column with few values could be matched by guessing the column."""
+    audit record): a fingerprint of a column with few values could be matched by guessing the column.
+
+    :meth:`multiset` is one order-independent fingerprint of the whole records (over ``names``): each row hashed to
+    64 bits twice (``pandas.util.hash_pandas_object`` of its values, missing distinct from "", columns combined by
+    position, keys MULTISET_KEYS) and each hash summed over the rows modulo 2**64; the same records in any order and
+    chunking give the same value, O(1) memory. It finds only the same records: a file with one row more, fewer or
+    changed (a near-duplicate) is not detected."""
 
     def __init__(self, names):
         import hashlib
@@ -149,13 +159,29 @@ class ColumnFingerprints:
         self._bytes = {n: hashlib.sha256() for n in self.names}
         self._first: dict[str, object] = {}
         self._varied: set[str] = set()
+        self._sums = [0] * len(MULTISET_KEYS)
 
     def add(self, table) -> None:
         """Hash the next chunk (a table of string columns holding every one of ``names``)."""
         for name in self.names:
             for chunk in table.column(name).chunks:
                 self._add_array(name, chunk)
+        self._add_rows(table)
         self.rows += table.num_rows
+
+    def _add_rows(self, table) -> None:
+        """Add the chunk's row hashes to the multiset sums (modulo 2**64)."""
+        import numpy as np
+        import pyarrow as pa
+        from pandas.util import hash_pandas_object
+
+        if table.num_rows == 0 or not self.names:
+            return
+        part = table.select(self.names)
+        part = part.cast(pa.schema([pa.field(n, pa.string()) for n in self.names])).to_pandas()
+        for i, key in enumerate(MULTISET_KEYS):
+            total = int(hash_pandas_object(part, index=False, hash_key=key).to_numpy().sum(dtype=np.uint64))
+            self._sums[i] = (self._sums[i] + total) % 2**64
 
     def _add_array(self, name: str, arr) -> None:
         import numpy as np
@@ -204,6 +230,13 @@ class ColumnFingerprints:
             if n in self._varied
         }
 
+    def multiset(self) -> str | None:
+        """The records' multiset hash (32 hex digits: the two sums), None when fewer than FINGERPRINT_MIN_ROWS
+        records were read or no column varies (constant records are the same in unrelated files)."""
+        if self.rows < FINGERPRINT_MIN_ROWS or not self._varied:
+            return None
+        return "".join(f"{s:016x}" for s in self._sums)
+
 
 def fingerprints_of(entry: dict) -> dict[str, str]:
     """{column: fingerprint} of an audit entry (empty for entries written before fingerprints existed)."""
@@ -211,23 +244,33 @@ def fingerprints_of(entry: dict) -> dict[str, str]:
     return {str(k): v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else {}
 
 
-def repeats_of(audit: dict, entry: dict) -> tuple[list[dict], list[str]]:
-    """The earlier releases of the same records as ``entry`` (same input SHA-256, or a column fingerprint in
-    common), in ledger order, and the names of ``entry``'s columns found identical in those of another input."""
+def multiset_of(entry: dict) -> str | None:
+    """The records' multiset hash of an audit entry (None for entries written before it existed)."""
+    found = (entry.get("input") or {}).get("records_multiset")
+    return found if isinstance(found, str) else None
+
+
+def repeats_of(audit: dict, entry: dict) -> tuple[list[dict], list[str], bool]:
+    """The earlier releases of the same records as ``entry`` (same input SHA-256, a column fingerprint in common,
+    or the same records' multiset hash), in ledger order; the names of ``entry``'s columns found identical in those
+    of another input; and whether an earlier release was found by the multiset hash only (another order)."""
     ours = fingerprints_of(entry)
     by_print = {v: k for k, v in ours.items()}
     sha = (entry.get("input") or {}).get("sha256")
-    found, columns = [], set()
+    multiset = multiset_of(entry)
+    found, columns, reordered = [], set(), False
     for r in audit["releases"]:
         if not isinstance(r, dict):
             continue
         same = {by_print[v] for v in fingerprints_of(r).values() if v in by_print}
         same_input = sha is not None and (r.get("input") or {}).get("sha256") == sha
-        if same or same_input:
+        same_records = multiset is not None and multiset_of(r) == multiset
+        if same or same_input or same_records:
             found.append(r)
         if not same_input:
             columns |= same
-    return found, [c for c in ours if c in columns]
+            reordered |= same_records and not same
+    return found, [c for c in ours if c in columns], reordered
 
 
 def release_entry(audit: dict, output_sha256: str) -> dict:
@@ -244,15 +287,20 @@ def accumulated_epsilon(previous: list[dict], this_release: float = 0.0) -> floa
     return float(sum(float(r.get("overall_epsilon", 0.0)) for r in previous) + this_release)
 
 
-def repeat_message(previous: list[dict], this_epsilon: float, columns: list[str] | None = None) -> str:
+def repeat_message(
+    previous: list[dict], this_epsilon: float, columns: list[str] | None = None, reordered: bool = False
+) -> str:
     """Why a repeat is refused: the earlier releases (the last three named by date and input file), the columns
-    found identical when they were recognised by their records (``columns``) and the accumulated epsilon."""
+    found identical when they were recognised by their records (``columns``), or the same records in another order
+    (``reordered``: found by the multiset hash only), and the accumulated epsilon."""
     total = accumulated_epsilon(previous, this_epsilon)
     dates = ", ".join(f"{r.get('created', '?')} of {(r.get('input') or {}).get('file', '?')}" for r in previous[-3:])
     what = "this input was"
     if columns:
         named = ", ".join(repr(c) for c in columns)
         what = f"the same records (column(s) {named} identical, value by value) were"
+    elif reordered:
+        what = "the same records in another order were"
     return (
         f"{what} released {len(previous)} time(s) before ({dates}); another release with fresh noise "
         f"brings the accumulated whole-record epsilon to {total:.6g} (sum over the releases); confirm with "
@@ -287,18 +335,18 @@ def append_release(path, entry: dict, allow_repeat: bool = True, this_epsilon: f
     """Append ``entry`` to the audit record at ``path`` under its lock (read, append, atomic write) and return
     the ledger of its source (the earlier releases of the same records, :func:`repeats_of`, then this one).
     Without ``allow_repeat`` an earlier release of the same input (recorded meanwhile by another run) or of the
-    same records in another file (a column fingerprint in common) raises :class:`RepeatReleaseError` (nothing is
-    written)."""
+    same records in another file (a column fingerprint or the records' multiset hash in common) raises
+    :class:`RepeatReleaseError` (nothing is written)."""
     from ..io.atomic import write_text_atomic
 
     path = os.fspath(path)
     with locked(path):
         audit = load_audit(path)
-        previous, columns = repeats_of(audit, entry)
+        previous, columns, reordered = repeats_of(audit, entry)
         if previous and not allow_repeat:
             eps = float(entry.get("overall_epsilon", 0.0)) if this_epsilon is None else float(this_epsilon)
-            message = repeat_message(previous, eps, columns)
-            raise RepeatReleaseError(message, previous, accumulated_epsilon(previous, eps), columns)
+            message = repeat_message(previous, eps, columns, reordered)
+            raise RepeatReleaseError(message, previous, accumulated_epsilon(previous, eps), columns, reordered)
         audit["releases"].append(entry)
         write_text_atomic(path, audit_text(audit), private=True)
     return previous + [entry]

@@ -323,6 +323,7 @@ def perturb_file(
         if source.empty_rows_skipped:  # rows whose every cell is empty: not records (the hospital's record only)
             entry["empty_rows_skipped"] = int(source.empty_rows_skipped)
         entry["input"]["column_fingerprints"] = records.result()  # the hospital's record only, never sent
+        entry["input"]["records_multiset"] = records.multiset()  # the same records in any order (never sent)
         written = []
         for path, text in (
             (ipath, render_internal_report(manifest, entry, previous + [entry])),

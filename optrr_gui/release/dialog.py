@@ -395,18 +395,20 @@ FOUND_BY_RELEASE = (
 
 
 def repeat_sentence(exc: RepeatReleaseError) -> str:
-    """What was released before (:class:`RepeatReleaseError`): the same data file, or the same records found in
-    another file (``exc.columns`` identical, value by value), with the earlier releases' files."""
+    """What was released before (:class:`RepeatReleaseError`): the same data file, the same records found in
+    another file (``exc.columns`` identical, value by value) or in another order (``exc.reordered``), with the
+    earlier releases' files."""
     times = len(exc.previous)
     when = f"{times} time{'s' if times != 1 else ''} before"
+    files = list(dict.fromkeys(str((r.get("input") or {}).get("file") or "?") for r in exc.previous))
+    in_files = f"(file{'s' if len(files) != 1 else ''} {', '.join(files)})"
+    if exc.reordered:
+        return f"The same records, in another order, were released {when} {in_files}"
     if not exc.columns:
         return f"This data file was released {when}"
     named = ", ".join(repr(c) for c in exc.columns)
-    files = list(dict.fromkeys(str((r.get("input") or {}).get("file") or "?") for r in exc.previous))
-    return (
-        f"The same records (column{'s' if len(exc.columns) != 1 else ''} {named} identical) were released {when} "
-        f"(file{'s' if len(files) != 1 else ''} {', '.join(files)})"
-    )
+    columns = f"column{'s' if len(exc.columns) != 1 else ''} {named}"
+    return f"The same records ({columns} identical) were released {when} {in_files}"
 
 
 def identifier_problem(name: str, distinct: int, rows: int) -> str:

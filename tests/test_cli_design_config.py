@@ -228,3 +228,28 @@ def test_the_progress_timer_draws_nothing_once_closed(capsys):
     progress._show()  # the timer's call, arriving late
     progress(0.9, "later step")
     assert capsys.readouterr().err == ""
+
+
+def test_columns_a_design_leaves_at_epsilon_0_are_named_by_design_and_perturb(tmp_path, capsys):
+    """The utility design for one named table gives the other columns epsilon 0: design says they are released as
+    pure noise and what to do; perturb repeats it on stderr."""
+    cfg = car_budget(tmp_path, capsys, ["buying", "maint", "safety", "class"], needed_marginals=[["buying", "safety"]])
+    new = str(tmp_path / "designed.json")
+    code, out, err = design(capsys, "--config", cfg, "-o", new)
+    assert code == 0, err
+    assert "recommended: utility" in out and "sum of the per-column epsilons set from the target" in out
+    assert "warning: 2 column(s) get epsilon 0 (maint, class): their released values are pure noise" in out
+    assert "maint      4     0.000000     0.000000  epsilon 0: released as pure noise" in out
+    args = ["perturb", str(CAR), "--config", new, "-o", str(tmp_path / "r.csv"), "--quiet"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "optrr: warning: released as pure noise (epsilon 0; no needed table uses them): maint, class" in err
+
+
+def test_a_utility_configuration_without_mechanism_names_the_design_command(tmp_path, capsys):
+    cfg = car_budget(tmp_path, capsys, ["buying", "safety"], method="utility")
+    args = ["perturb", str(CAR), "--config", cfg, "-o", str(tmp_path / "r.csv"), "--quiet"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "run `optrr design --config CONFIG -o NEW.json --method utility` (CONFIG: this configuration" in err
+    assert not (tmp_path / "r.csv").exists()

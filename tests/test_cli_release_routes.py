@@ -69,25 +69,30 @@ def design_json(capsys, *args) -> str:
 
 
 def test_utility_release_route_from_the_error_to_an_estimate(tmp_path, capsys, developer, audit_dir):
-    """perturb refuses method utility without a mechanism and names the exact design command; that command's
-    "mechanism", copied into the configuration, is released as it is, and the needed table is estimated."""
+    """perturb refuses method utility without a mechanism and names the design command; that command, run on this
+    configuration, writes one with the mechanism, which is released as it is, and the needed table is estimated."""
     cfg = car_config(tmp_path, capsys, method="utility", target_total=2.0, needed_marginals=[["safety", "class"]])
     out = tmp_path / "rel.csv"
-    assert main(["perturb", str(CAR), "--config", write(tmp_path, cfg), "-o", str(out), "--quiet"]) == 2
+    config = write(tmp_path, cfg)
+    assert main(["perturb", str(CAR), "--config", config, "-o", str(out), "--quiet"]) == 2
     line = error_line(capsys)
-    assert not out.exists() and "--with-mechanism" in line
+    assert not out.exists()
     command = shlex.split(re.search(r"run `([^`]*)`", line).group(1))
-    assert command[:2] == ["optrr", "design"] and command[command.index("--sizes") + 1] == "4,3,4"
-    assert command[command.index("--marginals") + 1] == "2,3;"  # the one set (safety, class), not orders 2 and 3
-    assert main(command[1:]) == 0
+    assert command[:2] == ["optrr", "design"] and "--config" in command and "-o" in command
+    designed = str(tmp_path / "designed.json")
+    command = [{"CONFIG": config, "NEW.json": designed}.get(c, c) for c in command]
+    assert main([*command[1:], "--json"]) == 0
     design = json.loads(capsys.readouterr().out)
-    cfg["mechanism"] = design["mechanism"]
-    args = ["perturb", str(CAR), "--config", write(tmp_path, cfg), "-o", str(out), "--quiet"]
+    assert design["method"] == "utility" and design["names"] == ["buying", "safety", "class"]
+    args = ["perturb", str(CAR), "--config", designed, "-o", str(out), "--quiet"]
     assert main([*args, "--insecure-test-seed", "3"]) == 0
     capsys.readouterr()
     manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
     assert manifest["design"]["method"] == "utility"
-    assert manifest["mechanism"]["blocks"] == design["mechanism"]["blocks"]  # released as designed
+    assert manifest["mechanism"]["blocks"] == json.loads(open(designed).read())["mechanism"]["blocks"]  # as designed
+    np.testing.assert_allclose(
+        [a["achieved_epsilon"] for a in manifest["attributes"]], design["attribute_epsilons"], rtol=1e-9
+    )
     assert main(["estimate", str(out), "--marginal", "safety,class", "--json"]) == 0
     cells = json.loads(capsys.readouterr().out)["cells"]
     truth = pd.read_csv(CAR, dtype=str).groupby(["safety", "class"]).size() / 1728

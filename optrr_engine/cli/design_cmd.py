@@ -465,17 +465,20 @@ def attribute_labels(out: dict) -> tuple[str, list[str]]:
 def print_table(out: dict) -> None:
     k = len(out["sizes"])
     print(f"method: {out['method']}   attributes: {k}   design time: {out['design_seconds']:.4f} s")
+    budget = "budget" in out  # total-budget mode: the per-column epsilons are the design's, from the target
+    asked = "set from the target" if budget else "requested"
     print(
-        f"whole-record epsilon: {out['overall_epsilon']:.6f}   (sum of requested: {out['sum_requested_epsilons']:.6f})"
+        f"whole-record epsilon: {out['overall_epsilon']:.6f}   (sum of the per-column epsilons "
+        f"{asked}: {out['sum_requested_epsilons']:.6f})"
     )
     if "lower_bound" in out:
-        gap = out["overall_epsilon"] - out["lower_bound"]
+        gap = max(0.0, out["overall_epsilon"] - out["lower_bound"])  # (rounding can make it -2e-16)
         print(
             f"certified lower bound on the optimum: {out['lower_bound']:.6f}   (gap {gap:.3g}; design: {out['design']})"
         )
     shown = range(k) if k <= 40 else list(range(20)) + list(range(k - 20, k))
     header, labels = attribute_labels(out)
-    print(f"{header} {'size':>6} {'requested':>12} {'achieved':>12}")
+    print(f"{header} {'size':>6} {'from target' if budget else 'requested':>12} {'achieved':>12}")
     last = -1
     for i in shown:
         if i != last + 1:
@@ -483,6 +486,15 @@ def print_table(out: dict) -> None:
         last = i
         req, ach = out["requested_epsilons"][i], out["attribute_epsilons"][i]
         flag = "" if eps_equal(ach, req) else ("  RAISED" if ach > req else "  lowered")
-        print(f"{labels[i]} {out['sizes'][i]:>6} {req:>12.6f} {ach:>12.6f}{flag}")
+        noise = "  epsilon 0: released as pure noise" if ach == 0 else ""
+        print(f"{labels[i]} {out['sizes'][i]:>6} {req:>12.6f} {ach:>12.6f}{flag}{noise}")
     if out.get("epsilon_changes"):
         print(f"{len(out['epsilon_changes'])} attribute epsilon(s) differ from the request (lower = more private).")
+    silent = [labels[i].strip() for i in range(k) if out["attribute_epsilons"][i] == 0]
+    if silent:
+        print(
+            f"warning: {len(silent)} column(s) get epsilon 0 ({', '.join(silent[:10])}"
+            f"{' ...' if len(silent) > 10 else ''}): "
+            "their released values are pure noise, nothing can be learned from them; drop them from the release, "
+            "or name tables that need them (needed_marginals / --marginals)"
+        )

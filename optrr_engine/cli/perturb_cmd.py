@@ -214,7 +214,7 @@ def print_repeat(ledger: list, record: str) -> None:
 def run(args) -> int:
     from ..errors import InputError
     from ..release.audit import audit_folder, audit_path
-    from ..release.manifest import manifest_path, report_path
+    from ..release.manifest import manifest_path, noise_columns, report_path
     from ..release.perturb import perturb_file
     from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
     from ..release.risk import weak_protection_warnings
@@ -273,6 +273,14 @@ def run(args) -> int:
         print(f"optrr: note: {note}", file=sys.stderr)
     for line in weak_protection_warnings(manifest):
         print(f"optrr: warning: {line}", file=sys.stderr)
+    attrs = manifest["attributes"]
+    noise = noise_columns([a["name"] for a in attrs], [a["achieved_epsilon"] for a in attrs])
+    if noise:
+        print(
+            f"optrr: warning: released as pure noise (epsilon 0; no needed table uses them): {', '.join(noise)}; "
+            "nothing can be learned from them: drop them, or name tables that need them (needed_marginals)",
+            file=sys.stderr,
+        )
     if manifest["kept_columns"]:
         kept = ", ".join(manifest["kept_columns"])
         print(f"optrr: warning: columns copied unchanged, without privacy protection: {kept}", file=sys.stderr)

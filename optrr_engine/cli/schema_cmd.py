@@ -43,7 +43,10 @@ def run(args) -> int:
         print(f"optrr: note: {skipped:,} rows with every cell empty were skipped (not records)", file=sys.stderr)
     if not args.quiet:
         print_summary(cfg)
-        print(f"wrote {args.output}: edit roles, epsilons and categories, then run optrr perturb")
+        print(
+            f"wrote {args.output}: edit roles, epsilons (or a whole-record target_total) and categories; then "
+            f"`optrr design --config {args.output} -o designed.json` (the recommended design) and optrr perturb"
+        )
     return 0
 
 

@@ -73,14 +73,14 @@ def _given(config, mech, sizes, eps, target):
     if not np.array_equal(mech.sizes, sizes):
         raise InputError(
             f"the configuration's mechanism is for category counts {mech.sizes.tolist()} but the perturbed columns "
-            f"have {sizes.tolist()}; remove 'mechanism' to design anew"
+            f"have {sizes.tolist()}; remove 'mechanism' to design anew, or run `{DESIGN_COMMAND}` for these columns"
         )
     if target is not None:
         if not eps_within(mech.overall_epsilon(), target):
             raise InputError(
                 f"the configuration's mechanism has whole-record epsilon {mech.overall_epsilon():.6g}, above "
                 f"target_total {target:g}: remove 'mechanism' to let method {config.method!r} design anew for this "
-                "target, re-run the design at this target and copy its mechanism, or raise target_total"
+                f"target, re-run the design at this target (`{DESIGN_COMMAND}`), or raise target_total"
             )
         eps = mech.attribute_epsilons()
     return Design(config.method, mech, np.asarray(eps, dtype=float), 0.0, {"mechanism_source": "configuration"})
@@ -157,7 +157,7 @@ def _raised_error(design, raised: list, names: list[str], given: bool, method: s
         return InputError(
             f"the mechanism in the configuration gives column {column!r} epsilon {got:.6g}, above the requested "
             f"{asked:.6g}{more}, i.e. weaker privacy than asked; remove 'mechanism' to let method {method!r} design "
-            "anew for these epsilons, or re-run the design for them and copy its mechanism, or set "
+            f"anew for these epsilons, or re-run the design for them (`{DESIGN_COMMAND}`), or set "
             "accept_changed_epsilons to true to accept it"
         )
     return InputError(
@@ -167,28 +167,16 @@ def _raised_error(design, raised: list, names: list[str], given: bool, method: s
     )
 
 
-def utility_design_command(config, sizes, names: list[str]) -> str:
-    """The ``optrr design --method utility ... --json --with-mechanism`` command whose "mechanism" releases these
-    columns (category counts ``sizes``, in mechanism order ``names``) at the configuration's target_total, for
-    its needed_marginals (by 1-based index; a single set ends with ";", else "1,2" would read as orders)."""
-    import shlex
-
-    target = "E" if config.target_total is None else repr(float(config.target_total))
-    cmd = ["optrr", "design", "--method", "utility", "--sizes", ",".join(str(int(a)) for a in sizes)]
-    cmd += ["--target-total", target]
-    sets = [s for s in config.needed_marginals or [] if all(n in names for n in s)]
-    if sets:
-        text = ";".join(",".join(str(names.index(n) + 1) for n in s) for s in sets)
-        cmd += ["--marginals", text if ";" in text else text + ";"]
-    return " ".join(shlex.quote(c) for c in [*cmd, "--json", "--with-mechanism"])
+#: The command that writes a configuration with a design's mechanism put in (``optrr design --config``, docs).
+DESIGN_COMMAND = "optrr design --config CONFIG -o NEW.json"
 
 
-def _utility_without_mechanism(config, sizes, names: list[str]) -> InputError:
-    need = "" if config.target_total is not None else "set target_total (the whole-record epsilon E), then "
+def _utility_without_mechanism(config) -> InputError:
+    need = "" if config.target_total is not None else "set target_total (the whole-record epsilon), then "
     return InputError(
         "method utility is released with the mechanism of its design, and the configuration has no 'mechanism': "
-        f'{need}run `{utility_design_command(config, sizes, names)}` and copy the "mechanism" object of its '
-        "output into the configuration (the GUI does this itself), or choose another method"
+        f"{need}run `{DESIGN_COMMAND} --method utility` (CONFIG: this configuration; it writes NEW.json with the "
+        "mechanism put in; the GUI does this itself) and release NEW.json, or choose another method"
     )
 
 
@@ -215,7 +203,7 @@ def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> 
         budget = given_budget(given, target, weights) if target is not None and weights is not None else None
         notes.append(given_note(config))
     elif method == "utility":
-        raise _utility_without_mechanism(config, sizes, names)
+        raise _utility_without_mechanism(config)
     elif method in METHODS:
         design, budget = _run(method, sizes, eps, weights, target, ctl)
     elif method == "auto":

@@ -445,8 +445,10 @@ def rare_refusal(found) -> str:
         listed.append(f"{name!r}: {shown}{more}")
     return (
         f"{RARE_WARNING_START} would be released by name in {'; '.join(listed)}; the codebook lists every category, "
-        "so their existence is disclosed. Merge them into other categories (recode) or set them missing, drop the "
-        "column, or give --allow-rare-categories if publishing their existence is intended"
+        "so their existence is disclosed. Merge them into a category with enough rows (recode, e.g. together into "
+        "'Other' or into a neighbour; treating them as missing only moves the rare count to the missing category "
+        "or, with missing: exclude, names them in the codebook's missing_values), drop the column, or give "
+        "--allow-rare-categories if publishing their existence is intended"
     )
 
 

@@ -6,10 +6,13 @@ columns with 2-30 categories, two numeric columns binned into 4 bins), then for 
 in a fresh subprocess so that peak memory (ru_maxrss) belongs to that step alone:
 
 - read:     one pass of the reader over every column (Arrow string chunks)
-- records:  the same pass plus the privacy ledger's column fingerprints (their cost: records minus read)
+- records:  the same pass plus the privacy ledger's column fingerprints and records multiset hash (their cost:
+            records minus read)
 - schema:   optrr schema's inference pass (statistics of every column)
 - perturb:  optrr's perturb_file, CSV to CSV, Kronecker design, shuffled (the default)
 - no-shuf:  the same without shuffling
+- kept:     perturb with the identifier kept (approved): the kept-column check counts its one-of-a-kind values
+            (its cost: kept minus perturb)
 - baseline: the interpreter with numpy, pandas and pyarrow imported (memory floor)
 
 Peak memory that does not grow from the small file to the large one shows that memory is bounded by the
@@ -104,9 +107,12 @@ STEP = textwrap.dedent(
         prints.result()
     elif step == "schema":
         rows = infer_schema(path).source["rows"]
-    elif step in ("perturb", "no-shuf"):
-        made = perturb_file(path, cfg, out, shuffle=(step == "perturb"), allow_repeat=True,
-                            audit_dir=os.path.dirname(os.path.abspath(out)))
+    elif step in ("perturb", "no-shuf", "kept"):
+        if step == "kept":
+            cfg = json.load(open(cfg))
+            cfg["columns"][0]["role"] = "keep"  # patient_id, one value per row
+        made = perturb_file(path, cfg, out, shuffle=(step != "no-shuf"), allow_repeat=True, force=True,
+                            allow_flagged_kept=True, audit_dir=os.path.dirname(os.path.abspath(out)))
         rows = made.manifest["rows"]
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -250,7 +256,7 @@ def main() -> None:
             path = os.path.join(work, f"gen_{mb:g}MB.csv")
             generate(path, mb)
             size = os.path.getsize(path) / 1e6
-            for step in ("read", "records", "schema", "perturb", "no-shuf"):
+            for step in ("read", "records", "schema", "perturb", "no-shuf", "kept"):
                 r = run_step(step, path, os.path.join(work, "out.csv"), cfg)
                 print(
                     f"{size:>8.0f} {r['rows']:>11,} {step:>8} {r['seconds']:>8.2f} {size / r['seconds']:>10.1f}"

@@ -463,6 +463,8 @@ def attribute_labels(out: dict) -> tuple[str, list[str]]:
 
 
 def print_table(out: dict) -> None:
+    from ..release.manifest import noise_columns
+
     k = len(out["sizes"])
     print(f"method: {out['method']}   attributes: {k}   design time: {out['design_seconds']:.4f} s")
     budget = "budget" in out  # total-budget mode: the per-column epsilons are the design's, from the target
@@ -490,7 +492,7 @@ def print_table(out: dict) -> None:
         print(f"{labels[i]} {out['sizes'][i]:>6} {req:>12.6f} {ach:>12.6f}{flag}{noise}")
     if out.get("epsilon_changes"):
         print(f"{len(out['epsilon_changes'])} attribute epsilon(s) differ from the request (lower = more private).")
-    silent = [labels[i].strip() for i in range(k) if out["attribute_epsilons"][i] == 0]
+    silent = noise_columns([label.strip() for label in labels], out["attribute_epsilons"])
     if silent:
         print(
             f"warning: {len(silent)} column(s) get epsilon 0 ({', '.join(silent[:10])}"

@@ -77,11 +77,13 @@ class CsvSource(Source):
         #: physical lines above the header: the sep= line, then skip_rows
         self.header_line = sniff.lines_above_header(head, options.encoding or "utf-8", options.skip_rows)
         header = self._header(head)
+        #: the head's layout (:meth:`_layout`), kept for the --skip-rows hint of a later error (no second read)
+        self._head_layout = self._layout(head)
         try:
             self.names = check_names(header, self.path)
         except InputError as exc:
-            raise InputError(f"{exc}{self._skip_rows_hint(head)}") from None
-        self._check_header_width(head)
+            raise InputError(f"{exc}{self._skip_rows_hint(self._head_layout)}") from None
+        self._check_header_width()
         self.bytes_per_row = self._bytes_per_row(head)
         self._stream = None
         self._empty = _UNKNOWN  # empty_records(): not yet scanned
@@ -120,22 +122,22 @@ class CsvSource(Source):
         full = next((n for r, n in below if len(r) == common and all(cell.strip() for cell in r)), None)
         return header, common, None if full is None else self.header_line + full
 
-    def _skip_rows_hint(self, head: bytes, layout: tuple | None = None) -> str:
+    def _skip_rows_hint(self, layout: tuple) -> str:
         """A suggestion of --skip-rows when the header looks like a title line (fewer fields than most lines below
         it, or at least half of its names empty) and a line below looks like the header (``layout``: that of
         :meth:`_layout`); empty otherwise."""
-        header, common, line = layout or self._layout(head)
+        header, common, line = layout
         unnamed = sum(1 for cell in header if not cell.strip())
         if line is None or (common <= len(header) and unnamed * 2 < len(header)):
             return ""
         sep = self.header_line - int(self.options.skip_rows or 0)
         return skip_rows_hint("line", line, line - 1 - sep)
 
-    def _check_header_width(self, head: bytes) -> None:
+    def _check_header_width(self) -> None:
         """Refuse a header with fewer fields than nearly all the sampled lines below it (each such line would be
         a ragged row) when one of them looks like the real header, suggesting --skip-rows."""
-        layout = self._layout(head)
-        hint = self._skip_rows_hint(head, layout) if len(self.names) < layout[1] else ""
+        layout = self._head_layout
+        hint = self._skip_rows_hint(layout) if len(self.names) < layout[1] else ""
         if hint:
             raise InputError(
                 f"{self.base}: the header row names {len(self.names)} column(s) but the lines below it have "
@@ -290,7 +292,7 @@ class CsvSource(Source):
         decoding = isinstance(exc, UnicodeDecodeError) or "UTF8" in msg or "decode" in msg.lower()
         bad = self.locate_bad_row() if (m or decoding) else None
         where = bad.where() if bad is not None else f"at or after data row {rows + 1}"
-        hint = self._skip_rows_hint(sniff.read_samples(self.path)[0]) if m or bad is not None else ""
+        hint = self._skip_rows_hint(self._head_layout) if m or bad is not None else ""
         if bad is not None and bad.kind == "fields":
             return InputError(
                 f"{self.base}: the row {where} has {bad.fields} fields but the header has {len(self.names)} "

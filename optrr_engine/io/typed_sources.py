@@ -137,7 +137,6 @@ class ExcelSource(Source):
         self.names = check_names([format_value(h) for h in header], self.path)
         dims = self._sheet.max_row
         self.row_count = None if dims is None else max(0, int(dims) - self.header_row)
-        self._scan = None
 
     def _sheet_scan(self) -> SheetScan:
         """The sheet's merged ranges and formulas without a stored result (one scan of its XML, cached; nothing
@@ -164,7 +163,7 @@ class ExcelSource(Source):
         from .xlsx_scan import affected_columns
 
         found: dict[str, list[str]] = {}
-        for ref in self.merged_ranges:
+        for ref in self._sheet_scan().merged:  # a range without cells in the data rows affects no column
             for col in affected_columns(ref, self.header_row + 1):
                 if col <= len(self.names):
                     found.setdefault(self.names[col - 1], []).append(ref)

@@ -722,12 +722,10 @@ class MechanismPanel(QWidget):
             )
         rows = c.state.n_rows or "10,000"
         if s.no_information:
-            from optrr_engine.utility.predicted import NO_INFORMATION
-
             versus = self.versus_kronecker(c, method, s, kron_eps=None) if c.request.get("budget_mode") else "—"
             lines.append(
                 f"⚠ No information: at {rows} rows the data would move none of the {s.needed_tables} needed "
-                f"table(s) off the prior's equal shares (they remove less than {100 * NO_INFORMATION:g} % of the "
+                f"table(s) off the prior's equal shares (they remove less than {100 * NO_INFORMATION_SHARE:g} % of the "
                 "prior's spread from each): "
                 "the estimates shown would be those equal shares, which the uniform prior scores well. Predicted "
                 f"AVD {'—' if s.predicted_avd is None else fmt_avd(s.predicted_avd)}"

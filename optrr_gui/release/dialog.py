@@ -313,7 +313,7 @@ def identifier_columns(state, summaries: dict, decimal: str = ".") -> list[tuple
     return out
 
 
-def rare_categories(state, summaries: dict, refused=()) -> list[tuple[str, str, int]]:
+def rare_categories(state, summaries: dict, refused=(), released=None) -> list[tuple[str, str, int]]:
     """(column, category, rows) of every rare released category (the Design tab's rule and order,
     :func:`optrr_engine.release.schema.rare_categories`), per column in column order, rarest first.
 
@@ -324,7 +324,6 @@ def rare_categories(state, summaries: dict, refused=()) -> list[tuple[str, str, 
     numbers too, which the "kept" line and its tick already cover; the Design tab names no rare value of either).
     Dropped columns, the ``refused`` ones (:func:`identifier_columns`) and columns without a summary in
     ``summaries``: none."""
-    from ..state.config_bridge import released_rows
 
     refused = set(refused)
     out = []
@@ -332,9 +331,22 @@ def rare_categories(state, summaries: dict, refused=()) -> list[tuple[str, str, 
         summary = summaries.get(col.name)
         if col.role not in ("perturb", "keep") or col.type == "numeric" or summary is None or col.name in refused:
             continue
-        counts = released_rows(col, summary)  # the Design tab's counts (the engine's codec)
+        counts = _released(col, summary, released)  # the Design tab's counts (the engine's codec)
         out.extend((col.name, value, rows) for value, rows in rare_of_column(counts))
     return out
+
+
+def _released(col, summary, released: dict | None) -> dict[str, int]:
+    """:func:`~optrr_gui.state.config_bridge.released_rows` of ``col``, from ``released`` ({name: rows per category},
+    computed once for the callers that share it) when it has the column."""
+    from ..state.config_bridge import released_rows
+
+    if released is not None and col.name in released:
+        return released[col.name]
+    counts = released_rows(col, summary)
+    if released is not None:
+        released[col.name] = counts
+    return counts
 
 
 def rare_entries(found: list[tuple[str, str, int]], shown: int = 10) -> list[str]:
@@ -351,20 +363,19 @@ def rare_entries(found: list[tuple[str, str, int]], shown: int = 10) -> list[str
     return out
 
 
-def kept_unique_columns(state, summaries: dict) -> list[tuple[str, int, int]]:
+def kept_unique_columns(state, summaries: dict, released=None) -> list[tuple[str, int, int]]:
     """(column, rows with a value no other row has, rows) of every kept column that ``perturb`` refuses without
     approval (:func:`optrr_engine.release.schema.kept_too_unique`, the engine's rule), from the column ``summaries``
     (rows per value, after recoding: :func:`released_rows`; empty cells are no value). Not known here: rows left out
     for a missing value in another column (the engine counts the rows it releases and says so: :func:`merge_found`).
     Columns without a summary: none."""
-    from ..state.config_bridge import released_rows
 
     out = []
     for col in state.columns:
         summary = summaries.get(col.name)
         if col.role != "keep" or summary is None:
             continue
-        unique = sum(1 for rows in released_rows(col, summary).values() if rows == 1)
+        unique = sum(1 for rows in _released(col, summary, released).values() if rows == 1)
         if kept_too_unique(unique, summary.rows):
             out.append((col.name, unique, summary.rows))
     return out
@@ -678,12 +689,10 @@ class ReleaseDialog(QDialog):
             return
         self._columns_key = key
         outside = outside_epsilon(self.state, refused)
-        version, found_rare, found_kept = self._found_by_release
-        if version != self._session_version():  # the design changed since the release found them
-            found_rare, found_kept = [], []
-            self._found_by_release = (None, [], [])
-        rare = merge_found(self.state, rare_categories(self.state, summaries, refused), found_rare)
-        flagged = {name: (unique, rows) for name, unique, rows in kept_unique_columns(self.state, summaries)}
+        found_rare, found_kept = self._current_found()
+        released: dict = {}  # rows per category of each column, counted once for both lists
+        rare = merge_found(self.state, rare_categories(self.state, summaries, refused, released), found_rare)
+        flagged = {name: (unique, rows) for name, unique, rows in kept_unique_columns(self.state, summaries, released)}
         flagged.update({name: (unique, rows) for name, unique, rows in found_kept})
         outside["rare_categories"] = rare_entries(rare)
         outside["kept"] = [kept_entry(n, *flagged[n]) if n in flagged else n for n in outside["kept"]]
@@ -713,12 +722,18 @@ class ReleaseDialog(QDialog):
         rare, kept = self._approvable if self.accept_clear.isChecked() else (frozenset(), frozenset())
         return {"allow_rare_categories": rare, "allow_flagged_kept": kept}
 
+    def _current_found(self) -> tuple[list, list]:
+        """(rare, kept) the last PublishRefusal found, or empty lists (and forgotten) when the design changed since."""
+        version, rare, kept = self._found_by_release
+        if version != self._session_version():
+            self._found_by_release = (None, [], [])
+            return [], []
+        return rare, kept
+
     def add_found(self, exc: PublishRefusal) -> bool:
         """Add what the release refused (:class:`PublishRefusal`: rare categories and kept columns, counted on the
         rows it releases) to the orange list, the tick shown and cleared; False when it names nothing new."""
-        version, rare, kept = self._found_by_release
-        if version != self._session_version():
-            rare, kept = [], []
+        rare, kept = self._current_found()
         before = self.published_outside()
         self._found_by_release = (self._session_version(), [*rare, *exc.rare], [*kept, *exc.kept])
         self._columns_key = None  # list again

@@ -184,13 +184,14 @@ def column_errors(mechanism, n_rows: int):
     return candidate_of(mechanism).predicted_error(int(n_rows), {"orders": [1]}).marginals
 
 
-def expected_errors(mechanism, n_rows: int | None) -> list[float]:
+def expected_errors(mechanism, n_rows: int | None, errors=None) -> list[float]:
     """Per attribute: standard error of the estimated share of a category with share 1/a_i (a sampling design:
-    the predicted standard deviation of a 1-way cell under the uniform prior, the same quantity)."""
+    the predicted standard deviation of a 1-way cell under the uniform prior, the same quantity; ``errors``: its
+    :func:`column_errors` when already computed)."""
     if not n_rows:
         return [math.nan] * mechanism.k
     if not hasattr(mechanism, "marginal"):  # a sampling design
-        return [m.max_cell_sd for m in column_errors(mechanism, n_rows)]
+        return [m.max_cell_sd for m in (errors if errors is not None else column_errors(mechanism, n_rows))]
     p, q = np.exp(mechanism.one_way_log_probs()).T
     return [standard_error(*pq, int(a), int(n_rows)) for *pq, a in zip(p, q, mechanism.sizes, strict=True)]
 
@@ -209,12 +210,12 @@ def column_state(err) -> str:
     return TOO_NOISY if err.too_noisy else ""
 
 
-def column_states(mechanism, n_rows: int | None) -> list[str]:
-    """Per column, :func:`column_state` of its 1-way table at ``n_rows`` rows; all "" before the rows are
-    counted."""
+def column_states(mechanism, n_rows: int | None, errors=None) -> list[str]:
+    """Per column, :func:`column_state` of its 1-way table at ``n_rows`` rows (``errors``: its :func:`column_errors`
+    when already computed); all "" before the rows are counted."""
     if not n_rows:
         return [""] * mechanism.k
-    return [column_state(m) for m in column_errors(mechanism, n_rows)]
+    return [column_state(m) for m in (errors if errors is not None else column_errors(mechanism, n_rows))]
 
 
 #: Predicted errors are computed for designs of at most this many columns (the GUI stays responsive).
@@ -277,8 +278,11 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
 
 def with_prediction(summary: DesignSummary, mechanism, n_rows, request) -> DesignSummary:
     """``summary`` with the predicted error of ``request``'s needed marginals (:func:`predicted`) and the words of
-    its columns' 1-way tables at ``n_rows`` (:func:`column_states`)."""
-    summary.column_states = column_states(mechanism, n_rows)
+    its columns' 1-way tables at ``n_rows`` (:func:`column_states`) and their standard errors
+    (:func:`expected_errors`), both from one prediction of the 1-way tables."""
+    errors = column_errors(mechanism, n_rows) if n_rows else None
+    summary.column_states = column_states(mechanism, n_rows, errors)
+    summary.standard_errors = expected_errors(mechanism, n_rows, errors)
     p = predicted(mechanism, n_rows, request)
     summary.needed_tables = p.get("needed", 0)
     if p:
@@ -304,7 +308,6 @@ def summarise(design, n_rows: int | None, seconds: float, requested=None, scale=
         achieved=[float(e) for e in mech.attribute_epsilons()],
         changes=design.epsilon_changes(),
         exceeds_request=design.exceeds_request(),
-        standard_errors=expected_errors(mech, n_rows),
         seconds=seconds,
         lower_bound=float(lower) if lower is not None else None,
         scale=scale,
@@ -356,7 +359,6 @@ def summarise_sampling(method: str, sampling, n_rows, seconds: float, request=No
     )
     answers(summary, sampling, request)
     with_prediction(summary, sampling, n_rows, request)
-    summary.standard_errors = expected_errors(sampling, n_rows)
     return summary
 
 

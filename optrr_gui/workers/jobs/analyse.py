@@ -25,6 +25,7 @@ def open_release_task(path: str, manifest_path: str | None, progress=None, cance
 def estimate_task(path, names, manifest_path, method, confidence, opened, progress=None, cancel=None) -> dict:
     """Worker: the estimated marginal (with how much information the release carries on it and whether its unbiased
     estimate is too noisy, as ``optrr estimate`` says) and, for two attributes, the chi-square tests."""
+    opened = opened or open_release(path, manifest_path)  # once, for the estimate and its information
     est = estimate_release(
         path,
         list(names),
@@ -35,7 +36,7 @@ def estimate_task(path, names, manifest_path, method, confidence, opened, progre
         cancel=cancel,
         opened=opened,
     )
-    manifest, mechanism = opened or open_release(path, manifest_path)
+    manifest, mechanism = opened
     est.info.update(estimate_information(manifest, mechanism, list(names), method))  # as optrr estimate
     out = {"estimate": est, "chi2": None}
     if len(names) == 2:

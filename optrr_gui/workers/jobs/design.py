@@ -16,7 +16,6 @@ from ...state.design_summary import (
     BUDGET_ONLY_METHODS,
     DEGENERATE_EPSILON,
     DesignSummary,
-    expected_errors,
     needed_spec,
     sampling_parameters,
     summarise,
@@ -98,6 +97,6 @@ def repredict(summary: DesignSummary, n_rows, request: dict, progress=None, canc
         predicted_by_order={},
         non_identifiable=[],
         erased=[],
+        no_information=False,
     )
-    out.standard_errors = expected_errors(mech, n_rows)
     return with_prediction(out, mech, n_rows, request)

@@ -82,3 +82,39 @@ def test_printed_headers_quote_a_name_holding_a_comma(release, capsys):
     assert 'attributes: "Weight, kg", sex   rows: 300' in capsys.readouterr().out
     assert main(["analyze", release, "--chi2", '"Weight, kg",sex']) == 0
     assert 'association of "Weight, kg" (2 categories) and sex (2 categories)' in capsys.readouterr().out
+
+
+def test_estimate_and_analyze_read_the_manifest_once(release, capsys, monkeypatch):
+    """The names are matched against the manifest that opens the release: it is read and validated once."""
+    from optrr_engine.release import manifest as manifest_module
+
+    validate, calls = manifest_module.validate_manifest, []
+    monkeypatch.setattr(manifest_module, "validate_manifest", lambda *a, **k: calls.append(1) or validate(*a, **k))
+    assert main(["estimate", release, "--marginal", '"Weight, kg",sex', "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["attributes"] == ["Weight, kg", "sex"]
+    assert len(calls) == 1
+    assert main(["analyze", release, "--chi2", '"Weight, kg",sex', "--json"]) == 0
+    assert len(calls) == 2, "analyze read the manifest twice"
+
+
+def test_analyze_says_a_wrong_name_before_a_hash_mismatch(release, capsys):
+    with open(release, "ab") as fh:
+        fh.write(b'low,m,"A, 1"\n')
+    assert main(["analyze", release, "--chi2", "height,sex"]) == 2
+    assert "attribute 'height' is not in the release" in error_line(capsys)
+    assert main(["analyze", release, "--chi2", '"Weight, kg",sex']) == 2
+    assert "SHA-256 differs" in error_line(capsys)
+
+
+def test_a_wrong_name_comes_before_a_hash_mismatch_and_a_bad_manifest_before_both(release, capsys):
+    with open(release, "ab") as fh:
+        fh.write(b'low,m,"A, 1"\n')
+    assert main(["estimate", release, "--marginal", "height"]) == 2
+    assert "attribute 'height' is not in the release" in error_line(capsys)
+    assert main(["estimate", release, "--marginal", "sex"]) == 2
+    assert "SHA-256 differs" in error_line(capsys)
+    manifest = release + ".manifest.json"
+    with open(manifest, "w") as fh:
+        fh.write("{")
+    assert main(["estimate", release, "--marginal", "height"]) == 2
+    assert "not valid JSON" in error_line(capsys)

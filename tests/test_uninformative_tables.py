@@ -130,8 +130,11 @@ def test_analyze_warns_that_the_test_has_almost_no_power(weak, capsys):
 
 
 def test_a_well_informed_table_gets_no_warning(strong, capsys):
-    _, err = run(capsys, "estimate", strong, "--marginal", "buying,safety")
+    out, err = run(capsys, "estimate", strong, "--marginal", "buying,safety")
     assert "almost no information" not in err
+    info = json.loads(run(capsys, "estimate", strong, "--marginal", "buying,safety", "--json")[0])["info"]
+    eps = ", ".join(f"{n} {e:.4g}" for n, e in zip(("buying", "safety"), info["attribute_epsilons"], strict=True))
+    assert f"; per attribute: {eps}\n" in out  # each epsilon named by its attribute
     out, _ = run(capsys, "estimate", strong, "--marginal", "buying,safety", "--json")
     info = json.loads(out)["info"]
     assert info["no_information"] is False and info["information"] > NO_INFORMATION

@@ -46,7 +46,9 @@ def pair_is_product(marginal_mechanism) -> bool:
     return bool(abs(lam[3] - lam[1] * lam[2]) <= PRODUCT_TOL * max(1.0, abs(lam[3])))
 
 
-def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool = True, progress=None, cancel=None):
+def chi2_release(
+    release_path: str, names, manifest_path=None, check_hash: bool = True, progress=None, cancel=None, opened=None
+):
     """Tests of independence between two attributes, each with what it assumes.
 
     1. Wald test on the unbiased estimate with its covariance (the recommended one);
@@ -59,7 +61,8 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
     The output says how much the release tells about the pair's table (``information``, ``no_information``,
     ``too_noisy``; with almost none, ``uninformative``: the tests have almost no power; else, too noisy for the
     unbiased estimate, ``too_noisy_warning``: they have little power), by
-    :func:`~optrr_engine.utility.release_check.estimate_information`.
+    :func:`~optrr_engine.utility.release_check.estimate_information`. ``opened``: the release's (manifest,
+    mechanism) when already opened (:func:`~optrr_engine.estimation.release_estimate.open_release`).
     """
     from ..estimation.release_estimate import open_release
     from ..estimation.release_source import attribute_index
@@ -68,7 +71,7 @@ def chi2_release(release_path: str, names, manifest_path=None, check_hash: bool 
     names = list(names)
     if len(names) != 2:
         raise InputError("a chi-square test of association needs exactly two attributes, e.g. --chi2 sex,smoker")
-    manifest, mechanism = open_release(release_path, manifest_path, check_hash)
+    manifest, mechanism = opened or open_release(release_path, manifest_path, check_hash)
     est = estimate_release(release_path, names, progress=progress, cancel=cancel, opened=(manifest, mechanism))
     idx = attribute_index(manifest, names)
     if "subset_rows" in est.info or est.info.get("sampling_method") == "rsfd":  # a sampling release

@@ -18,12 +18,12 @@ def run(args) -> int:
     from ..analysis.chi_square import format_p_value
     from ..analysis.release_chi2 import chi2_release
     from ..utility.release_check import INFORMATION_WARNINGS
-    from .common import print_json, release_option_names, shown_name, warn_not_private
+    from .common import open_named_release, print_json, shown_name, warn_not_private
     from .release_hints import release_hints
 
     with release_hints(args):
-        names = release_option_names(args, args.chi2, "--chi2")
-        out = chi2_release(args.release, names, args.manifest, check_hash=not args.no_hash_check)
+        names, opened = open_named_release(args, args.chi2, "--chi2")
+        out = chi2_release(args.release, names, opened=opened)
     warn_not_private(out.get("not_private"))
     if args.json:
         print_json(out)

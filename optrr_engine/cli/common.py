@@ -132,6 +132,26 @@ def release_option_names(args, text: str, option: str) -> list[str]:
     return release_names(manifest, text, option)
 
 
+def open_named_release(args, text: str, option: str) -> tuple[list[str], tuple]:
+    """(the names ``text`` gives (:func:`release_names`), the (manifest, mechanism) of ``args.release``): the
+    manifest is read once, the data file's SHA-256 checked unless --no-hash-check. The first error is the first of:
+    an unreadable list (when the release is missing), the release's or the manifest's own, a name not in the
+    release, the hash (on a mismatch the manifest is read again, to report a wrong name first)."""
+    import os
+
+    from ..estimation.release_estimate import open_release
+    from ..release.manifest import HashMismatchError
+
+    if not os.path.exists(args.release):
+        split_names(text, option)
+    try:
+        opened = open_release(args.release, args.manifest, check_hash=not args.no_hash_check)
+    except HashMismatchError:
+        release_option_names(args, text, option)
+        raise
+    return release_names(opened[0], text, option), opened
+
+
 def add_release_arguments(p) -> None:
     """The arguments every command reading a release shares: the file, its manifest, the hash check, --json."""
     p.add_argument("release", help="the perturbed data file")

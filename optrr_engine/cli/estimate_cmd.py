@@ -25,16 +25,14 @@ def add_parser(sub):
 
 def run(args) -> int:
     from ..estimation import METHODS, estimate_release
-    from ..estimation.release_estimate import open_release
     from ..utility.release_check import INFORMATION_WARNINGS, estimate_information
-    from .common import print_json, release_option_names, warn_not_private
+    from .common import open_named_release, print_json, warn_not_private
     from .release_hints import release_hints
 
     if args.method not in METHODS:
         raise InputError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
     with release_hints(args):
-        names = release_option_names(args, args.marginal, "--marginal")
-        opened = open_release(args.release, args.manifest, check_hash=not args.no_hash_check)
+        names, opened = open_named_release(args, args.marginal, "--marginal")
         est = estimate_release(args.release, names, method=args.method, confidence=args.confidence, opened=opened)
         est.info.update(estimate_information(opened[0], opened[1], names, args.method))
     warn_not_private(est.info.get("not_private"))
@@ -56,8 +54,8 @@ def print_estimate(est) -> None:
     print(f"attributes: {shown_names(names)}   rows: {est.rows:,}   method: {est.method}")
     print(f"  {METHOD_NOTES[est.method]}")
     if "whole_record_epsilon" in est.info:
-        eps = ", ".join(f"{e:.4g}" for e in est.info["attribute_epsilons"])
-        print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; these attributes: {eps}")
+        eps = ", ".join(f"{n} {e:.4g}" for n, e in zip(names, est.info["attribute_epsilons"], strict=True))
+        print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; per attribute: {eps}")
     if "suppression" in est.info:
         reporting = est.info.get("reporting") or reporting_text(est.info)
         print(f"sampling design ({est.info['sampling_method']}): {est.info['suppression']}; {reporting}")

@@ -102,23 +102,30 @@ def _decodes(data: bytes, encoding: str) -> bool:
     return True
 
 
+def _complete(lines: list, head: bytes) -> list:
+    """``lines`` (of ``head``, bytes or decoded) without the last one when it may be cut: the head filled
+    SAMPLE_BYTES (the file goes on) and other lines precede it."""
+    return lines[:-1] if len(head) >= SAMPLE_BYTES and len(lines) > 1 else lines
+
+
+def _utf8_line(raw: bytes) -> bool | None:
+    """The UTF-8 rule of one line: None when it is ASCII (no evidence either way), True when it is valid
+    non-ASCII UTF-8, False when it is not valid UTF-8."""
+    if raw.isascii():
+        return None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def utf8_evidence(head: bytes, windows: list[bytes]) -> tuple[int, int]:
     """(lines holding valid non-ASCII UTF-8, lines that are not valid UTF-8) over the head's complete lines and
-    the windows' lines (whole lines, as :func:`read_samples` cuts them)."""
-    lines = head.split(b"\n")
-    if len(head) >= SAMPLE_BYTES and len(lines) > 1:
-        lines = lines[:-1]  # possibly cut
-    valid = invalid = 0
-    for sample in (lines, *(w.split(b"\n") for w in windows)):
-        for raw in sample:
-            if raw.isascii():
-                continue
-            try:
-                raw.decode("utf-8")
-                valid += 1
-            except UnicodeDecodeError:
-                invalid += 1
-    return valid, invalid
+    the windows' lines (whole lines, as :func:`read_samples` cuts them), by :func:`_utf8_line`."""
+    samples = (_complete(head.split(b"\n"), head), *(w.split(b"\n") for w in windows))
+    kinds = [_utf8_line(raw) for lines in samples for raw in lines]
+    return kinds.count(True), kinds.count(False)
 
 
 def guess_encoding(head: bytes, windows: list[bytes]) -> str:
@@ -143,17 +150,12 @@ def mixed_utf8_line(head: bytes) -> int | None:
     """Line number (1-based) of the first line of ``head`` that is not valid UTF-8 when another line holds valid
     non-ASCII UTF-8: in a file guessed to be UTF-8, a line in another encoding, which no single encoding reads
     correctly (call it only when :func:`guess_encoding` said UTF-8)."""
-    lines = head.split(b"\n")
-    if len(head) >= SAMPLE_BYTES and len(lines) > 1:
-        lines = lines[:-1]  # possibly cut
     first_bad, utf8_text = None, False
-    for number, raw in enumerate(lines, 1):
-        if raw.isascii():
-            continue
-        try:
-            raw.decode("utf-8")
+    for number, raw in enumerate(_complete(head.split(b"\n"), head), 1):
+        kind = _utf8_line(raw)
+        if kind is True:
             utf8_text = True
-        except UnicodeDecodeError:
+        elif kind is False:
             first_bad = first_bad or number
         if first_bad and utf8_text:
             return first_bad
@@ -212,9 +214,7 @@ def drop_lines(text: str, count: int) -> str:
 def sample_lines(head: bytes, encoding: str, max_lines: int = 200, skip: int = 0) -> list[str]:
     """Complete non-blank lines of the head from its header (``skip`` physical lines above it are left out; the
     last, possibly cut, line is dropped when more follow)."""
-    lines = drop_lines(head_text(head, encoding), skip).splitlines()
-    if len(head) >= SAMPLE_BYTES and len(lines) > 1:
-        lines = lines[:-1]
+    lines = _complete(drop_lines(head_text(head, encoding), skip).splitlines(), head)
     return [ln for ln in lines[:max_lines] if ln.strip()]
 
 

@@ -5,6 +5,7 @@ included); the line saying when a configuration's "auto" releases another design
 progress of a long design."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from optrr_engine.cli import design_cmd
 from optrr_engine.cli.main import main
 from optrr_engine.release.manifest import manifest_path
+from optrr_engine.release.risk import strength
 from tests.conftest import TEST_DATA
 
 CAR = TEST_DATA / "car.csv"
@@ -238,6 +240,8 @@ def test_columns_a_design_leaves_at_epsilon_0_are_named_by_design_and_perturb(tm
     code, out, err = design(capsys, "--config", cfg, "-o", new)
     assert code == 0, err
     assert "recommended: utility" in out and "sum of the per-column epsilons set from the target" in out
+    eps = float(re.search(r"whole-record epsilon: ([0-9.]+) \((\w+(?: weak)?)\)", out).group(1))
+    assert f"whole-record epsilon: {eps:.6f} ({strength(eps)})" in out  # the strength said beside the number
     assert "warning: 2 column(s) get epsilon 0 (maint, class): their released values are pure noise" in out
     assert "maint      4     0.000000     0.000000  epsilon 0: released as pure noise" in out
     args = ["perturb", str(CAR), "--config", new, "-o", str(tmp_path / "r.csv"), "--quiet"]

@@ -59,4 +59,7 @@ def test_words_and_sentences():
     r = risk.record_sentence(1.0)
     assert r.startswith("Whole-record epsilon 1 (strong)") and "from 10% to at most 23%" in r
     assert "from 50% to over 99.9%" in risk.record_sentence(27.5)
+    # a bound just below 100% never reads "at most 100%" (the posterior bound at 7.34 from 50% is 99.935%)
+    assert "from 50% to at most 99.9%" in risk.record_sentence(7.34)
+    assert "from 10% to at most 99.4%" in risk.record_sentence(7.34)
     assert "from 1% to at most 2.7%, from 10% to at most 23%, from 50% to at most 73%" in r

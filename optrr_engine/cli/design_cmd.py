@@ -464,14 +464,15 @@ def attribute_labels(out: dict) -> tuple[str, list[str]]:
 
 def print_table(out: dict) -> None:
     from ..release.manifest import noise_columns
+    from ..release.risk import strength
 
     k = len(out["sizes"])
     print(f"method: {out['method']}   attributes: {k}   design time: {out['design_seconds']:.4f} s")
     budget = "budget" in out  # total-budget mode: the per-column epsilons are the design's, from the target
     asked = "set from the target" if budget else "requested"
     print(
-        f"whole-record epsilon: {out['overall_epsilon']:.6f}   (sum of the per-column epsilons "
-        f"{asked}: {out['sum_requested_epsilons']:.6f})"
+        f"whole-record epsilon: {out['overall_epsilon']:.6f} ({strength(out['overall_epsilon'])})   (sum of the "
+        f"per-column epsilons {asked}: {out['sum_requested_epsilons']:.6f})"
     )
     if "lower_bound" in out:
         gap = max(0.0, out["overall_epsilon"] - out["lower_bound"])  # (rounding can make it -2e-16)

@@ -68,7 +68,10 @@ def run_sampling(args, gathered) -> int:
         print_json(out)
         return 0
     print(f"method: {out['method']}   attributes: {len(out['sizes'])}   {out['suppression']}")
-    print(f"whole-record epsilon: {out['overall_epsilon']:.6f}   (target {out['target_total']:.6g})")
+    from ..release.risk import strength
+
+    eps = out["overall_epsilon"]
+    print(f"whole-record epsilon: {eps:.6f} ({strength(eps)})   (target {out['target_total']:.6g})")
     header, labels = attribute_labels(out)
     print(f"{header} {'size':>6} {'reported':>10} {'epsilon':>12}")
     for i, a in enumerate(out["sizes"]):

@@ -55,8 +55,11 @@ def strength(epsilon: float) -> str:
 
 
 def _percent(x: float) -> str:
+    """'5.2%', '58%', '99.4%' (one decimal from 99%, so a bound below 100% never reads '100%'), 'over 99.9%'."""
     if x >= 0.9995:
         return "over 99.9%"
+    if x >= 0.99:
+        return f"{100 * x:.1f}%"
     return f"{100 * x:.2g}%" if x < 0.1 else f"{100 * x:.0f}%"
 
 
@@ -82,14 +85,18 @@ def record_sentence(epsilon: float, priors=EXAMPLE_PRIORS) -> str:
 
 
 def weak_protection_warnings(manifest: dict) -> list[str]:
-    """Warnings for a release whose whole-record epsilon is in the "very weak" band (above 8): the columns above
-    it by name, and what the whole-record epsilon allows (from the manifest's recomputed epsilons)."""
+    """Warnings for a release whose whole-record epsilon is in the "weak" or "very weak" band (above 3): what the
+    whole-record epsilon allows, and in the "very weak" band (above 8) the columns above it by name (from the
+    manifest's recomputed epsilons)."""
     overall = float(manifest["overall_epsilon"])
-    if strength(overall) != STRENGTH_BANDS[-1][1]:
+    word = strength(overall)
+    if word not in (STRENGTH_BANDS[-2][1], STRENGTH_BANDS[-1][1]):
         return []
+    lines = [f"{word} protection: {record_sentence(overall)}"]
+    if word != STRENGTH_BANDS[-1][1]:
+        return lines
     bound = STRENGTH_BANDS[-2][0]
     weak = [a for a in manifest["attributes"] if not eps_within(float(a["achieved_epsilon"]), bound)]
-    lines = [f"very weak protection: {record_sentence(overall)}"]
     if weak:
         shown = ", ".join(f"{a['name']} (epsilon {float(a['achieved_epsilon']):.3g})" for a in weak)
         lines.append(f"columns above epsilon {bound:g}, released almost as they are: {shown}")

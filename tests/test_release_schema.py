@@ -42,6 +42,9 @@ def test_cirrhosis_identifier_dropped_and_na_text_kept():
     assert cols["Drug"].categories == ["D-penicillamine", "NA", "Placebo"]
     assert cols["Cholesterol"].type == "numeric" and cols["Cholesterol"].categories == ["NA"]
     assert cols["Stage"].type == "ordinal" and cols["Stage"].categories[-1] == "NA"
+    # the bins' count is the number of bins made: Prothrombin's rounded quartiles merge into 3 bins
+    assert cols["Prothrombin"].bins["edges"][1:-1] == [10.0, 11.0]
+    assert all(c.bins["count"] == len(c.bins["edges"]) - 1 for c in cols.values() if c.bins)
 
 
 def test_generated_columns(tmp_path):

@@ -19,6 +19,12 @@ def add_parser(sub):
         metavar="DICT",
         help="data dictionary declaring categories (CSV/JSON column,category list, or SPSS/Stata value labels)",
     )
+    p.add_argument(
+        "--merge-rare",
+        action="store_true",
+        help="merge the rare categories of perturbed columns (their warnings name them): nominal ones into 'Other', "
+        "ordinal ones into a neighbour (written to CONFIG as recode)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar and no column summary")
     add_reader_arguments(p)
     return p
@@ -27,22 +33,29 @@ def add_parser(sub):
 def run(args) -> int:
     from ..io.atomic import check_output_path
     from ..release.config import save_config
+    from ..release.merge_rare import merge_rare, stats_rows
     from ..release.schema import infer_schema
 
     check_output_path(args.output, [args.input], "configuration")
     if os.path.exists(args.output) and not args.force:
         raise InputError(f"{args.output} exists; use --force to replace it (it may hold your edits)")
     bar = ProgressBar(enabled=not args.quiet)
+    stats: dict = {}
     try:
-        cfg = infer_schema(args.input, reader_options(args), progress=bar, codebook=args.codebook)
+        cfg = infer_schema(args.input, reader_options(args), progress=bar, codebook=args.codebook, column_stats=stats)
     finally:
         bar.close()
+    merged = merge_rare(cfg, stats_rows(cfg, stats)) if args.merge_rare else None
+    if merged is not None:
+        cfg = merged.config
     save_config(cfg, args.output)
     skipped = (cfg.source or {}).get("empty_rows_skipped")
     if skipped:
         print(f"optrr: note: {skipped:,} rows with every cell empty were skipped (not records)", file=sys.stderr)
     if not args.quiet:
         print_summary(cfg)
+        if merged is not None:
+            print(merge_summary(merged))
         print(
             f"wrote {args.output}: edit roles, epsilons (or a whole-record target_total) and categories; then "
             f"`optrr design --config {args.output} -o designed.json` (the recommended design) and optrr perturb"
@@ -60,3 +73,17 @@ def print_summary(cfg, stream=None) -> None:
             count = str(len(c.categories)) if c.categories else "-"
         note = "; ".join(c.warnings)
         print(f"{c.name[:24]:<24} {c.role:<8} {c.type:<8} {count:>10}  {note}", file=stream)
+
+
+def merge_summary(merged) -> str:
+    """The line saying how many columns --merge-rare merged and which still have rare categories."""
+    count = len(merged.merged)
+    done = f"merged rare categories in {count} column{'s' if count != 1 else ''}"
+    if not merged.still_rare:
+        return f"{done}; no rare categories left"
+    left = ", ".join(repr(n) for n in merged.still_rare)
+    return (
+        f"{done}; rare categories left in {len(merged.still_rare)} column{'s' if len(merged.still_rare) != 1 else ''}"
+        f" ({left}; see their notes): drop them, or give perturb --allow-rare-categories if publishing their "
+        "existence is intended"
+    )

@@ -281,7 +281,7 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
         edges = quantile_edges(stats.sample, DEFAULT_BIN_COUNT)
         if len(edges) >= 3:
             col.type = "numeric"
-            col.bins = {"method": "quantile", "count": DEFAULT_BIN_COUNT, "edges": edges}
+            col.bins = {"method": "quantile", "count": len(edges) - 1, "edges": edges}  # rounded edges may merge
             markers = {v: c for v, c in extras.items() if v in MISSING_MARKERS}
             texts = {v: c for v, c in extras.items() if v not in MISSING_MARKERS}
             col.categories = sorted(markers, key=_alphabetical)
@@ -435,20 +435,32 @@ def _rows(n: int) -> str:
 
 
 def rare_refusal(found) -> str:
-    """The perturb-time error naming every perturbed column with rare released categories (``found``: (column,
-    :func:`rare_categories` of its released rows) of each, in column order; the first RARE_SHOWN of a column named
-    with their rows, the others counted) and the ways out."""
+    """The perturb-time error naming the perturbed columns with rare released categories (``found``: (column,
+    :func:`rare_categories` of its released rows) of each, in column order; the first RARE_SHOWN columns named, the
+    others counted; the first RARE_SHOWN categories of a column named with their rows, the others counted) and the
+    ways out, ``optrr schema --merge-rare`` (:mod:`.merge_rare`) first."""
+    found = list(found)
     listed = []
-    for name, rare in found:
+    for name, rare in found[:RARE_SHOWN]:
         shown = ", ".join(f"{v!r} ({_rows(c)})" for v, c in rare[:RARE_SHOWN])
         more = f" and {len(rare) - RARE_SHOWN:,} more" if len(rare) > RARE_SHOWN else ""
         listed.append(f"{name!r}: {shown}{more}")
+    others = len(found) - RARE_SHOWN
+    columns = f"; and {others:,} more column{'s' if others != 1 else ''}" if others > 0 else ""
+    missing = any(v == MISSING_LABEL for _name, rare in found for v, _c in rare)
+    na = (
+        f" ({MISSING_LABEL!r}, the missing-value category, only says that a value is missing and is not merged: "
+        "allow it if that may be known, or drop the column)"
+        if missing
+        else ""
+    )
     return (
-        f"{RARE_WARNING_START} would be released by name in {'; '.join(listed)}; the codebook lists every category, "
-        "so their existence is disclosed. Merge them into a category with enough rows (recode, e.g. together into "
-        "'Other' or into a neighbour; treating them as missing only moves the rare count to the missing category "
-        "or, with missing: exclude, names them in the codebook's missing_values), drop the column, or give "
-        "--allow-rare-categories if publishing their existence is intended"
+        f"{RARE_WARNING_START} would be released by name in {'; '.join(listed)}{columns}; the codebook lists every "
+        f"category, so their existence is disclosed{na}. Merge them into a category with enough rows (`optrr schema "
+        "INPUT -o CONFIG --merge-rare` writes a configuration that does: into 'Other', or into a neighbour in an "
+        "ordinal column; or recode by hand), list them as missing values with missing: category (the codebook counts "
+        "such texts without naming them; missing: exclude would leave their rows out, which no epsilon protects), "
+        "drop the column, or give --allow-rare-categories if publishing their existence is intended"
     )
 
 
@@ -476,6 +488,20 @@ def kept_unique_refusal(found, rows: int) -> str:
         "record has can link that record to the person in another data set holding the same value (refused when "
         f"more than {KEPT_UNIQUE_SHARE:.0%} of the rows hold such a value). Drop the column, perturb it (numeric "
         "columns with bins), or give --allow-flagged-kept if publishing its values is intended"
+    )
+
+
+def kept_combination_refusal(names, unique: int, rows: int) -> str:
+    """The perturb-time error for kept columns (``names``, in column order) that each pass :func:`kept_too_unique`
+    alone but whose combination of values is held by one row only in ``unique`` of the ``rows`` released: which
+    columns, how many rows, why it matters and the ways out."""
+    named = ", ".join(repr(n) for n in names)
+    return (
+        f"kept columns {named} together would be published as they are, in the clear: {unique:,} of {rows:,} rows "
+        "have a combination of these values that no other row has. Each value may be common, but the combination "
+        "can link that record to the person in another data set holding the same values (refused when more than "
+        f"{KEPT_UNIQUE_SHARE:.0%} of the rows hold such a combination). Drop or perturb one of these columns "
+        "(numeric columns with bins), or give --allow-flagged-kept if publishing its values is intended"
     )
 
 
@@ -562,9 +588,10 @@ def declared_column(stats: ColumnStats, categories: list[str], source: str) -> C
     return col
 
 
-def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) -> ReleaseConfig:
+def infer_schema(path, options=None, progress=None, cancel=None, codebook=None, column_stats=None) -> ReleaseConfig:
     """A release-configuration template for the file at ``path`` (one streaming pass). ``codebook``: the path
-    of a data dictionary (:mod:`.codebook_import`) declaring the categories of some columns."""
+    of a data dictionary (:mod:`.codebook_import`) declaring the categories of some columns. ``column_stats``: a
+    dict to fill with the pass's ColumnStats of each readable column (its counts: :mod:`.merge_rare`)."""
     from ..io.readers import open_source
 
     declared = {}
@@ -580,6 +607,8 @@ def infer_schema(path, options=None, progress=None, cancel=None, codebook=None) 
         raise InputError(f"the data dictionary declares column {absent[0]!r}, which {file} lacks")
     unreadable = source.unreadable
     stats, rows = gather_stats(source, source.readable_names(), source.options.decimal or ".", ctl)
+    if column_stats is not None:
+        column_stats.update(stats)
     if rows == 0:
         raise InputError(f"{os.path.basename(str(path))} has a header but no data rows")
     name = os.path.basename(str(codebook)) if codebook is not None else ""
@@ -647,5 +676,5 @@ def resolve_bins(source, cfg: ReleaseConfig, ctl: TaskControl) -> list[str]:
             edges = quantile_edges(s.sample, count)
         if len(edges) < 3 or any(math.isnan(e) for e in edges):
             raise InputError(f"column {c.name!r}: its values do not spread over 2 or more bins; list the edges")
-        c.bins = {**bins, "edges": edges}
+        c.bins = {**bins, "count": len(edges) - 1, "edges": edges}  # the bins made (rounded edges may merge)
     return [c.name for c in todo]

@@ -1,0 +1,153 @@
+"""``optrr schema --merge-rare`` (optrr_engine.release.merge_rare): the rare categories of perturbed nominal columns
+go into "Other", those of ordinal columns into their smaller neighbour, never the missing-value category, and a
+column keeps two categories; perturb's refusal names at most 10 columns and this way out."""
+
+import json
+import os
+
+from optrr_engine.cli.main import main
+from optrr_engine.release.config import ColumnConfig, ReleaseConfig
+from optrr_engine.release.merge_rare import LEFT_RARE_NOTE, OTHER_MERGED, merge_rare
+from optrr_engine.release.schema import RARE_WARNING_START, rare_refusal
+
+CENSUS = os.path.join(os.path.dirname(__file__), "data", "uscensus1990_first99.csv")
+
+
+def merged(kind: str, rows: dict, **fields) -> tuple[ColumnConfig, list[str]]:
+    """Column 'c' of ``kind`` with the categories of ``rows`` (in that order) after merge_rare; the columns still
+    rare."""
+    categories = list(fields.pop("categories", rows))
+    col = ColumnConfig(name="c", role="perturb", type=kind, epsilon=1.0, categories=list(categories), **fields)
+    out = merge_rare(ReleaseConfig(columns=[col]), {"c": rows})
+    assert (col.recode, col.categories) == (fields.get("recode"), categories)  # the configuration given is unchanged
+    return out.config.columns[0], out.still_rare
+
+
+def rare_warnings(col: ColumnConfig) -> list[str]:
+    return [w for w in col.warnings if w.startswith(RARE_WARNING_START)]
+
+
+def test_nominal_rare_categories_go_into_other_and_the_smallest_joins_while_it_is_rare():
+    col, still = merged("nominal", {"A": 20, "B": 10, "C": 1, "D": 2, "E": 30})
+    assert col.recode == {"Other": ["C", "D", "B"]}
+    assert col.categories == ["A", "E", "Other"]
+    assert col.warnings == ["merged rare categories 'C' (1), 'D' (2) with 'B' (10) into 'Other'"] and still == []
+    col.validate()
+
+
+def test_the_category_count_warning_follows_the_merge():
+    rows = {f"v{i:02}": 10 for i in range(33)} | {"v00": 1, "v01": 4}
+    many = "33 categories: estimates will need many rows; consider merging"
+    col, _ = merged("nominal", rows, warnings=[many])
+    assert col.warnings == [
+        "32 categories: estimates will need many rows; consider merging",
+        "merged rare categories 'v00' (1), 'v01' (4) into 'Other'",
+    ]
+    col, _ = merged("nominal", {k: v for k, v in rows.items() if k < "v31"}, warnings=[many])
+    assert not any("categories: estimates" in w for w in col.warnings)
+
+
+def test_an_existing_other_takes_them_and_a_taken_other_gives_other_merged():
+    col, _ = merged("nominal", {"A": 20, "Other": 8, "X": 1})
+    assert col.recode == {"Other": ["Other", "X"]} and col.categories == ["A", "Other"]
+    # the text "Other" is released as "Misc": the merged category must not share its name
+    col, _ = merged("nominal", {"A": 20, "B": 10, "Misc": 30, "Z": 2}, recode={"Misc": ["Other"]})
+    assert col.recode == {"Misc": ["Other"], OTHER_MERGED: ["Z", "B"]}
+    assert col.categories == ["A", "Misc", OTHER_MERGED]
+    # "Other" is treated as missing
+    col, _ = merged("nominal", {"A": 20, "B": 10, "Z": 2, "NA": 6}, missing_values=["Other"])
+    assert col.recode == {OTHER_MERGED: ["Z", "B"]} and col.categories == ["A", OTHER_MERGED, "NA"]
+
+
+def test_ordinal_rare_categories_merge_into_the_smaller_neighbour_as_ranges():
+    rows = {"0-11": 30, "12-14": 3, "15-17": 6, "18-23": 4, "24-26": 1, "27+": 20}
+    col, still = merged("ordinal", rows)
+    assert col.recode == {"12-17": ["12-14", "15-17"], "18-26": ["18-23", "24-26"]}
+    assert col.categories == ["0-11", "12-17", "18-26", "27+"]
+    assert col.warnings == [
+        "merged rare categories '12-14' (3) with '15-17' (6) into '12-17'; '24-26' (1), '18-23' (4) into '18-26'"
+    ]
+    assert still == []
+    col.validate()
+
+
+def test_ordinal_labels_open_ranges_numbers_and_texts_and_ties_go_to_the_one_before():
+    col, _ = merged("ordinal", {"0-49": 30, "50-64": 3, "65+": 2})
+    assert col.recode == {"50+": ["50-64", "65+"]} and col.categories == ["0-49", "50+"]
+    col, _ = merged("ordinal", {"1": 10, "2": 2, "3": 10})  # a tie: the neighbour before
+    assert col.recode == {"1-2": ["1", "2"]} and col.categories == ["1-2", "3"]
+    col, _ = merged("ordinal", {"low": 10, "mid": 2, "high": 8})
+    assert col.recode == {"mid|high": ["mid", "high"]} and col.categories == ["low", "mid|high"]
+    col, _ = merged("ordinal", {"1": 10, "2": 2, "3": 8, "2-3": 9})  # the range is taken: joined instead
+    assert col.recode == {"2|3": ["2", "3"]}
+
+
+def test_the_missing_value_category_is_never_merged_and_keeps_its_warning():
+    rows = {"F": 30, "M": 30, "X": 2, "Y": 3, "NA": 2}
+    col, still = merged("nominal", rows)
+    assert col.recode == {"Other": ["X", "Y"]} and col.categories == ["F", "M", "Other", "NA"]
+    assert rare_warnings(col) == [
+        f"{RARE_WARNING_START} after recoding: 'NA' (2); the codebook lists every category, so their existence is "
+        "disclosed - merge them or set them missing"
+    ]
+    assert LEFT_RARE_NOTE not in col.warnings and still == ["c"]
+    col, _ = merged("ordinal", {"1": 30, "2": 20, "NA": 1, "3": 2}, categories=["1", "2", "NA", "3"])
+    assert col.recode == {"2-3": ["2", "3"]} and col.categories == ["1", "2-3", "NA"]
+
+
+def test_merging_never_leaves_one_category():
+    col, still = merged("nominal", {"A": 50, "B": 2, "C": 1})  # "Other" stays rare: only 'A' is left besides it
+    assert col.recode == {"Other": ["C", "B"]} and col.categories == ["A", "Other"]
+    assert rare_warnings(col)[0].startswith(f"{RARE_WARNING_START} after recoding: 'Other' (3)")
+    assert LEFT_RARE_NOTE in col.warnings and still == ["c"]
+    for kind, rows in (("nominal", {"A": 2, "B": 1, "NA": 30}), ("ordinal", {"0": 98, "1": 1})):
+        col, still = merged(kind, rows)
+        assert col.recode is None and col.categories == list(rows), kind
+        assert rare_warnings(col) and LEFT_RARE_NOTE in col.warnings and still == ["c"], kind
+
+
+def test_the_schema_counts_empty_cells_in_na_and_never_merges_it(tmp_path, capsys):
+    rows = [f"{'FM'[i % 2]},{i % 7}" for i in range(60)] + ["X,1", "X,2", "Y,3", "Y,4", "Y,5", ",6"]
+    src = tmp_path / "in.csv"
+    src.write_text("sex,code\n" + "\n".join(rows) + "\n")
+    cfg = tmp_path / "release.json"
+    assert main(["schema", str(src), "-o", str(cfg), "--merge-rare"]) == 0
+    out = capsys.readouterr().out
+    assert "merged rare categories in 1 column; rare categories left in 1 column ('sex'; see their notes)" in out
+    sex = json.loads(cfg.read_text())["columns"][0]
+    assert sex["recode"] == {"Other": ["X", "Y"]} and sex["categories"] == ["F", "M", "Other", "NA"]
+    assert any("'NA' (1)" in w for w in sex["warnings"])
+
+
+def test_census_sample_merged_then_released_without_allowing_rare_categories(tmp_path, capsys):
+    cfg_path = tmp_path / "release.json"
+    assert main(["schema", CENSUS, "-o", str(cfg_path), "--merge-rare"]) == 0
+    summary = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("merged rare categories in "))
+    cfg = json.loads(cfg_path.read_text())
+    left = [c["name"] for c in cfg["columns"] if any(w == LEFT_RARE_NOTE for w in c.get("warnings", []))]
+    assert left and f"rare categories left in {len(left)} columns ({', '.join(map(repr, left))};" in summary
+    merged_count = sum(bool(c.get("recode")) for c in cfg["columns"])
+    assert merged_count > 30 and summary.startswith(f"merged rare categories in {merged_count} columns;")
+    (tmp_path / "audit").mkdir()
+    args = ["perturb", CENSUS, "--config", str(cfg_path), "--quiet", "--audit-dir", str(tmp_path / "audit")]
+    assert main([*args, "-o", str(tmp_path / "rel.csv")]) == 2  # refused for exactly the columns still rare
+    err = capsys.readouterr().err
+    assert f"would be released by name in {left[0]!r}" in err and f"and {len(left) - 10} more columns;" in err
+    for c in cfg["columns"]:  # what the summary says to do with the columns still rare (two values, one rare)
+        if c["name"] in left:
+            c["role"] = "drop"
+    cfg_path.write_text(json.dumps(cfg))
+    assert main([*args, "-o", str(tmp_path / "rel.csv")]) == 0, capsys.readouterr().err
+    manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
+    age = next(c for c in manifest["codebook"] if c["name"] == "dAge")
+    assert age["categories"] == ["1", "2-3", "4", "5", "6", "7"]
+
+
+def test_the_refusal_names_at_most_ten_columns_and_the_merge_rare_way_out():
+    found = [(f"col{i}", [("x", 1)]) for i in range(13)]
+    text = rare_refusal(found)
+    assert "'col9': 'x' (1 row); and 3 more columns;" in text and "'col10'" not in text
+    assert "`optrr schema INPUT -o CONFIG --merge-rare`" in text
+    assert "drop the column" in text and "--allow-rare-categories" in text
+    one = rare_refusal(found[:1])
+    assert "more column" not in one and "--merge-rare" in one and "'col0': 'x' (1 row);" in one

@@ -6,8 +6,8 @@ columns with 2-30 categories, two numeric columns binned into 4 bins), then for 
 in a fresh subprocess so that peak memory (ru_maxrss) belongs to that step alone:
 
 - read:     one pass of the reader over every column (Arrow string chunks)
-- records:  the same pass plus the privacy ledger's column fingerprints and records multiset hash (their cost:
-            records minus read)
+- records:  the same pass plus the privacy ledger's column fingerprints, records multiset hash and records
+            similarity sketch (their cost: records minus read)
 - schema:   optrr schema's inference pass (statistics of every column)
 - perturb:  optrr's perturb_file, CSV to CSV, Kronecker design, shuffled (the default)
 - no-shuf:  the same without shuffling
@@ -104,7 +104,7 @@ STEP = textwrap.dedent(
             prints = prints or ColumnFingerprints(t.column_names)
             prints.add(t)
             rows += t.num_rows
-        prints.result()
+        prints.result(), prints.multiset(), prints.sketch()
     elif step == "schema":
         rows = infer_schema(path).source["rows"]
     elif step in ("perturb", "no-shuf", "kept"):

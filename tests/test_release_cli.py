@@ -310,16 +310,18 @@ def test_outputs_are_never_overwritten_silently(tmp_path, capsys, audit_dir):
 
 def test_a_release_with_very_weak_protection_says_so(tmp_path, capsys):
     """An epsilon of 20 keeps a value unchanged in almost every row: perturb warns on stderr, naming the column,
-    and the report (sent with the release) says what the whole-record epsilon allows; epsilon 1 stays quiet."""
+    and the report (sent with the release) says what the whole-record epsilon allows; the weak band (3-8) is said
+    too, without the column list; epsilon 1 stays quiet."""
     src = tmp_path / "in.csv"
     src.write_text("a,b\nx,p\ny,q\nx,r\n")
-    for eps_a, weak in ((1.0, False), (20.0, True)):
+    for eps_a, weak in ((1.0, False), (5.0, False), (20.0, True)):
         cfg = config_file(tmp_path, good_columns(a={"epsilon": eps_a}), name=f"r{eps_a:g}.json")
         out = tmp_path / f"out{eps_a:g}.csv"
         args = ["perturb", str(src), "--config", cfg, "-o", str(out), "--quiet", "--allow-repeat"]
         assert main([*args, "--allow-rare-categories"]) == 0  # 3 rows: every category is rare (not the subject)
         err = capsys.readouterr().err
         assert ("very weak protection" in err) is weak, err
+        assert ("weak protection: Whole-record epsilon" in err) is (eps_a > 3), err  # the weak band (3, 8] too
         assert ("columns above epsilon 8, released almost as they are: a (epsilon 20)" in err) is weak, err
         report = (tmp_path / f"out{eps_a:g}.csv.report.html").read_text()
         assert "What it means" in report and ("(very weak)" in report) is weak
@@ -373,5 +375,7 @@ def test_a_numeric_column_of_mostly_non_numbers_is_refused_not_released_as_missi
     assert "Check the decimal mark (read with '.'" in line and not rel.exists()
     few = ["einkommen;sex"] + [f"{137 + i};{'FM'[i % 2]}" for i in range(300)] + ["n/a;F"]
     src.write_text("\n".join(few) + "\n")
-    assert main(["perturb", str(src), "--config", cfg, "-o", str(rel), "--quiet", "--allow-repeat"]) == 0
+    # 'n/a' makes the missing-value category 'NA' one row: rare (not the subject here)
+    args = ["perturb", str(src), "--config", cfg, "-o", str(rel), "--quiet", "--allow-repeat"]
+    assert main([*args, "--allow-rare-categories"]) == 0
     assert "column 'einkommen': 1 cell(s) that are not numbers" in capsys.readouterr().err

@@ -120,6 +120,19 @@ def test_dropped_and_unlisted_columns_never_reach_the_output(tmp_path, developer
         assert entry["dropped_columns"] == ["id", "secret"] and entry["input"]["file"] == "in.csv"
 
 
+def test_a_column_named_like_the_test_seed_marker_is_refused_in_every_release(tmp_path, audit_dir):
+    """A source column named NOT_PRIVATE_insecure_test_seed, kept, would make a private release read as NOT PRIVATE
+    to its recipient (estimate warns on that column): refused before the pass, whatever the randomness."""
+    df = make_data(tmp_path / "in.csv", 300)
+    df.rename(columns={"secret": NOT_PRIVATE_COLUMN}).to_csv(tmp_path / "in.csv", index=False)
+    cfg = base_config()
+    cfg.columns.append(ColumnConfig(name=NOT_PRIVATE_COLUMN, role="keep"))
+    before = set(os.listdir(tmp_path))
+    with pytest.raises(InputError, match="marker of a test-seed release; rename it"):
+        perturb_file(tmp_path / "in.csv", cfg, tmp_path / "out.csv", allow_flagged_kept=True)
+    assert_nothing_written(tmp_path, before)
+
+
 def test_kept_columns_stay_with_their_records_through_the_shuffle(tmp_path, monkeypatch, developer):
     src = make_data(tmp_path / "in.csv", 4000)
     monkeypatch.setattr(shuffle_mod, "TARGET_BUCKET_BYTES", 4 << 10)  # many buckets ...
@@ -190,6 +203,8 @@ def test_pipeline_is_exactly_the_mechanism_applied_to_the_codes(tmp_path, audit_
     entry = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"][-1]
     context = context_digest(
         input_sha256=digest(tmp_path / "in.csv"),
+        config=entry["configuration"],
+        reader_options=entry["input"]["reader"],
         codebook=codec.codebook(),
         mechanism=mech.to_dict(),
         kept=[],

@@ -133,17 +133,25 @@ def test_a_test_seed_release_is_undone_completely(setting, developer):
     assert recovered_share(real, codes_of(fake)[1], truth) == 1.0
 
 
-def scan(mechanism, dummy_path, dummy_codes, chunk_rows) -> np.ndarray:
-    """The attacker's cheap scan: for every guess g in 0..10,000, the noise OptRR would give the dummy file
-    with key g (as a 256-bit number) and with test seed g; returns the perturbed dummy codes per guess."""
-    context = context_digest(
+def dummy_context(mechanism, dummy_path, entry: dict) -> bytes:
+    """The stream context of the dummy file's release (``entry``: its audit entry, for the configuration, the reader
+    options and the chunk size), as perturb_file computes it: the attacker knows all of it but the key."""
+    return context_digest(
         input_sha256=sha256_file(dummy_path),
+        config=entry["configuration"],
+        reader_options=entry["input"]["reader"],
         codebook=Codec(config()).codebook(),
         mechanism=mechanism.to_dict(),
         kept=["id"],
         shuffle=False,
-        chunk_rows=chunk_rows,
+        chunk_rows=entry["chunk_rows"],
     )
+
+
+def scan(mechanism, dummy_path, dummy_codes, entry: dict) -> np.ndarray:
+    """The attacker's cheap scan: for every guess g in 0..10,000, the noise OptRR would give the dummy file
+    with key g (as a 256-bit number) and with test seed g; returns the perturbed dummy codes per guess."""
+    context = dummy_context(mechanism, dummy_path, entry)
     for g in GUESSES:
         for source in (
             ReleaseRandomness("secret-key", key=g.to_bytes(32, "big")),
@@ -175,10 +183,9 @@ def test_dummy_file_attack_recovers_no_more_than_chance(setting, mode, developer
     # (b) without the key: every key and test seed 0..10,000 on the dummy file
     mechanism = mechanism_from_manifest(manifest)
     audit = json.loads(open(os.path.join(folder, "optrr-audit.json")).read())
-    chunk_rows = audit["releases"][-1]["chunk_rows"]
     dummy_codes = codes_of(dummy)[1]
     best = 0
-    for noise in scan(mechanism, dummy, dummy_codes, chunk_rows):
+    for noise in scan(mechanism, dummy, dummy_codes, audit["releases"][-1]):
         guess = (real_codes.astype(np.int64) - noise) % sizes
         best = max(best, int(np.all(guess == true_codes, axis=1).sum()))
     print(f"{mode}: best of {2 * len(GUESSES)} guesses {best / N:.1%}, chance {rate:.1%}, same-key dummy {share:.1%}")
@@ -192,14 +199,7 @@ def test_the_scan_reproduces_what_perturb_gives_the_dummy(setting):
     fake, manifest = release(setting, "scan_check.csv", dummy, shuffle=False, key=key)
     audit = json.loads(open(os.path.join(folder, "optrr-audit.json")).read())
     mechanism = mechanism_from_manifest(manifest)
-    context = context_digest(
-        input_sha256=sha256_file(dummy),
-        codebook=Codec(config()).codebook(),
-        mechanism=mechanism.to_dict(),
-        kept=["id"],
-        shuffle=False,
-        chunk_rows=audit["releases"][-1]["chunk_rows"],
-    )
+    context = dummy_context(mechanism, dummy, audit["releases"][-1])
     noise = mechanism.sample(codes_of(dummy)[1], ReleaseRandomness("secret-key", key=key).streams(context)[0])
     assert np.array_equal(codes_of(fake)[1], noise)
 
@@ -209,3 +209,33 @@ def test_os_entropy_releases_differ_between_runs(setting):
     one, _ = release(setting, "os1.csv", src)
     two, _ = release(setting, "os2.csv", src)
     assert open(one, "rb").read() != open(two, "rb").read()
+
+
+def test_a_key_gives_fresh_noise_when_the_configuration_changes_the_codes(setting):
+    """Two keyed releases of the same file whose configurations differ only in how one column's texts become codes
+    (here: which text is missing), with the same published codebook, must not share their noise: with the same
+    stream the two releases would differ exactly in the rows whose code changed, and (difference mod a) would give
+    those rows' true values without noise (a reviewer's attack). The same configuration again gives the same
+    release (reproducibility)."""
+    folder, src, _dummy, _truth = setting
+    key = {"key": bytes.fromhex("3c" * 32), "shuffle": False}
+
+    def keyed(name, **change):
+        cfg = config()
+        col = next(c for c in cfg.columns if c.name == "a")
+        col.categories = ["x", "y", "z", "NA"]
+        for attr, value in change.items():
+            setattr(col, attr, value)
+        out = os.path.join(folder, name)
+        result = perturb_file(src, cfg, out, audit_dir=folder, allow_repeat=True, allow_flagged_kept=True, **key)
+        return pd.read_csv(out, dtype=str, keep_default_na=False), result.manifest["codebook"]
+
+    plain, book = keyed("keyed_plain.csv")
+    again, _ = keyed("keyed_again.csv")
+    pd.testing.assert_frame_equal(plain, again)
+    one, book_one = keyed("keyed_missing_z.csv", missing_values=["z"])
+    two, book_two = keyed("keyed_missing_y.csv", missing_values=["y"])
+    assert book_one == book_two  # what the recipient sees of the configuration is the same (the texts counted)
+    # the columns the change did not touch: independent noise agrees in a row with probability < 0.6
+    same = (one[["b", "c"]].to_numpy() == two[["b", "c"]].to_numpy()).all(axis=1).mean()
+    assert same < 0.7, same

@@ -101,7 +101,8 @@ def add_parser(sub):
         action="store_true",
         help="publish kept columns that optrr schema proposed to drop (likely identifiers, free text), or where "
         f"more than {KEPT_UNIQUE_SHARE * 100:g}%% of the released rows hold a value no other row has (a linkage key), "
-        "as they are",
+        "as they are; also approves the kept columns together when that many rows hold a combination of their "
+        "values no other row has",
     )
     p.add_argument(
         "--allow-rare-categories",
@@ -182,8 +183,8 @@ def check_flagged_kept(args, cfg) -> None:
     """Refuse, before any work, kept columns of ``cfg`` (copied unchanged, in the clear) that ``optrr schema``
     proposed to drop (a likely identifier or free text: the reason is in the column's warnings), unless
     --allow-flagged-kept: such a column's values would be published as they are (the window asks for the same with
-    its tick). Kept columns with values unique to one row in many rows are refused by perturb_file after its pass
-    (the same flag allows them)."""
+    its tick). Kept columns with values unique to one row in many rows, and kept columns whose combination of values
+    is, are refused by perturb_file after its pass (the same flag allows them: it passes allow_flagged_kept=True)."""
     from ..errors import InputError
     from ..release.schema import drop_reason
 
@@ -217,7 +218,7 @@ def run(args) -> int:
     from ..release.manifest import manifest_path, noise_columns, report_path
     from ..release.perturb import perturb_file
     from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
-    from ..release.risk import weak_protection_warnings
+    from ..release.risk import strength, weak_protection_warnings
     from ..utility.release_check import check_release, release_rows_notes
     from .interrupts import hold
 
@@ -315,7 +316,8 @@ def run(args) -> int:
         )
         print(
             f"released {manifest['rows']:,} rows x {len(manifest['attributes'])} randomized columns to {args.output}\n"
-            f"whole-record epsilon {manifest['overall_epsilon']:.6g} (method {manifest['design']['method']}); "
+            f"whole-record epsilon {manifest['overall_epsilon']:.6g} ({strength(manifest['overall_epsilon'])}; method "
+            f"{manifest['design']['method']}); "
             f"{'shuffled' if manifest['shuffled'] else 'input order'}; {randomness}\n"
             f"send:     {args.output}, {manifest_path(args.output)}, {report_path(args.output)}\n"
             f"keep:     {audit_path(folder)}, {made.audit_entry['files']['internal_report']}"

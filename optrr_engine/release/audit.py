@@ -13,9 +13,11 @@ runs in parallel never lose an entry and a reader never sees a half-written reco
 
 Ledger: releases of the same source are found by the input's SHA-256 (before the pass) and by the fingerprints
 of the records read (:class:`ColumnFingerprints`, at the commit point under the lock), so a copy with other bytes
-(a blank line added, the same data saved as .xlsx, the rows in another order) is recognised too. Randomizing the
-same records twice with independent noise costs the sum of the whole-record epsilons (basic sequential composition),
-so a second release of a source needs an explicit confirmation and the accumulated epsilon is shown.
+(a blank line added, the same data saved as .xlsx, the rows in another order) is recognised too, and so is a near
+repeat (the same records in the same order with rows added, removed or changed: a monthly re-export) by a
+similarity sketch of the record sequence (:class:`RecordSketch`). Randomizing the same records twice with
+independent noise costs the sum of the whole-record epsilons (basic sequential composition), so a second release
+of a source needs an explicit confirmation and the accumulated epsilon is shown.
 """
 
 from __future__ import annotations
@@ -41,17 +43,19 @@ class RepeatReleaseError(InputError):
     earlier releases (audit entries, ledger order); ``accumulated``: the whole-record epsilon with this release;
     ``columns``: the columns found identical, value by value, in the records of another input (empty when the same
     input was recognised by its bytes); ``reordered``: the same records were found in another order (the records'
-    multiset hash matched, no column)."""
+    multiset hash matched, no column); ``near``: the earlier releases found only as near repeats (rows added,
+    removed or changed; :func:`repeats_of`'s dicts, :func:`near_sentence`)."""
 
-    def __init__(self, message: str, previous: list, accumulated: float, columns=(), reordered: bool = False):
+    def __init__(self, message: str, previous: list, accumulated: float, columns=(), reordered: bool = False, near=()):
         super().__init__(message)
         self.previous = previous
         self.accumulated = accumulated
         self.columns = [str(c) for c in columns]
         self.reordered = bool(reordered)
+        self.near = [dict(n) for n in near]
 
     def __reduce__(self):  # survives the GUI's worker processes (pickle)
-        return (type(self), (str(self), self.previous, self.accumulated, self.columns, self.reordered))
+        return (type(self), (str(self), self.previous, self.accumulated, self.columns, self.reordered, self.near))
 
 
 def default_audit_dir() -> str:
@@ -132,6 +136,139 @@ FINGERPRINT_MIN_ROWS = 20
 FINGERPRINT_MIN_DISTINCT = 2
 #: Two independent keys of the records' multiset hash (pandas ``hash_key``: 16 bytes).
 MULTISET_KEYS = ("optrr-multiset-1", "optrr-multiset-2")
+#: The records' similarity sketch (:class:`RecordSketch`): a cut point is decided by the last SKETCH_WINDOW rows...
+SKETCH_WINDOW = 4
+#: ... giving chunks of at least SKETCH_MIN_CHUNK, about SKETCH_AVG_CHUNK and at most SKETCH_MAX_CHUNK rows...
+SKETCH_MIN_CHUNK, SKETCH_AVG_CHUNK, SKETCH_MAX_CHUNK = 16, 32, 256
+#: ... of which the SKETCH_K smallest chunk hashes are kept (bottom-K).
+SKETCH_K = 256
+#: The scheme of a stored sketch: sketches of other schemes (other chunking) are not compared.
+SKETCH_SCHEME = "optrr-cdc-1"
+#: A sketch is compared only with at least this many counting chunks...
+SKETCH_MIN_CHUNKS = 4
+#: ... covering at least this share of the rows read (too regular files are not compared).
+SKETCH_MIN_COVERED = 0.5
+#: A near repeat: at least this share of an earlier release's chunks found in this file, or of this file's in it.
+NEAR_REPEAT_SHARE = 0.5
+_GOLDEN = 0x9E3779B97F4A7C15
+_CUT_SPREAD = 0xD6E8FEB86659FD93
+#: A cut passes with probability 2**-_CUT_BITS = 1 / (SKETCH_AVG_CHUNK - SKETCH_MIN_CHUNK) (a power of two).
+_CUT_BITS = (SKETCH_AVG_CHUNK - SKETCH_MIN_CHUNK).bit_length() - 1
+
+
+def _mix64(values):
+    """splitmix64's finaliser on a uint64 array (wrapping arithmetic)."""
+    import numpy as np
+
+    z = np.asarray(values, dtype=np.uint64).copy()
+    with np.errstate(over="ignore"):
+        z ^= z >> np.uint64(30)
+        z *= np.uint64(0xBF58476D1CE4E5B9)
+        z ^= z >> np.uint64(27)
+        z *= np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return z
+
+
+def _chunk_ends(candidates: list[int], rows: int) -> list[int]:
+    """The last row of every complete chunk of ``rows`` rows starting at a cut: the first candidate (sorted row
+    indices whose window hash passed) at least SKETCH_MIN_CHUNK rows into the chunk, else its SKETCH_MAX_CHUNK-th
+    row. A loop per cut point; the rows after the last cut are an incomplete chunk."""
+    from bisect import bisect_left
+
+    ends: list[int] = []
+    start = 0
+    while start + SKETCH_MIN_CHUNK <= rows:
+        i = bisect_left(candidates, start + SKETCH_MIN_CHUNK - 1)
+        end = candidates[i] if i < len(candidates) else rows
+        end = min(end, start + SKETCH_MAX_CHUNK - 1)
+        if end >= rows:
+            break
+        ends.append(end)
+        start = end + 1
+    return ends
+
+
+class RecordSketch:
+    """An order-dependent similarity sketch of a sequence of records (their 64-bit row hashes), by content-defined
+    chunking: a chunk ends where the sum of the last SKETCH_WINDOW row hashes (modulo 2**64, times an odd constant)
+    has its top bits 0 (probability 1 / (SKETCH_AVG_CHUNK - SKETCH_MIN_CHUNK)), its length kept within
+    SKETCH_MIN_CHUNK .. SKETCH_MAX_CHUNK. A cut depends only on the rows since the previous one, so rows added,
+    removed or changed alter only the chunks around them, and the rows after the last cut are carried over to the
+    next :meth:`add`: the result does not depend on how the rows were split into chunks when read. A chunk's hash is
+    the sum of its row hashes each mixed with its position in the chunk (splitmix64's finaliser), finalised again. A
+    chunk counts only with at least 2 distinct rows (runs of one record repeated, as in sorted files, are the same in
+    unrelated files). Kept: the SKETCH_K smallest hashes of the counting chunks (bottom-K), their number, the rows
+    they cover and the rows read; O(1) memory, vectorised (numpy) but for a loop per cut point."""
+
+    def __init__(self):
+        import numpy as np
+
+        self._pending = np.empty(0, dtype=np.uint64)  # row hashes after the last cut
+        self._bottom = np.empty(0, dtype=np.uint64)  # sorted, distinct
+        self.chunks = 0
+        self.covered = 0
+        self.rows = 0
+
+    def add(self, row_hashes) -> None:
+        """Add the next rows' hashes (uint64, in row order)."""
+        import numpy as np
+
+        hashes = np.concatenate([self._pending, np.asarray(row_hashes, dtype=np.uint64)])
+        self.rows += len(hashes) - len(self._pending)
+        ends = _chunk_ends(self._candidates(hashes), len(hashes))
+        done = ends[-1] + 1 if ends else 0
+        self._count(hashes[:done], np.asarray(ends, dtype=np.int64))
+        self._pending = hashes[done:].copy()
+
+    @staticmethod
+    def _candidates(hashes) -> list[int]:
+        """Row indices (from SKETCH_WINDOW - 1 on) where the window of the last SKETCH_WINDOW rows allows a cut."""
+        import numpy as np
+
+        sums = np.concatenate([np.zeros(1, dtype=np.uint64), np.cumsum(hashes, dtype=np.uint64)])
+        with np.errstate(over="ignore"):
+            window = sums[SKETCH_WINDOW:] - sums[:-SKETCH_WINDOW]  # rows i - W + 1 .. i, modulo 2**64
+            top = (window * np.uint64(_CUT_SPREAD)) >> np.uint64(64 - _CUT_BITS)  # top bits, spread by an odd factor
+        return (np.flatnonzero(top == 0) + (SKETCH_WINDOW - 1)).tolist()
+
+    def _count(self, hashes, ends) -> None:
+        """Hash the chunks of ``hashes`` ending at ``ends`` and keep those that count."""
+        import numpy as np
+
+        if not len(ends):
+            return
+        starts = np.concatenate([[0], ends[:-1] + 1])
+        lengths = ends - starts + 1
+        position = np.arange(len(hashes), dtype=np.uint64) - np.repeat(starts, lengths).astype(np.uint64)
+        with np.errstate(over="ignore"):
+            mixed = _mix64(hashes + (position + np.uint64(1)) * np.uint64(_GOLDEN))
+            chunk = _mix64(np.add.reduceat(mixed, starts) + lengths.astype(np.uint64))
+        changes = np.concatenate([[0], np.cumsum(hashes[1:] != hashes[:-1])])
+        counts = changes[ends] > changes[starts]  # a row differs from the one before it inside the chunk
+        self.chunks += int(counts.sum())
+        self.covered += int(lengths[counts].sum())
+        self._bottom = np.union1d(self._bottom, chunk[counts])[:SKETCH_K]
+
+    def result(self) -> dict | None:
+        """The sketch for the audit record (with the incomplete last chunk; the state is not changed), None when
+        fewer than FINGERPRINT_MIN_ROWS records were read: {"scheme", "chunks", "covered", "rows", "hashes": the
+        bottom-K chunk hashes, sorted, as one blob of 16 hex digits each}."""
+        import numpy as np
+
+        if self.rows < FINGERPRINT_MIN_ROWS:
+            return None
+        last = RecordSketch()
+        last._bottom, last.chunks, last.covered = self._bottom, self.chunks, self.covered
+        if len(self._pending):
+            last._count(self._pending, np.array([len(self._pending) - 1], dtype=np.int64))
+        return {
+            "scheme": SKETCH_SCHEME,
+            "chunks": last.chunks,
+            "covered": last.covered,
+            "rows": self.rows,
+            "hashes": last._bottom.astype(">u8").tobytes().hex(),
+        }
 
 
 class ColumnFingerprints:
@@ -148,7 +285,11 @@ class ColumnFingerprints:
     64 bits twice (``pandas.util.hash_pandas_object`` of its values, missing distinct from "", columns combined by
     position, keys MULTISET_KEYS) and each hash summed over the rows modulo 2**64; the same records in any order and
     chunking give the same value, O(1) memory. It finds only the same records: a file with one row more, fewer or
-    changed (a near-duplicate) is not detected."""
+    changed (a near-duplicate) is found by :meth:`sketch` instead, when its rows keep their order.
+
+    :meth:`sketch` is the order-dependent similarity sketch of the records (:class:`RecordSketch`, over the first
+    key's row hashes: one hashing for both): the same records in the same order with rows added, removed or
+    changed share most of its chunks."""
 
     def __init__(self, names):
         import hashlib
@@ -160,6 +301,7 @@ class ColumnFingerprints:
         self._first: dict[str, object] = {}
         self._varied: set[str] = set()
         self._sums = [0] * len(MULTISET_KEYS)
+        self._sketch = RecordSketch()
 
     def add(self, table) -> None:
         """Hash the next chunk (a table of string columns holding every one of ``names``)."""
@@ -170,7 +312,7 @@ class ColumnFingerprints:
         self.rows += table.num_rows
 
     def _add_rows(self, table) -> None:
-        """Add the chunk's row hashes to the multiset sums (modulo 2**64)."""
+        """Add the chunk's row hashes to the multiset sums (modulo 2**64) and the first key's to the sketch."""
         import numpy as np
         import pyarrow as pa
         from pandas.util import hash_pandas_object
@@ -180,8 +322,10 @@ class ColumnFingerprints:
         part = table.select(self.names)
         part = part.cast(pa.schema([pa.field(n, pa.string()) for n in self.names])).to_pandas()
         for i, key in enumerate(MULTISET_KEYS):
-            total = int(hash_pandas_object(part, index=False, hash_key=key).to_numpy().sum(dtype=np.uint64))
-            self._sums[i] = (self._sums[i] + total) % 2**64
+            hashes = hash_pandas_object(part, index=False, hash_key=key).to_numpy()
+            self._sums[i] = (self._sums[i] + int(hashes.sum(dtype=np.uint64))) % 2**64
+            if i == 0:
+                self._sketch.add(hashes)
 
     def _add_array(self, name: str, arr) -> None:
         import numpy as np
@@ -237,6 +381,11 @@ class ColumnFingerprints:
             return None
         return "".join(f"{s:016x}" for s in self._sums)
 
+    def sketch(self) -> dict | None:
+        """The records' similarity sketch (:meth:`RecordSketch.result`), None when fewer than FINGERPRINT_MIN_ROWS
+        records were read."""
+        return self._sketch.result()
+
 
 def fingerprints_of(entry: dict) -> dict[str, str]:
     """{column: fingerprint} of an audit entry (empty for entries written before fingerprints existed)."""
@@ -250,15 +399,59 @@ def multiset_of(entry: dict) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def repeats_of(audit: dict, entry: dict) -> tuple[list[dict], list[str], bool]:
+def sketch_of(entry: dict):
+    """(bottom-K chunk hashes as a sorted uint64 array, counting chunks) of an audit entry's records sketch when it
+    can be compared (:data:`SKETCH_SCHEME`; at least FINGERPRINT_MIN_ROWS rows, SKETCH_MIN_CHUNKS counting chunks
+    covering at least SKETCH_MIN_COVERED of the rows: a too regular file, e.g. sorted with long runs of one record,
+    is not compared), else None (also for entries written before sketches existed, or damaged)."""
+    import numpy as np
+
+    found = (entry.get("input") or {}).get("records_sketch")
+    if not isinstance(found, dict) or found.get("scheme") != SKETCH_SCHEME:
+        return None
+    try:
+        chunks, covered, rows = (int(found[k]) for k in ("chunks", "covered", "rows"))
+        hashes = np.frombuffer(bytes.fromhex(found["hashes"]), dtype=">u8").astype(np.uint64)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if rows < FINGERPRINT_MIN_ROWS or chunks < SKETCH_MIN_CHUNKS or covered < SKETCH_MIN_COVERED * rows:
+        return None
+    return hashes, chunks
+
+
+def near_shares(ours, theirs) -> tuple[float, float]:
+    """(share of ``theirs``'s chunks found in ``ours``, share of ``ours``'s found in ``theirs``), two
+    :func:`sketch_of` results: the Jaccard index J of the two chunk sets estimated from their bottom-K sketches (the
+    share of the K smallest hashes of the union found in both), their intersection J / (1 + J) times the sum of the
+    set sizes (the chunks counted; exact when a sketch holds fewer than SKETCH_K hashes, which are then the whole
+    set), divided by each set's size."""
+    import numpy as np
+
+    (a, a_chunks), (b, b_chunks) = ours, theirs
+    union = np.union1d(a, b)[:SKETCH_K]
+    if not len(union):
+        return 0.0, 0.0
+    jaccard = float(np.count_nonzero(np.isin(union, a) & np.isin(union, b))) / len(union)
+    a_size = len(a) if len(a) < SKETCH_K else a_chunks
+    b_size = len(b) if len(b) < SKETCH_K else b_chunks
+    common = jaccard / (1.0 + jaccard) * (a_size + b_size)
+    return min(1.0, common / b_size), min(1.0, common / a_size)
+
+
+def repeats_of(audit: dict, entry: dict) -> tuple[list[dict], list[str], bool, list[dict]]:
     """The earlier releases of the same records as ``entry`` (same input SHA-256, a column fingerprint in common,
-    or the same records' multiset hash), in ledger order; the names of ``entry``'s columns found identical in those
-    of another input; and whether an earlier release was found by the multiset hash only (another order)."""
+    the same records' multiset hash, or a near repeat by the records sketches), in ledger order; the names of
+    ``entry``'s columns found identical in those of another input; whether an earlier release was found by the
+    multiset hash only (another order); and the near repeats, found by the sketches only: {"created", "file",
+    "earlier_share": share of that release's records found in ``entry``'s, "this_share": of ``entry``'s found in
+    it}, when either share is at least NEAR_REPEAT_SHARE (:func:`near_shares`; too regular files are not compared,
+    :func:`sketch_of`)."""
     ours = fingerprints_of(entry)
     by_print = {v: k for k, v in ours.items()}
     sha = (entry.get("input") or {}).get("sha256")
     multiset = multiset_of(entry)
-    found, columns, reordered = [], set(), False
+    sketch = sketch_of(entry)
+    found, columns, reordered, near = [], set(), False, []
     for r in audit["releases"]:
         if not isinstance(r, dict):
             continue
@@ -267,10 +460,18 @@ def repeats_of(audit: dict, entry: dict) -> tuple[list[dict], list[str], bool]:
         same_records = multiset is not None and multiset_of(r) == multiset
         if same or same_input or same_records:
             found.append(r)
+        elif sketch is not None and (theirs := sketch_of(r)) is not None:
+            earlier, this = near_shares(sketch, theirs)
+            if max(earlier, this) >= NEAR_REPEAT_SHARE:
+                found.append(r)
+                file = (r.get("input") or {}).get("file", "?")
+                near.append(
+                    {"created": r.get("created", "?"), "file": file, "earlier_share": earlier, "this_share": this}
+                )
         if not same_input:
             columns |= same
             reordered |= same_records and not same
-    return found, [c for c in ours if c in columns], reordered
+    return found, [c for c in ours if c in columns], reordered, near
 
 
 def release_entry(audit: dict, output_sha256: str) -> dict:
@@ -287,20 +488,44 @@ def accumulated_epsilon(previous: list[dict], this_release: float = 0.0) -> floa
     return float(sum(float(r.get("overall_epsilon", 0.0)) for r in previous) + this_release)
 
 
+def near_sentence(near: list[dict]) -> str:
+    """The closest near repeat (the largest share) in words: "about 97 % of the records of the release of DATE (file
+    X) are in this file again, in the same order", or, when this file's records are the larger share, "about 97 %
+    of this file's records were in the release of DATE (file X), in the same order"."""
+    best = max(near, key=lambda n: max(n["earlier_share"], n["this_share"]))
+    release = f"the release of {best['created']} (file {best['file']})"
+    if best["earlier_share"] >= best["this_share"]:
+        share, where = best["earlier_share"], f"of the records of {release} are in this file again"
+    else:
+        share, where = best["this_share"], f"of this file's records were in {release}"
+    return f"about {100 * share:.0f} % {where}, in the same order"
+
+
 def repeat_message(
-    previous: list[dict], this_epsilon: float, columns: list[str] | None = None, reordered: bool = False
+    previous: list[dict],
+    this_epsilon: float,
+    columns: list[str] | None = None,
+    reordered: bool = False,
+    near: list[dict] | None = None,
 ) -> str:
-    """Why a repeat is refused: the earlier releases (the last three named by date and input file), the columns
-    found identical when they were recognised by their records (``columns``), or the same records in another order
-    (``reordered``: found by the multiset hash only), and the accumulated epsilon."""
+    """Why a repeat is refused: the earlier releases (the last three named by date and input file, then how many
+    more), the columns found identical when they were recognised by their records (``columns``), or the same records
+    in another order (``reordered``: found by the multiset hash only), the closest near repeat (``near``: found by
+    the records sketches only, :func:`near_sentence`), and the accumulated epsilon."""
     total = accumulated_epsilon(previous, this_epsilon)
     dates = ", ".join(f"{r.get('created', '?')} of {(r.get('input') or {}).get('file', '?')}" for r in previous[-3:])
+    if len(previous) > 3:
+        dates += f", and {len(previous) - 3} earlier"
     what = "this input was"
     if columns:
         named = ", ".join(repr(c) for c in columns)
         what = f"the same records (column(s) {named} identical, value by value) were"
     elif reordered:
         what = "the same records in another order were"
+    elif near and len(near) == len(previous):
+        what = "records of this file were"
+    if near:
+        what = f"{near_sentence(near)}: {what}"
     return (
         f"{what} released {len(previous)} time(s) before ({dates}); another release with fresh noise "
         f"brings the accumulated whole-record epsilon to {total:.6g} (sum over the releases); confirm with "
@@ -334,19 +559,21 @@ def locked(path, timeout: float = LOCK_TIMEOUT):
 def append_release(path, entry: dict, allow_repeat: bool = True, this_epsilon: float | None = None) -> list[dict]:
     """Append ``entry`` to the audit record at ``path`` under its lock (read, append, atomic write) and return
     the ledger of its source (the earlier releases of the same records, :func:`repeats_of`, then this one).
-    Without ``allow_repeat`` an earlier release of the same input (recorded meanwhile by another run) or of the
-    same records in another file (a column fingerprint or the records' multiset hash in common) raises
-    :class:`RepeatReleaseError` (nothing is written)."""
+    Without ``allow_repeat`` an earlier release of the same input (recorded meanwhile by another run), of the
+    same records in another file (a column fingerprint or the records' multiset hash in common) or a near repeat
+    (most of the records in the same order, by the records sketches) raises :class:`RepeatReleaseError` (nothing
+    is written)."""
     from ..io.atomic import write_text_atomic
 
     path = os.fspath(path)
     with locked(path):
         audit = load_audit(path)
-        previous, columns, reordered = repeats_of(audit, entry)
+        previous, columns, reordered, near = repeats_of(audit, entry)
         if previous and not allow_repeat:
             eps = float(entry.get("overall_epsilon", 0.0)) if this_epsilon is None else float(this_epsilon)
-            message = repeat_message(previous, eps, columns, reordered)
-            raise RepeatReleaseError(message, previous, accumulated_epsilon(previous, eps), columns, reordered)
+            message = repeat_message(previous, eps, columns, reordered, near)
+            total = accumulated_epsilon(previous, eps)
+            raise RepeatReleaseError(message, previous, total, columns, reordered, near)
         audit["releases"].append(entry)
         write_text_atomic(path, audit_text(audit), private=True)
     return previous + [entry]

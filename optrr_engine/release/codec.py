@@ -5,8 +5,9 @@ as numbers (decimal mark from the reader) fall into bins (codes 0..m-1, labels f
 must be listed in ``categories`` and get the codes after the bins. A column's ``recode`` (:mod:`.recode`)
 maps input texts to released labels first (merge, rename). Missing values (empty cells and any of
 ``missing_values``) become the category ``missing_label`` ("NA") with ``missing: "category"``, or leave the
-row out of the release with ``missing: "exclude"``. In a nominal or ordinal column, a value the
-configuration does not list is an error that names the column and the value (a release never silently
+row out of the release with ``missing: "exclude"``; the codebook names only the generic markers among
+``missing_values`` and counts the other texts (:meth:`ColumnCodec.codebook`). In a nominal or ordinal column, a
+value the configuration does not list is an error that names the column and the value (a release never silently
 merges or drops unknown values). In a numeric column, a text that is neither a number nor listed (say a note
 with a name in ``age``) is released as missing and counted per column (``Codec.unlisted``): such a text
 is never copied anywhere unless the user lists it in ``categories``.
@@ -22,6 +23,7 @@ from .bins import assign, bin_labels, bins_to_json, format_edge
 from .column_stats import OUTSIDE_BINS, numeric_values
 from .config import ReleaseConfig
 from .recode import recode_arrow, released_label, source_map
+from .schema import MISSING_MARKERS
 
 #: Markers in the per-value code table.
 MISSING = -2
@@ -254,6 +256,9 @@ class ColumnCodec:
         return codes, excluded
 
     def codebook(self) -> dict:
+        """The column as the recipient's manifest describes it. Of ``missing_values`` it names only the generic
+        missing-value markers (:data:`.schema.MISSING_MARKERS`, e.g. "?"); any other text treated as missing (a
+        value of the source moved to missing, say a rare category) is only counted, as ``missing_values_other``."""
         d = {
             "name": self.name,
             "type": self.type,
@@ -261,8 +266,11 @@ class ColumnCodec:
             "missing": self.missing,
             "missing_category": self.labels[self.missing_code] if self.missing_code is not None else None,
         }
-        if self.missing_values:
-            d["missing_values"] = list(self.missing_values)
+        markers = [v for v in self.missing_values if v in MISSING_MARKERS]
+        if markers:
+            d["missing_values"] = markers
+        if len(markers) < len(self.missing_values):
+            d["missing_values_other"] = len(self.missing_values) - len(markers)
         if self.bins is not None:
             d["bins"] = bins_to_json(self.bins)
             d["bin_labels"] = bin_labels(self.edges)

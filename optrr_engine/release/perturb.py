@@ -6,15 +6,16 @@ the header and build the codec from the configuration -> run the design (honesty
 :mod:`.design_step`) -> hash the input and look it up in the audit record's ledger (a repeat release needs
 ``allow_repeat``) -> one streaming pass: encode each chunk, perturb it with the mechanism's vectorised
 sampler, and either write it or spill it into the external shuffle (:mod:`.shuffle`) -> refuse what the pass
-found (identifier-like perturbed columns, and, unless approved, rare released categories and kept columns with a
-value unique to one row in many rows: :class:`CategoryGuard`, :class:`KeptUniqueGuard`, :class:`PublishRefusal`) ->
+found (identifier-like perturbed columns, and, unless approved, rare released categories, kept columns with a
+value unique to one row in many rows and kept columns whose combination of values is: :class:`CategoryGuard`,
+:class:`KeptUniqueGuard`, :class:`PublishRefusal`) ->
 write the shuffled records -> hash the output -> write the manifest and the external report (beside the release)
 and the audit record and internal report (in the audit folder; the audit record, read again under its lock, refuses
 a repeat found by the records' fingerprints, :class:`.audit.ColumnFingerprints`, unless ``allow_repeat``) -> rename
 the temporary files into place, the audit record first (so the ledger never misses a release). Memory is bounded by
-the chunk size and the shuffle's bucket size, not by the file, except the distinct values of the kept columns
-(:class:`KeptUniqueGuard`). A cancel, an error or a kill leaves nothing under the final names (only hidden
-temporary files for a kill, removed by the next run in that folder).
+the chunk size and the shuffle's bucket size, not by the file, except the distinct values of the kept columns and
+of their combination (:class:`KeptUniqueGuard`). A cancel, an error or a kill leaves nothing under the final names
+(only hidden temporary files for a kill, removed by the next run in that folder).
 
 Randomness (:mod:`.randomness`): AES-128-CTR keyed from the operating system by default (nothing recorded,
 not reproducible); with a hospital ``key`` (``optrr keygen``) the release is reproducible by the key holder
@@ -132,9 +133,11 @@ def perturb_file(
     values, refused at the commit point); otherwise :class:`.audit.RepeatReleaseError`. After the pass, before any
     file gets its final name, the release is refused (:class:`PublishRefusal`, naming them) when a perturbed column
     releases a rare category (:meth:`CategoryGuard.rare`) not approved by ``allow_rare_categories``, or when a kept
-    column not approved by ``allow_flagged_kept`` holds a value unique to one row in too many rows
+    column not approved by ``allow_flagged_kept`` holds a value unique to one row in too many rows, or the kept
+    columns together (two or more) hold a combination of values unique to one row in too many rows
     (:class:`KeptUniqueGuard`). Each is True (approve all: the command line's flags), False (approve none) or the
-    collection of what was approved: (column, category) pairs, and kept column names. ``reader_options``
+    collection of what was approved: (column, category) pairs, and kept column names and the tuple of every kept
+    column's name in column order (their combination). ``reader_options``
     (ReaderOptions) override the configuration's ``input`` options.
     """
     from ..io.atomic import AtomicFile, check_new_output, remove_stale_temporaries, sha256_file
@@ -207,9 +210,9 @@ def perturb_file(
         source = open_source(input_path, source.options)
     codec = Codec(cfg, decimal=source.options.decimal or ".")
     out_columns = list(codec.columns)
+    if NOT_PRIVATE_COLUMN in out_columns:  # a private release with it would read as NOT PRIVATE to its recipient
+        raise InputError(f"column {NOT_PRIVATE_COLUMN!r} is OptRR's marker of a test-seed release; rename it")
     if not randomness.private:  # the data file itself says NOT PRIVATE, in its first column
-        if NOT_PRIVATE_COLUMN in out_columns:
-            raise InputError(f"column {NOT_PRIVATE_COLUMN!r} is OptRR's marker of a test-seed release; rename it")
         out_columns.insert(0, NOT_PRIVATE_COLUMN)
     release_design = make_design(cfg, codec.sizes, codec.attributes, ctl.sub(0.05, 0.1).progress, cancel)
     mechanism = release_design.mechanism
@@ -228,8 +231,10 @@ def perturb_file(
     chunk_rows = source.chunk_rows(codec.columns)
     context = None
     if randomness.needs_context:
-        context = context_digest(
+        context = context_digest(  # everything that shapes the codes: another recode or reader option, another stream
             input_sha256=input_sha,
+            config=cfg.to_dict(),
+            reader_options=source.options.to_dict(),
             codebook=codec.codebook(),
             mechanism=mechanism.to_dict(),
             kept=codec.kept,
@@ -257,7 +262,7 @@ def perturb_file(
         rows_read = rows_out = 0
         excluded: dict[str, int] = {}
         categories = CategoryGuard(codec)
-        unique = KeptUniqueGuard([n for n in codec.kept if kept_ok is not None and n not in kept_ok], codec.kept_recode)
+        unique = KeptUniqueGuard.for_release(codec, kept_ok)
         records = ColumnFingerprints(codec.columns)  # the ledger's check at the commit point (append_release)
         for n, codes, kept, ex in prefetched(encoded_chunks(source, codec, records, unique)):
             stream.check()
@@ -324,6 +329,7 @@ def perturb_file(
             entry["empty_rows_skipped"] = int(source.empty_rows_skipped)
         entry["input"]["column_fingerprints"] = records.result()  # the hospital's record only, never sent
         entry["input"]["records_multiset"] = records.multiset()  # the same records in any order (never sent)
+        entry["input"]["records_sketch"] = records.sketch()  # near repeats: rows added, removed, changed (never sent)
         written = []
         for path, text in (
             (ipath, render_internal_report(manifest, entry, previous + [entry])),
@@ -377,25 +383,32 @@ class PublishRefusal(InputError):
     """After the pass, what the release would publish without approval (:func:`check_published`): ``rare``, the
     rare categories of perturbed columns, [(column, category, rows)], per column in column order, rarest first;
     ``kept``, the kept columns where too many rows hold a value no other row has, [(column, unique rows, rows
-    released)]. The message is :func:`.schema.rare_refusal` and :func:`.schema.kept_unique_refusal`, one per line."""
+    released)]; ``combination``, None or (the kept columns' names in column order, rows whose combination of their
+    values no other row has, rows released) when that combination is refused. The message is
+    :func:`.schema.rare_refusal`, :func:`.schema.kept_unique_refusal` and :func:`.schema.kept_combination_refusal`,
+    one per line."""
 
-    def __init__(self, message: str, rare=(), kept=()):
+    def __init__(self, message: str, rare=(), kept=(), combination=None):
         super().__init__(message)
         self.rare = [(str(c), str(v), int(n)) for c, v, n in rare]
         self.kept = [(str(c), int(u), int(n)) for c, u, n in kept]
+        self.combination: tuple[tuple[str, ...], int, int] | None = None
+        if combination is not None:
+            names, unique, rows = combination
+            self.combination = (tuple(str(n) for n in names), int(unique), int(rows))
 
     def reworded(self, message: str) -> PublishRefusal:
         """The same refusal with another message (e.g. worded for the window)."""
-        return type(self)(message, self.rare, self.kept)
+        return type(self)(message, self.rare, self.kept, self.combination)
 
     def __reduce__(self):  # survives the GUI's worker processes (pickle)
-        return (type(self), (str(self), self.rare, self.kept))
+        return (type(self), (str(self), self.rare, self.kept, self.combination))
 
 
 def approved_set(allowed, what: str) -> frozenset | None:
     """perturb_file's ``allow_rare_categories`` / ``allow_flagged_kept`` as a set: None when everything is approved
     (True), the empty set for False or None, else the items of the collection ((column, category) pairs as
-    tuples, or column names)."""
+    tuples, column names, or the tuple of the kept columns' names approving their combination)."""
     if allowed is None or isinstance(allowed, bool):
         return None if allowed else frozenset()
     if isinstance(allowed, (str, bytes)):
@@ -412,18 +425,20 @@ class CategoryGuard:
       published in the codebook (:meth:`check_identifiers`);
     - rare categories (:func:`.schema.rare_categories`, the rule of the Design tab and the release dialog): the
       codebook lists every category, so a category of 1..RARE_COUNT-1 rows discloses that such a person exists
-      (:meth:`rare`). Columns of categories only, their missing-value category included; a listed category with no
-      rows is not rare; numeric columns are not watched (they publish bins, never their numbers)."""
+      (:meth:`rare`). Every category of a nominal or ordinal column, its missing-value category included; of a
+      numeric column only the categories listed beside its bins (texts such as 'unknown', its missing-value
+      category): its bins publish ranges, never its numbers. A listed category with no rows is not rare."""
 
     def __init__(self, codec):
         from .schema import UNIQUE_MIN_ROWS
 
         self.names = [str(n) for n in codec.attributes]
         self.labels = [spec.labels for spec in codec.specs]
-        self.categorical = [spec.type != "numeric" for spec in codec.specs]
+        #: the first code :meth:`rare` watches: 0, or after a numeric column's bins (its listed categories)
+        self.rare_from = [len(spec.labels) - len(spec.extras) if spec.type == "numeric" else 0 for spec in codec.specs]
         sizes = [int(a) for a in codec.sizes]
         self.wide = [a >= UNIQUE_MIN_ROWS for a in sizes]
-        self.columns = [j for j in range(len(sizes)) if self.categorical[j] or self.wide[j]]
+        self.columns = [j for j in range(len(sizes)) if self.rare_from[j] < sizes[j] or self.wide[j]]
         self.counts = {j: np.zeros(sizes[j], dtype=np.int64) for j in self.columns}
 
     def add(self, codes: np.ndarray) -> None:
@@ -454,44 +469,80 @@ class CategoryGuard:
             return []
         out: list[tuple[str, str, int]] = []
         for j in self.columns:
-            if self.categorical[j]:
-                name = self.names[j]
-                counts = dict(zip(self.labels[j], self.counts[j].tolist(), strict=True))
-                out.extend((name, v, n) for v, n in rare_categories(counts) if (name, v) not in approved)
+            start, name = self.rare_from[j], self.names[j]
+            counts = dict(zip(self.labels[j][start:], self.counts[j][start:].tolist(), strict=True))
+            out.extend((name, v, n) for v, n in rare_categories(counts) if (name, v) not in approved)
         return out
 
 
 #: Past this many distinct values, a kept column's values are counted by 64-bit hash (:class:`KeptUniqueGuard`).
 KEPT_DISTINCT_CAP = 1_000_000
+#: Merge the counts waiting once they outnumber the merged ones, or are this many tables (few values a chunk).
+MAX_PENDING = 64
+
+
+def _merge_due(waiting: int, merged: int, pending: int) -> bool:
+    """Whether the counts waiting should be merged into the running ones: each value is merged a few times, not
+    once per chunk."""
+    return waiting > max(merged, 1024) or pending > MAX_PENDING
+
+
+class _KeyCounts:
+    """Rows per 64-bit key, chunk by chunk: each chunk's (keys, rows) wait and are summed into the running sorted
+    (keys, rows) arrays with numpy (:func:`_merge_due`). 16 bytes per distinct key (about twice that while
+    merging); equal keys are one value (a hash collision can only hide a value held by one row)."""
+
+    def __init__(self):
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.rows = np.zeros(0, dtype=np.int64)
+        self.pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self.waiting = 0
+
+    def add(self, keys: np.ndarray, rows: np.ndarray) -> None:
+        self.pending.append((keys, rows))
+        self.waiting += len(rows)
+        if _merge_due(self.waiting, self.rows.size, len(self.pending)):
+            self._merge()
+
+    def _merge(self) -> None:
+        if not self.pending:
+            return
+        keys = np.concatenate([self.keys, *(k for k, _r in self.pending)])
+        rows = np.concatenate([self.rows, *(r for _k, r in self.pending)])
+        self.pending, self.waiting = [], 0
+        if not keys.size:  # chunks without a value (every cell missing)
+            return
+        order = np.argsort(keys, kind="stable")  # timsort: runs already sorted (np.unique of a chunk) merge fast
+        keys, rows = keys[order], rows[order]
+        starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+        self.keys, self.rows = keys[starts], np.add.reduceat(rows, starts)
+
+    def unique_and_distinct(self) -> tuple[int, int]:
+        """(keys held by exactly one row, distinct keys) so far."""
+        self._merge()
+        return int(np.count_nonzero(self.rows == 1)), int(self.rows.size)
 
 
 class _ValueCounts:
-    """Rows per value of one kept column, chunk by chunk (see :class:`KeptUniqueGuard`)."""
+    """Rows per value of one kept column, chunk by chunk (see :class:`KeptUniqueGuard`): exact (Arrow strings) up to
+    ``cap`` distinct values, then by 64-bit hash (:class:`_KeyCounts`)."""
 
-    #: Merge the counts waiting once they outnumber the merged ones (or are this many tables: few values a chunk).
-    MAX_PENDING = 64
-
-    def __init__(self, recode, cap: int):
-        self.recode, self.cap = recode, cap
-        self.hashed = False
-        self.merged: tuple | None = None  # (values: pyarrow string Array, or uint64 hashes; rows: int64)
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.hashed: _KeyCounts | None = None  # past the cap
+        self.merged: tuple | None = None  # (values: pyarrow string Array; rows: int64)
         self.pending: list[tuple] = []
         self.waiting = 0
 
-    def add(self, column) -> None:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        from .recode import recode_arrow
-
-        counted = pc.value_counts(column.drop_null())
-        values = recode_arrow(counted.field("values"), self.recode)  # the distinct values only (may merge some)
-        if not pa.types.is_string(values.type):
-            values = values.cast(pa.string())
-        rows = counted.field("counts").to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-        self.pending.append((_hash(values) if self.hashed else values, rows))
+    def add(self, values, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
+        """A chunk's released values (a string Array without nulls; equal values may repeat), their rows, and their
+        64-bit keys (:func:`_hash`) when already computed."""
+        if self.hashed is not None:
+            self.hashed.add(_hash(values) if keys is None else keys, rows)
+            return
+        self.pending.append((values, rows))
         self.waiting += len(rows)
-        if self.waiting > max(len(self.merged[1]) if self.merged else 0, 1024) or len(self.pending) > self.MAX_PENDING:
+        if _merge_due(self.waiting, len(self.merged[1]) if self.merged else 0, len(self.pending)):
             self._merge()
 
     def _merge(self) -> None:
@@ -501,21 +552,19 @@ class _ValueCounts:
         self.pending, self.waiting = [], 0
         if not parts:
             return
-        rows = np.concatenate([r for _v, r in parts])
-        if self.hashed:
-            uniq, where = np.unique(np.concatenate([v for v, _r in parts]), return_inverse=True)
-            self.merged = (uniq, np.bincount(where, weights=rows, minlength=uniq.size).astype(np.int64))
-        else:
-            table = pa.table({"value": pa.concat_arrays([v for v, _r in parts]), "rows": rows})
-            summed = table.group_by("value", use_threads=False).aggregate([("rows", "sum")])
-            self.merged = (summed.column("value").combine_chunks(), summed.column("rows_sum").to_numpy())
-            if len(self.merged[1]) > self.cap:
-                self.hashed = True
-                self.merged = (_hash(self.merged[0]), self.merged[1])
-                self._merge()  # equal hashes of different values (a collision) merge here
+        values, rows = pa.concat_arrays([v for v, _r in parts]), np.concatenate([r for _v, r in parts])
+        table = pa.table({"value": values, "rows": rows})
+        summed = table.group_by("value", use_threads=False).aggregate([("rows", "sum")])
+        self.merged = (summed.column("value").combine_chunks(), summed.column("rows_sum").to_numpy())
+        if len(self.merged[1]) > self.cap:
+            self.hashed = _KeyCounts()
+            self.hashed.add(_hash(self.merged[0]), self.merged[1])  # equal hashes of different values merge there
+            self.merged = None
 
     def unique_and_distinct(self) -> tuple[int, int]:
         """(values held by exactly one row, distinct values) so far."""
+        if self.hashed is not None:
+            return self.hashed.unique_and_distinct()
         self._merge()
         rows = self.merged[1] if self.merged is not None else np.zeros(0, dtype=np.int64)
         return int(np.count_nonzero(rows == 1)), int(rows.size)
@@ -529,28 +578,94 @@ def _hash(values) -> np.ndarray:
     return pd.util.hash_array(texts, categorize=False).astype(np.uint64, copy=False)
 
 
+#: The 64-bit key of a missing value in a combination of kept columns (:class:`KeptUniqueGuard`).
+_MISSING_KEY = np.uint64(0x9E3779B97F4A7C15)
+#: An odd multiplier: a row's combination key is ((k1 * M + k2) * M + k3 ...) mod 2**64, so the order counts.
+_KEY_SPREAD = np.uint64(0xFF51AFD7ED558CCD)
+
+
+def _released_distinct(column, recode):
+    """A chunk of a kept column as released: (its distinct values after ``recode``, a string Array with the missing
+    value once, as null, when present (values merged by the recoding repeat); each row's index into them, int numpy;
+    the rows per entry). The recoding touches the distinct values only."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .recode import recode_arrow
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks else pa.array([], type=pa.string())
+    if not pa.types.is_string(column.type):
+        column = column.cast(pa.string())
+    encoded = pc.dictionary_encode(column, null_encoding="encode")
+    index = encoded.indices.to_numpy(zero_copy_only=False)
+    values = recode_arrow(encoded.dictionary, recode)
+    return values, index, np.bincount(index, minlength=len(values)).astype(np.int64)
+
+
 class KeptUniqueGuard:
     """Refuses the kept columns (copied unchanged, in the clear) where too many released rows hold a value that no
-    other released row has (:func:`.schema.kept_too_unique`): such a value can link the record to the person in
-    another data set. :meth:`add` takes the kept columns of the rows released, as read (in the prefetch thread:
-    :func:`encoded_chunks`); per chunk, ``pyarrow.compute.value_counts`` gives its distinct values and their rows,
-    the column's recoding is applied to those values only (the values counted are the ones released), and the counts
-    are merged into the column's running counts with Arrow's ``group_by`` once the counts waiting outnumber them (each
-    value is merged a few times, not once per chunk). No Python string is made per row.
+    other released row has (:func:`.schema.kept_too_unique`), and, when two or more columns are kept, their
+    combination when too many rows hold a combination of their values that no other row has: either can link the
+    record to the person in another data set.
 
-    Memory grows with the distinct values, not the rows: their bytes and 8 bytes each (about twice that while
-    merging). Past ``cap`` (KEPT_DISTINCT_CAP) distinct values a column is counted by 64-bit hash instead: 16 bytes
-    per distinct value whatever its length, at the cost of hashing each chunk's distinct values as Python strings; a
-    hash collision (about D²/2⁶⁵ for D values) can only hide a unique value."""
+    :meth:`add` takes the kept columns of the rows released, as read (in the prefetch thread: :func:`encoded_chunks`).
+    Per chunk and column, ``pyarrow.compute.dictionary_encode`` gives the distinct values and each row's index into
+    them, the column's recoding is applied to the distinct values only (the values counted are the ones released), and
+    their rows are merged into the column's running counts (:class:`_ValueCounts`, with Arrow's ``group_by`` once the
+    counts waiting outnumber them: each value is merged a few times, not once per chunk). No Python object is made
+    per row. Memory grows with the distinct values, not the rows: their bytes and 8 bytes each (about twice that
+    while merging). Past ``cap`` (KEPT_DISTINCT_CAP) distinct values a column is counted by 64-bit hash instead: 16
+    bytes per distinct value whatever its length, at the cost of hashing each chunk's distinct values as Python
+    strings; a hash collision (about D²/2⁶⁵ for D values) can only hide a unique value.
 
-    def __init__(self, names, recodes: dict | None = None, cap: int = KEPT_DISTINCT_CAP):
+    The combination (``together``: every kept column, in column order): each column's distinct values of the chunk
+    are hashed to 64 bits (:func:`_hash`; the missing value has a key of its own, :data:`_MISSING_KEY`), each row's
+    keys are combined in column order into one 64-bit row key with numpy, and the chunk's (key, rows) from
+    ``np.unique`` are merged into running arrays (:class:`_KeyCounts`): 16 bytes per distinct combination. A 64-bit
+    collision (about C²/2⁶⁵ for C combinations) can only merge two combinations, so hide a unique one, never invent
+    one. The combination is only refused when it adds something: its unique rows exceed those of every kept column
+    alone, counted by hash from the same keys for the columns not watched alone."""
+
+    def __init__(self, names, recodes: dict | None = None, cap: int = KEPT_DISTINCT_CAP, together=()):
         self.names = list(names)
-        self.counts = {n: _ValueCounts((recodes or {}).get(n), cap) for n in self.names}
+        self.together = tuple(together) if len(together) >= 2 else ()
+        self.recodes = dict(recodes or {})
+        self.counts = {n: _ValueCounts(cap) for n in self.names}
+        self.alone_by_key = {n: _KeyCounts() for n in self.together if n not in self.counts}
+        self.joint = _KeyCounts()
+
+    @classmethod
+    def for_release(cls, codec, approved: frozenset | None) -> KeptUniqueGuard:
+        """The guard of a release of ``codec``'s kept columns, ``approved`` (:func:`approved_set` of
+        ``allow_flagged_kept``: None approves everything): each kept column not approved is watched alone, and their
+        combination unless it is approved (the tuple of the kept columns' names, in column order)."""
+        if approved is None:
+            return cls([], codec.kept_recode)
+        together = tuple(codec.kept) if tuple(codec.kept) not in approved else ()
+        return cls([n for n in codec.kept if n not in approved], codec.kept_recode, together=together)
 
     def add(self, table) -> None:
         """The kept columns of the rows released, as read (before recoding)."""
-        for name in self.names:
-            self.counts[name].add(table.column(name))
+        joint = None
+        for name in dict.fromkeys([*self.together, *self.names]):  # the combination's columns in column order
+            values, index, rows = _released_distinct(table.column(name), self.recodes.get(name))
+            present = values.is_valid().to_numpy(zero_copy_only=False)
+            given, given_rows, keys = values.drop_null(), rows[present], None
+            if name in self.together:
+                all_keys = np.full(len(values), _MISSING_KEY, dtype=np.uint64)
+                all_keys[present] = keys = _hash(given)
+                joint = all_keys[index] if joint is None else joint * _KEY_SPREAD + all_keys[index]
+            if name in self.counts:
+                self.counts[name].add(given, given_rows, keys)
+            elif keys is not None:  # a column of the combination approved alone: counted by key
+                self.alone_by_key[name].add(keys, given_rows)
+        if joint is not None and joint.size:
+            self.joint.add(*np.unique(joint, return_counts=True))
+
+    def _alone(self, name: str) -> _ValueCounts | _KeyCounts:
+        """The counts of one kept column's values: exact when it is watched alone, else by key."""
+        return self.counts[name] if name in self.counts else self.alone_by_key[name]
 
     def found(self, rows: int) -> list[tuple[str, int, int]]:
         """(name, rows with a value no other row has, distinct values) of every column refused, in column order."""
@@ -563,23 +678,41 @@ class KeptUniqueGuard:
                 out.append((name, unique, distinct))
         return out
 
+    def combination(self, rows: int) -> tuple[tuple[str, ...], int, int] | None:
+        """(the kept columns' names, rows whose combination of their values no other row has, ``rows``) when the
+        combination is refused: :func:`.schema.kept_too_unique` of its unique rows, and more of them than any of the
+        columns alone has (otherwise a column's own entry says it); else None."""
+        from .schema import kept_too_unique
+
+        if not self.together:
+            return None
+        unique, _distinct = self.joint.unique_and_distinct()
+        alone = max(self._alone(n).unique_and_distinct()[0] for n in self.together)
+        if kept_too_unique(unique, rows) and unique > alone:
+            return self.together, unique, rows
+        return None
+
 
 def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: int, rare_ok=frozenset()) -> None:
     """After the pass (``rows`` released), one :class:`PublishRefusal` naming every rare category not approved
-    (``rare_ok``: :func:`approved_set` of ``allow_rare_categories``) and every too-unique kept column that
-    ``unique`` watches (the kept columns not approved)."""
-    from .schema import kept_unique_refusal, rare_refusal
+    (``rare_ok``: :func:`approved_set` of ``allow_rare_categories``), every too-unique kept column that ``unique``
+    watches (the kept columns not approved) and the kept columns' combination when it watches it and refuses it
+    (:meth:`KeptUniqueGuard.combination`)."""
+    from .schema import kept_combination_refusal, kept_unique_refusal, rare_refusal
 
     rare = categories.rare(rare_ok)
     kept = unique.found(rows)
+    combination = unique.combination(rows)
     by_column: dict[str, list[tuple[str, int]]] = {}
     for name, value, n in rare:
         by_column.setdefault(name, []).append((value, n))
     problems = [rare_refusal(list(by_column.items()))] if rare else []
     if kept:
         problems.append(kept_unique_refusal(kept, rows))
+    if combination is not None:
+        problems.append(kept_combination_refusal(*combination))
     if problems:
-        raise PublishRefusal("\n".join(problems), rare, [(name, u, rows) for name, u, _d in kept])
+        raise PublishRefusal("\n".join(problems), rare, [(name, u, rows) for name, u, _d in kept], combination)
 
 
 def encoded_chunks(source, codec, fingerprints=None, kept_values=None):

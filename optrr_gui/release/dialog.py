@@ -5,7 +5,8 @@ run leaves nothing under the output name (the engine writes to a temporary file 
 
 Before the release the dialog says what the release will note on the needed tables that carry almost no
 information at the file's rows (the engine's notes, computed in a worker process: :data:`NOTES_CHANNEL`), and, for
-a delimited-text input whose delimiter is not a comma, that a CSV release keeps that delimiter.
+a delimited-text input whose delimiter is not a comma, that a CSV release keeps that delimiter. Kept columns that
+single out records together are listed in orange once counted on the rows read (:data:`COMBINATION_CHANNEL`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from ..common.widgets import fmt_eps, fmt_seconds
 from ..state.design_summary import METHOD_LABELS, SAMPLING_ROWS, noise_note
 from ..state.needed_marginals import WAY_OUT, label_index_sets, name_lists
 from ..state.needed_marginals import describe as describe_needed
-from ..workers.jobs.release import needed_table_notes, remove_release_leftovers, run_release
+from ..workers.jobs.release import kept_combination, needed_table_notes, remove_release_leftovers, run_release
 from .configuration import release_configuration
 
 #: Output formats offered: label -> (engine output_format, extension).
@@ -62,6 +63,8 @@ FORMATS = {
 CHANNEL = "release"
 #: The runner's channel of the notes on needed tables without information (:meth:`ReleaseDialog.information_notes`).
 NOTES_CHANNEL = "release-notes"
+#: The runner's channel of the kept columns' combination on the rows read (:meth:`ReleaseDialog.kept_combination`).
+COMBINATION_CHANNEL = "release-kept-combination"
 #: Most of those notes written out in the dialog (every one in its tooltip, and in the manifest after the release).
 NOTES_SHOWN = 3
 #: Delimiters named in words beside the format (others are shown quoted).
@@ -247,6 +250,7 @@ def suppression_sentence(suppression: str | None, k: int) -> str:
 #: What is published outside the epsilons (ReleaseConfig.published_outside_epsilon), as the dialog says it.
 OUTSIDE_EPSILON_TEXT = {
     "kept": "Exported in the clear, NOT private",
+    "kept_together": "Kept columns that together single out records (NOT private)",
     "labels_of_dropped": "Randomized, but every category label is published in the codebook (OptRR proposed to "
     "drop them: a likely identifier, free text or too many categories)",
     "rows_left_out": "Rows left out where a value is missing (whether a person's record appears shows that the "
@@ -320,18 +324,19 @@ def rare_categories(state, summaries: dict, refused=(), released=None) -> list[t
     Released categories: the labels a perturbed column's codebook lists, with the rows the release gives each (the
     engine's codec: after recoding, the missing-value texts and empty cells in the missing-value category, rows left
     out not counted), and the texts a kept column copies (after recoding; its empty cells stay empty). Numeric
-    columns: none (a perturbed one publishes bins, never its numbers; a kept one is exported in the clear whole, its
-    numbers too, which the "kept" line and its tick already cover; the Design tab names no rare value of either).
-    Dropped columns, the ``refused`` ones (:func:`identifier_columns`) and columns without a summary in
-    ``summaries``: none."""
+    columns (:func:`~optrr_gui.state.config_bridge.rare_watched_rows`, the engine's rule): of a perturbed one only
+    the categories listed beside its bins (its bins publish ranges, never its numbers); of a kept one none (exported
+    in the clear whole, which the "kept" line and its tick already cover). Dropped columns, the ``refused`` ones
+    (:func:`identifier_columns`) and columns without a summary in ``summaries``: none."""
+    from ..state.config_bridge import rare_watched_rows
 
     refused = set(refused)
     out = []
     for col in state.columns:
         summary = summaries.get(col.name)
-        if col.role not in ("perturb", "keep") or col.type == "numeric" or summary is None or col.name in refused:
+        if col.role not in ("perturb", "keep") or summary is None or col.name in refused:
             continue
-        counts = _released(col, summary, released)  # the Design tab's counts (the engine's codec)
+        counts = rare_watched_rows(col, summary, _released(col, summary, released))  # the Design tab's counts
         out.extend((col.name, value, rows) for value, rows in rare_of_column(counts))
     return out
 
@@ -386,6 +391,16 @@ def kept_entry(name: str, unique: int, rows: int) -> str:
     return f"{name!r}: {unique:,} of {rows:,} rows have a value no other row has: it can link a record to the person"
 
 
+def kept_combination_entry(names, unique: int, rows: int) -> str:
+    """The orange entry of the kept columns whose combination of values the release refused
+    (:attr:`PublishRefusal.combination`)."""
+    named = ", ".join(repr(n) for n in names)
+    return (
+        f"{named} together: {unique:,} of {rows:,} rows have a combination no other row has: it can link a record to "
+        "the person"
+    )
+
+
 def merge_found(state, listed, found) -> list[tuple[str, str, int]]:
     """:func:`rare_categories`' ``listed`` with the engine's ``found`` ((column, category, rows) of a
     :class:`PublishRefusal`, counted on the rows it releases) added, the engine's rows for a category both name;
@@ -407,12 +422,18 @@ FOUND_BY_RELEASE = (
 
 def repeat_sentence(exc: RepeatReleaseError) -> str:
     """What was released before (:class:`RepeatReleaseError`): the same data file, the same records found in
-    another file (``exc.columns`` identical, value by value) or in another order (``exc.reordered``), with the
+    another file (``exc.columns`` identical, value by value) or in another order (``exc.reordered``), or most of
+    the records of earlier releases in the same order (``exc.near`` only: rows added, removed or changed), with the
     earlier releases' files."""
+    from optrr_engine.release.audit import near_sentence
+
     times = len(exc.previous)
     when = f"{times} time{'s' if times != 1 else ''} before"
     files = list(dict.fromkeys(str((r.get("input") or {}).get("file") or "?") for r in exc.previous))
     in_files = f"(file{'s' if len(files) != 1 else ''} {', '.join(files)})"
+    if exc.near and len(exc.near) == times:
+        near = near_sentence(exc.near)
+        return f"{near[:1].upper()}{near[1:]}; records of this file were released {when} {in_files}"
     if exc.reordered:
         return f"The same records, in another order, were released {when} {in_files}"
     if not exc.columns:
@@ -433,7 +454,8 @@ def identifier_problem(name: str, distinct: int, rows: int) -> str:
 
 def columns_html(state, outside: dict | None = None, refused=()) -> str:
     """Before the release: every column randomized and dropped, in orange what is published outside the
-    epsilons (``outside``: :func:`outside_epsilon`, with the dialog's "rare_categories": :func:`rare_entries`) and
+    epsilons (``outside``: :func:`outside_epsilon`, with the dialog's "rare_categories": :func:`rare_entries`, and
+    "kept_together" when the release found a combination: :func:`kept_combination_entry`) and
     in red the ``refused`` columns (:func:`identifier_columns`)."""
     from html import escape
 
@@ -451,7 +473,7 @@ def columns_html(state, outside: dict | None = None, refused=()) -> str:
         if outside.get(kind):
             count = f" ({len(outside[kind])})" if kind == "kept" else ""
             listed = names(outside[kind])
-            if kind == "rare_categories":  # one entry per column, naming its categories in quotes
+            if kind in ("rare_categories", "kept_together"):  # entries naming columns or categories in quotes
                 listed = "; ".join(escape(e, quote=False) for e in outside[kind])
             lines.append(f"<span style='color:#b05000'><b>{escape(text)}{count}</b>: {listed}</span>")
     if refused:
@@ -533,9 +555,12 @@ class ReleaseDialog(QDialog):
             "this tick (set their role to drop, or merge the rare categories, in the Design tab otherwise)."
         )
         self._outside: dict | None = None  # what the tick was given for (a change clears it: _refresh_columns)
-        self._approvable: tuple = (frozenset(), frozenset())  # (rare (column, category) pairs, kept columns) named
-        self._found_by_release: tuple = (None, [], [])  # (session version, rare, kept) of the last PublishRefusal
+        # (rare (column, category) pairs, kept columns and the tuple of their names when their combination is) named
+        self._approvable: tuple = (frozenset(), frozenset())
+        # (session version, rare, kept, combination) of the last PublishRefusal
+        self._found_by_release: tuple = (None, [], [], None)
         self._identifiers: tuple = (None, [])  # (what they were counted for, identifier_columns)
+        self._combination: tuple = (None, None)  # (what it is counted for, kept_combination: None while counted)
         self._columns_key: tuple | None = None  # what the column list and the tick were last shown for
         self.accept_clear.toggled.connect(self._design_changed)
         self.needed_label = QLabel()
@@ -689,17 +714,20 @@ class ReleaseDialog(QDialog):
             return
         self._columns_key = key
         outside = outside_epsilon(self.state, refused)
-        found_rare, found_kept = self._current_found()
+        found_rare, found_kept, combination = self._current_found()
+        combination = combination or self.kept_combination()  # the release's count first (on the rows it releases)
         released: dict = {}  # rows per category of each column, counted once for both lists
         rare = merge_found(self.state, rare_categories(self.state, summaries, refused, released), found_rare)
         flagged = {name: (unique, rows) for name, unique, rows in kept_unique_columns(self.state, summaries, released)}
         flagged.update({name: (unique, rows) for name, unique, rows in found_kept})
         outside["rare_categories"] = rare_entries(rare)
         outside["kept"] = [kept_entry(n, *flagged[n]) if n in flagged else n for n in outside["kept"]]
-        self._approvable = (
-            frozenset((name, value) for name, value, _rows in rare),
-            frozenset(c.name for c in self.state.columns if c.role == "keep"),
-        )
+        kept = tuple(c.name for c in self.state.columns if c.role == "keep")
+        approvable_kept: set = set(kept)
+        if combination is not None and combination[0] == kept:  # the kept columns the release found it for
+            outside["kept_together"] = [kept_combination_entry(*combination)]
+            approvable_kept.add(kept)  # the tick approves exactly that combination (perturb_file's tuple)
+        self._approvable = (frozenset((name, value) for name, value, _rows in rare), frozenset(approvable_kept))
         if outside != self._outside:
             self._outside = outside
             self.accept_clear.setChecked(False)
@@ -712,30 +740,70 @@ class ReleaseDialog(QDialog):
         self.drop_refused_button.setVisible(bool(refused))
         self._form.setRowVisible(self._drop_row, bool(refused))
 
+    def kept_combination(self) -> tuple | None:
+        """The kept columns' combination that the release would refuse ((names, rows whose combination no other row
+        has, rows): :func:`~optrr_gui.workers.jobs.release.kept_combination`), counted on the window's rows read in a
+        worker process once per data, kept columns and recodings; None while it is counted, when none is refused,
+        and before the file is read whole (the release counts it again on the rows it releases: :meth:`add_found`).
+        The UI thread only hands over the data store's arrays."""
+        kept = [c for c in self.state.columns if c.role == "keep"]
+        store = getattr(self.window_, "store", None)
+        if self.closed or len(kept) < 2 or store is None or not store.complete:
+            return None
+        if any(c.name not in store.columns for c in kept):
+            return None
+        names = tuple(c.name for c in kept)
+        key = (self.state.data_version, id(store), store.rows, names, repr([c.recode for c in kept]))
+        if self._combination[0] == key:
+            return self._combination[1]
+        self._combination = (key, None)
+        self.runner.submit(
+            COMBINATION_CHANNEL,
+            kept_combination,
+            {c.name: store.column_parts(store.columns.index(c.name)) for c in kept},
+            {c.name: c.recode for c in kept},
+            process=True,
+            on_done=partial(self._combination_done, key),
+            on_error=partial(self._combination_done, key, None),  # the release counts it again
+        )
+        return None
+
+    def _combination_done(self, key, found, *_error) -> None:
+        """:meth:`kept_combination` for ``key`` arrived: listed in orange if still current (the tick cleared)."""
+        if self._combination[0] == key:
+            self._combination = (key, found)
+            if found is not None and self.result_state != "running":
+                self._columns_key = None  # list again
+                self._design_changed()
+
     def _session_version(self) -> tuple:
         """What the release's own findings hold for: the session's columns as they are now."""
         return (self.state.data_version, tuple(c.name for c in self.state.columns))
 
     def approved(self) -> dict[str, frozenset]:
         """The release's approvals (perturb_file's ``allow_rare_categories`` and ``allow_flagged_kept``): exactly the
-        rare categories and kept columns the orange list names, when ticked; none otherwise."""
+        rare categories, kept columns and the kept columns' combination (the tuple of their names) the orange list
+        names, when ticked; none otherwise."""
         rare, kept = self._approvable if self.accept_clear.isChecked() else (frozenset(), frozenset())
         return {"allow_rare_categories": rare, "allow_flagged_kept": kept}
 
-    def _current_found(self) -> tuple[list, list]:
-        """(rare, kept) the last PublishRefusal found, or empty lists (and forgotten) when the design changed since."""
-        version, rare, kept = self._found_by_release
+    def _current_found(self) -> tuple[list, list, tuple | None]:
+        """(rare, kept, combination) the last PublishRefusal found, or nothing (and forgotten) when the design changed
+        since."""
+        version, rare, kept, combination = self._found_by_release
         if version != self._session_version():
-            self._found_by_release = (None, [], [])
-            return [], []
-        return rare, kept
+            self._found_by_release = (None, [], [], None)
+            return [], [], None
+        return rare, kept, combination
 
     def add_found(self, exc: PublishRefusal) -> bool:
-        """Add what the release refused (:class:`PublishRefusal`: rare categories and kept columns, counted on the
-        rows it releases) to the orange list, the tick shown and cleared; False when it names nothing new."""
-        rare, kept = self._current_found()
+        """Add what the release refused (:class:`PublishRefusal`: rare categories, kept columns and the kept columns'
+        combination, counted on the rows it releases) to the orange list, the tick shown and cleared; False when it
+        names nothing new."""
+        rare, kept, combination = self._current_found()
         before = self.published_outside()
-        self._found_by_release = (self._session_version(), [*rare, *exc.rare], [*kept, *exc.kept])
+        combination = exc.combination or combination
+        self._found_by_release = (self._session_version(), [*rare, *exc.rare], [*kept, *exc.kept], combination)
         self._columns_key = None  # list again
         return self.published_outside() != before
 

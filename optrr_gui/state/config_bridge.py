@@ -42,6 +42,9 @@ _GUI_STEPS = (
      "missing to treat them as missing"),
     ("give the right --delimiter", "open it again and choose the right separator in the import dialog"),
     ("check --delimiter", "open it again and choose the separator in the import dialog"),
+    ("`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: into 'Other', or into a "
+     "neighbour in an ordinal column; or recode by hand", "Group rare… in the column's side panel does: into one "
+     "category, or into a neighbour in an ordinal column; or Merge… by hand"),
     (", or give --allow-rare-categories if publishing their existence is intended",
      ", or tick the box under the orange list if that is intended"),
     (", or give --allow-flagged-kept if publishing its values is intended",
@@ -357,15 +360,25 @@ def released_rows(col: ColumnState, summary, labels: list[str] | None = None) ->
     return counts
 
 
+def rare_watched_rows(col: ColumnState, summary, released: dict[str, int] | None = None) -> dict[str, int]:
+    """The part of :func:`released_rows` (or ``released``, those already counted) that the release's rare-category
+    rule watches (the engine's ``CategoryGuard``): every category of a column of categories; of a perturbed numeric
+    column only the categories listed beside its bins (a text such as 'unknown', its missing-value category): its
+    bins publish ranges, never its numbers; of a kept numeric column none (exported in the clear whole: its kept
+    warning, and the release dialog's tick, cover it)."""
+    counts = released_rows(col, summary) if released is None else released
+    if col.type != "numeric":
+        return counts
+    listed = set(col.categories or []) if col.role == "perturb" else set()
+    return {label: rows for label, rows in counts.items() if label in listed}
+
+
 def current_rare(col: ColumnState, summary) -> str | None:
-    """The rare-category warning of the column as it is now (:func:`released_rows`; "after recoding" once
-    recoded), or None. Only for a column of categories: a perturbed numeric column publishes bins, never its numbers;
-    a kept one is exported in the clear whole (its kept warning, and the release dialog's tick, cover it)."""
+    """The rare-category warning of the column as it is now (:func:`rare_watched_rows`; "after recoding" once
+    recoded), or None."""
     from optrr_engine.release.schema import rare_warning
 
-    if col.type == "numeric":
-        return None
-    return rare_warning(released_rows(col, summary), recoded=bool(col.recode))
+    return rare_warning(rare_watched_rows(col, summary), recoded=bool(col.recode))
 
 
 def current_markers(col: ColumnState) -> str | None:

@@ -1,4 +1,4 @@
-"""Job of the release dialog: perturb a file and write the release."""
+"""Jobs of the release dialog: perturb a file and write the release; its checks before the release."""
 
 from __future__ import annotations
 
@@ -86,3 +86,36 @@ def needed_table_notes(mechanism, names, needed, rows: int, progress=None, cance
     from optrr_engine.utility.release_check import uninformative_notes
 
     return uninformative_notes(mechanism, names, needed, rows)
+
+
+def kept_combination(parts: dict, recodes: dict, progress=None, cancel=None) -> tuple | None:
+    """Job for a worker process: the kept columns' combination that ``perturb`` refuses
+    (:meth:`optrr_engine.release.perturb.KeptUniqueGuard.combination`: (names, rows whose combination of values no
+    other row has, rows)) or None, over the window's rows read. ``parts``: per kept column, in column order, its
+    (codes, distinct values) per chunk of rows (the data store's, code -1: missing); ``recodes``: {name: recode}.
+    Counted by the engine's guard on every row read: rows a release leaves out for a missing value in a perturbed
+    column are not known here (the release counts the rows it releases and says what it finds)."""
+    import pyarrow as pa
+
+    from optrr_engine.release.perturb import KeptUniqueGuard
+    from optrr_engine.tasks import TaskControl
+
+    ctl = TaskControl(progress, cancel)
+    names = list(parts)
+    guard = KeptUniqueGuard([], recodes, together=names)
+    rows = 0
+    for chunk in zip(*parts.values(), strict=False):  # the chunks every column has
+        ctl.check()
+        guard.add(pa.table({name: _texts(codes, values) for name, (codes, values) in zip(names, chunk, strict=True)}))
+        rows += len(chunk[0][0])
+    return guard.combination(rows) if rows else None
+
+
+def _texts(codes, values):
+    """A string Arrow array of one chunk of a column from its codes (-1: missing) and distinct values."""
+    import numpy as np
+    import pyarrow as pa
+
+    codes = np.asarray(codes, dtype=np.int32)
+    dictionary = pa.array([str(v) for v in values], type=pa.string())
+    return pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0), dictionary).dictionary_decode()

@@ -1,0 +1,67 @@
+"""A numeric column's categories listed beside its bins (a text such as a note, its missing-value category) are
+published by name in the codebook like any category: a rare one is refused as in a nominal column (a reviewer
+published 'deceased 2019-03-04 (Mrs J. Smith)' this way); its bins are not (they publish ranges)."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrr_engine.release.config import ColumnConfig, ReleaseConfig
+from optrr_engine.release.perturb import PublishRefusal, perturb_file
+
+NOTE = "deceased 2019-03-04 (Mrs J. Smith)"
+
+
+def data(tmp_path, missing: int = 0):
+    rng = np.random.default_rng(3)
+    n = 400
+    age = [str(a) for a in rng.integers(20, 90, n)]
+    age[7] = NOTE
+    for i in range(missing):
+        age[20 + i] = ""
+    frame = pd.DataFrame({"age": age, "sex": rng.choice(["f", "m"], n)})
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    return tmp_path / "in.csv"
+
+
+def config(extras) -> ReleaseConfig:
+    age = ColumnConfig(name="age", role="perturb", type="numeric", epsilon=1.0, categories=extras,
+                       bins={"edges": [float("-inf"), 40.0, 60.0, float("inf")]})
+    return ReleaseConfig(method="kronecker", columns=[age, ColumnConfig(name="sex", role="perturb", epsilon=1.0,
+                                                                         categories=["f", "m"])])
+
+
+def test_a_rare_text_listed_in_a_numeric_column_is_refused(tmp_path, audit_dir):
+    src = data(tmp_path)
+    before = set(os.listdir(tmp_path))
+    with pytest.raises(PublishRefusal) as refused:
+        perturb_file(src, config([NOTE]), tmp_path / "out.csv")
+    assert refused.value.rare == [("age", NOTE, 1)]  # the bins (hundreds of rows each) are not named
+    assert set(os.listdir(tmp_path)) == before  # nothing under the final names
+    made = perturb_file(src, config([NOTE]), tmp_path / "out.csv", allow_rare_categories=[("age", NOTE)])
+    assert NOTE in made.manifest["codebook"][0]["categories"]  # published only when approved by name
+
+
+def test_a_rare_missing_category_of_a_numeric_column_is_refused_and_bins_never_are(tmp_path, audit_dir):
+    src = data(tmp_path, missing=2)
+    with pytest.raises(PublishRefusal) as refused:
+        perturb_file(src, config([NOTE, "NA"]), tmp_path / "out.csv")
+    assert refused.value.rare == [("age", NOTE, 1), ("age", "NA", 2)]  # rarest first
+    # a bin with a single row is not a category of the source: not refused
+    single = pd.read_csv(src, dtype=str, keep_default_na=False)
+    single.loc[single["age"] != NOTE, "age"] = "50"
+    single.loc[0, "age"] = "30"
+    single.loc[single["age"] == NOTE, "age"] = "51"
+    single.to_csv(src, index=False)
+    made = perturb_file(src, config([]), tmp_path / "out2.csv")
+    assert made.manifest["rows"] == 400
+
+
+def test_a_rare_missing_value_category_gets_its_own_way_out():
+    from optrr_engine.release.schema import rare_refusal
+
+    text = rare_refusal([("Prothrombin", [("NA", 2)])])
+    assert "'NA', the missing-value category, only says that a value is missing and is not merged" in text
+    assert "missing-value category" not in rare_refusal([("Drug", [("Other", 2)])])

@@ -1,7 +1,8 @@
 """The privacy ledger recognises a repeat release of the same records, not only of the same bytes: a copy of a
 released file with a blank line appended, saved as .xlsx, or with its rows shuffled, is refused at the commit point
 (nothing left under the final names) unless allowed; unrelated files sharing only a constant column, files with other
-rows, and near-duplicates (one row fewer) are not. The column fingerprints and the records' multiset hash stay in the
+rows, and a near-duplicate in another order (one row fewer, shuffled) are not (near repeats in the same order:
+tests/test_ledger_near_repeat.py). The column fingerprints and the records' multiset hash stay in the
 hospital's audit record, never in a file that is sent."""
 
 import json
@@ -243,8 +244,9 @@ def test_a_shuffled_copy_is_refused_at_the_commit_point_and_allow_repeat_release
     assert made.audit_entry["input"]["column_fingerprints"] != first.audit_entry["input"]["column_fingerprints"]
 
 
-def test_a_file_with_one_row_fewer_is_not_matched(tmp_path):
-    """Near-duplicates are not detected: only the same records (in any order) are."""
+def test_a_shuffled_file_with_one_row_fewer_is_not_matched(tmp_path):
+    """A near-duplicate in another order is not detected: only the same records (in any order) are, and near
+    repeats in the same order (the sketch; this file is too short for it anyway)."""
     one, two = tmp_path / "one.csv", tmp_path / "two.csv"
     records = rows(10)
     write_csv(one, records)

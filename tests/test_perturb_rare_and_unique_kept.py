@@ -327,6 +327,24 @@ def test_kept_unique_counts_equal_pandas_value_counts_across_chunk_sizes(cap):
     assert plain.found(n) == [("code", int((raw == 1).sum()), int(raw.size))]
 
 
+def test_a_kept_column_that_crosses_the_cap_at_the_last_merge_is_still_counted():
+    """The merge that moves a column's counts past the cap to hashing may be the one ``found`` runs (the counts were
+    still waiting): 6 chunks of 100 unique values under a cap of 500 are 600 unique values, not none (a review found
+    (0, 0) here: a kept ID column of 1.0-1.5M values passed unrefused)."""
+    import pyarrow as pa
+
+    from optrr_engine.release.perturb import KeptUniqueGuard
+
+    guard = KeptUniqueGuard(["id"], cap=500)
+    for chunk in range(6):
+        guard.add(pa.table({"id": pa.array([f"P{chunk}-{i}" for i in range(100)])}))
+    assert guard.found(600) == [("id", 600, 600)]
+    together = KeptUniqueGuard(["id"], cap=500, together=("id", "site"))  # the combination's keys, past the cap
+    for chunk in range(6):
+        together.add(pa.table({"id": pa.array([f"P{chunk}-{i}" for i in range(100)]), "site": pa.array(["a"] * 100)}))
+    assert together.found(600) == [("id", 600, 600)] and together.combination(600) is None  # adds nothing to 'id'
+
+
 def test_the_windows_job_passes_the_approved_sets_and_keeps_the_refusals_fields(tmp_path):
     """run_release passes the dialog's approvals as they are; a refusal is worded for the window and stays a
     PublishRefusal with its fields (the dialog adds them to its orange list)."""

@@ -563,9 +563,9 @@ class _ValueCounts:
 
     def unique_and_distinct(self) -> tuple[int, int]:
         """(values held by exactly one row, distinct values) so far."""
+        self._merge()  # first: this merge may cross the cap and move the counts to ``hashed``
         if self.hashed is not None:
             return self.hashed.unique_and_distinct()
-        self._merge()
         rows = self.merged[1] if self.merged is not None else np.zeros(0, dtype=np.int64)
         return int(np.count_nonzero(rows == 1)), int(rows.size)
 

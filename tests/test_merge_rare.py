@@ -151,3 +151,9 @@ def test_the_refusal_names_at_most_ten_columns_and_the_merge_rare_way_out():
     assert "drop the column" in text and "--allow-rare-categories" in text
     one = rare_refusal(found[:1])
     assert "more column" not in one and "--merge-rare" in one and "'col0': 'x' (1 row);" in one
+
+
+def test_a_listed_category_without_rows_is_not_pulled_into_other():
+    col, _still = merged("nominal", {"A": 50, "Z": 0, "B": 2, "C": 30})
+    assert sorted(col.recode["Other"]) == ["B", "C"]  # 'B' (2) with the smallest category holding rows, not 'Z' (0)
+    assert col.categories == ["A", "Z", "Other"]

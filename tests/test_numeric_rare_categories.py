@@ -65,3 +65,24 @@ def test_a_rare_missing_value_category_gets_its_own_way_out():
     text = rare_refusal([("Prothrombin", [("NA", 2)])])
     assert "'NA', the missing-value category, only says that a value is missing and is not merged" in text
     assert "missing-value category" not in rare_refusal([("Drug", [("Other", 2)])])
+
+
+def test_schema_and_merge_rare_say_what_perturb_will_refuse_in_a_numeric_column(tmp_path, capsys, audit_dir):
+    """A review: a numeric column with 2 empty cells made schema --merge-rare print 'no rare categories left' and
+    perturb then refused its 'NA' (2 rows). The schema warns about it, and --merge-rare lists it as left."""
+    import json
+
+    from optrr_engine.cli.main import main
+
+    rng = np.random.default_rng(5)
+    ages = [str(a) for a in rng.integers(20, 90, 400)]
+    ages[3] = ages[9] = ""
+    pd.DataFrame({"age": ages, "sex": rng.choice(["f", "m"], 400)}).to_csv(tmp_path / "in.csv", index=False)
+    cfg = tmp_path / "c.json"
+    assert main(["schema", str(tmp_path / "in.csv"), "-o", str(cfg), "--merge-rare"]) == 0
+    out = capsys.readouterr().out
+    age = json.loads(cfg.read_text())["columns"][0]
+    assert age["type"] == "numeric" and any("'NA' (2)" in w for w in age["warnings"]), age["warnings"]
+    assert "rare categories left in 1 column ('age'" in out, out
+    assert main(["perturb", str(tmp_path / "in.csv"), "--config", str(cfg), "-o", str(tmp_path / "r.csv")]) == 2
+    assert "'age': 'NA' (2 rows)" in capsys.readouterr().err

@@ -180,7 +180,7 @@ def test_external_shuffle_gives_uniform_permutations(tmp_path):
 
 def test_pipeline_is_exactly_the_mechanism_applied_to_the_codes(tmp_path, audit_dir):
     """A keyed release = the mechanism applied chunk by chunk to the codes with AES-128-CTR keyed by
-    HMAC-SHA256(key, "optrr-stream-1\\0perturb\\0" + SHA-256(context)) (docs/security.md), recomputed here."""
+    HMAC-SHA256(key, "optrr-stream-2\\0perturb\\0" + SHA-256(context)) (docs/security.md), recomputed here."""
     import hmac
 
     from randomgen.aes import AESCounter
@@ -211,7 +211,7 @@ def test_pipeline_is_exactly_the_mechanism_applied_to_the_codes(tmp_path, audit_
         shuffle=False,
         chunk_rows=entry["chunk_rows"],
     )
-    stream_key = hmac.new(key, b"optrr-stream-1\0perturb\0" + context, "sha256").digest()[:16]
+    stream_key = hmac.new(key, b"optrr-stream-2\0perturb\0" + context, "sha256").digest()[:16]
     rng = np.random.Generator(AESCounter(key=int.from_bytes(stream_key, "little"), counter=0))
     expected = []
     for frame in iter_chunks(tmp_path / "in.csv", ReaderOptions(chunk_rows=entry["chunk_rows"])):
@@ -231,6 +231,7 @@ def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_
     audit = json.loads((audit_dir / "optrr-audit.json").read_text())["releases"]
     fingerprints = [r["randomness"].get("key_fingerprint") for r in audit]
     assert fingerprints[0] == fingerprints[1] != fingerprints[2] and len(fingerprints[0]) == 16
+    assert {r["randomness"]["stream_scheme"] for r in audit} == {"optrr-stream-2"}  # what reproduces it
     for name in ("k1.csv", "k1.csv.manifest.json", "k1.csv.report.html"):
         data = (tmp_path / name).read_bytes()
         assert key.hex().encode() not in data and fingerprints[0].encode() not in data, name

@@ -48,13 +48,13 @@ def run(args) -> int:
 
 def print_estimate(est) -> None:
     from ..estimation.result import INTERVAL_NOTE, METHOD_NOTES
-    from .common import shown_names
+    from .common import shown_name, shown_names
 
     names = est.names()
     print(f"attributes: {shown_names(names)}   rows: {est.rows:,}   method: {est.method}")
     print(f"  {METHOD_NOTES[est.method]}")
     if "whole_record_epsilon" in est.info:
-        eps = ", ".join(f"{n} {e:.4g}" for n, e in zip(names, est.info["attribute_epsilons"], strict=True))
+        eps = ", ".join(f"{shown_name(n)} {e:.4g}" for n, e in zip(names, est.info["attribute_epsilons"], strict=True))
         print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; per attribute: {eps}")
     if "suppression" in est.info:
         reporting = est.info.get("reporting") or reporting_text(est.info)

@@ -199,7 +199,8 @@ class RecordSketch:
     the sum of its row hashes each mixed with its position in the chunk (splitmix64's finaliser), finalised again. A
     chunk counts only with at least 2 distinct rows (runs of one record repeated, as in sorted files, are the same in
     unrelated files). Kept: the SKETCH_K smallest hashes of the counting chunks (bottom-K), their number, the rows
-    they cover and the rows read; O(1) memory, vectorised (numpy) but for a loop per cut point."""
+    they cover and the rows read; memory O(SKETCH_K + SKETCH_MAX_CHUNK) besides the rows given, vectorised (numpy)
+    but for a loop per cut point."""
 
     def __init__(self):
         import numpy as np
@@ -420,22 +421,26 @@ def sketch_of(entry: dict):
 
 
 def near_shares(ours, theirs) -> tuple[float, float]:
-    """(share of ``theirs``'s chunks found in ``ours``, share of ``ours``'s found in ``theirs``), two
-    :func:`sketch_of` results: the Jaccard index J of the two chunk sets estimated from their bottom-K sketches (the
-    share of the K smallest hashes of the union found in both), their intersection J / (1 + J) times the sum of the
-    set sizes (the chunks counted; exact when a sketch holds fewer than SKETCH_K hashes, which are then the whole
-    set), divided by each set's size."""
+    """(share of ``theirs``'s chunks found in ``ours``, share of ``ours``'s found in ``theirs``), two :func:`sketch_of`
+    results, by bottom-K containment: below t, the smaller of the two sketches' largest hashes (a sketch holding
+    fewer than SKETCH_K hashes is its whole set: no bound), each sketch holds every hash of its set, so the share of
+    one sketch's hashes below t found in the other estimates the containment of its set in the other's (exact when
+    both sketches are whole sets). A share of chunks of about 32 rows is a lower bound of the share of records: one
+    changed row changes its whole chunk."""
     import numpy as np
 
-    (a, a_chunks), (b, b_chunks) = ours, theirs
-    union = np.union1d(a, b)[:SKETCH_K]
-    if not len(union):
-        return 0.0, 0.0
-    jaccard = float(np.count_nonzero(np.isin(union, a) & np.isin(union, b))) / len(union)
-    a_size = len(a) if len(a) < SKETCH_K else a_chunks
-    b_size = len(b) if len(b) < SKETCH_K else b_chunks
-    common = jaccard / (1.0 + jaccard) * (a_size + b_size)
-    return min(1.0, common / b_size), min(1.0, common / a_size)
+    (a, _a_chunks), (b, _b_chunks) = ours, theirs
+
+    def bound(x) -> float:
+        return float(x[-1]) if len(x) >= SKETCH_K else np.inf
+
+    t = min(bound(a), bound(b))
+
+    def found(x, y) -> float:
+        below = x[x <= t] if np.isfinite(t) else x
+        return float(np.count_nonzero(np.isin(below, y))) / len(below) if len(below) else 0.0
+
+    return found(b, a), found(a, b)
 
 
 def repeats_of(audit: dict, entry: dict) -> tuple[list[dict], list[str], bool, list[dict]]:
@@ -489,16 +494,17 @@ def accumulated_epsilon(previous: list[dict], this_release: float = 0.0) -> floa
 
 
 def near_sentence(near: list[dict]) -> str:
-    """The closest near repeat (the largest share) in words: "about 97 % of the records of the release of DATE (file
-    X) are in this file again, in the same order", or, when this file's records are the larger share, "about 97 %
-    of this file's records were in the release of DATE (file X), in the same order"."""
+    """The closest near repeat (the largest share) in words: "at least about 97 % of the records of the release of
+    DATE (file X) are in this file again, in the same order", or, when this file's records are the larger share,
+    "at least about 97 % of this file's records were in the release of DATE (file X), in the same order" (a share of
+    unchanged runs of about 32 records, :func:`near_shares`: a lower bound of the records')."""
     best = max(near, key=lambda n: max(n["earlier_share"], n["this_share"]))
     release = f"the release of {best['created']} (file {best['file']})"
     if best["earlier_share"] >= best["this_share"]:
         share, where = best["earlier_share"], f"of the records of {release} are in this file again"
     else:
         share, where = best["this_share"], f"of this file's records were in {release}"
-    return f"about {100 * share:.0f} % {where}, in the same order"
+    return f"at least about {100 * share:.0f} % {where}, in the same order"
 
 
 def repeat_message(

@@ -97,6 +97,8 @@ def merge_rare(cfg: ReleaseConfig, counts: Mapping[str, Mapping[str, int]]) -> M
         rows = counts.get(col.name)
         if col.role != "perturb" or col.type not in ("nominal", "ordinal") or not col.categories or rows is None:
             columns.append(col)
+            if col.role == "perturb" and any(str(w).startswith(RARE_WARNING_START) for w in col.warnings):
+                still_rare.append(col.name)  # e.g. a numeric column's rare missing-value category (not merged)
             continue
         new, changed = merge_column(col, rows)
         columns.append(new)
@@ -157,8 +159,9 @@ def _free(label: str, taken: set) -> str:
 
 def _nominal_groups(values: list[str], size: dict, label: str) -> list[tuple[str | None, list[str]]]:
     """[(label, categories merged into it)]: the rare ``values`` (and ``label`` when it is one of them) into
-    ``label``, then the smallest others while it is rare and another category would remain; [] when nothing is
-    rare or merging would leave no other category."""
+    ``label``, then the smallest others with rows while it is rare and another category with rows would remain (a
+    group still rare then hides the rare labels, though perturb still asks about it); [] when nothing is rare or
+    merging would leave no other category."""
     rare = [v for v, _n in rare_categories({v: size[v] for v in values})]
     if not rare:
         return []
@@ -166,11 +169,11 @@ def _nominal_groups(values: list[str], size: dict, label: str) -> list[tuple[str
     rest = [v for v in values if v not in group]
     if not rest:
         return []
-    while is_rare(sum(size[v] for v in group)) and len(rest) > 1:
-        smallest = min(rest, key=lambda v: size[v])
+    while is_rare(sum(size[v] for v in group)) and len([v for v in rest if size[v]]) > 1:
+        smallest = min((v for v in rest if size[v]), key=lambda v: size[v])  # not a listed category without rows
         group.append(smallest)
         rest.remove(smallest)
-    return [(label, group)]
+    return [(label, group)]  # still rare when no other category could join: named no more, only counted
 
 
 def _ordinal_groups(values: list[str], size: dict) -> list[tuple[str | None, list[str]]]:

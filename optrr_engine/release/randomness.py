@@ -41,6 +41,9 @@ MIN_KEY_BYTES = 16
 KEY_TAG = "optrr-key-1"
 SOURCES = ("os-entropy", "secret-key", "insecure-test-seed")
 _STREAMS = ("perturb", "shuffle")
+#: The label of a keyed release's stream keys: "optrr-stream-2" since the context holds the whole configuration and
+#: the reader options (a keyed release made under "optrr-stream-1" is not reproduced by this version).
+STREAM_SCHEME = "optrr-stream-2"
 #: The environment variable that unlocks the insecure test seed (developers and the test suite only).
 DEVELOPER_ENV = "OPTRR_DEVELOPER"
 #: The first column of a test-seed release, "yes" on every row: the data file itself says it is not private.
@@ -151,7 +154,8 @@ class ReleaseRandomness:
         if self.source == "secret-key":
             if context is None or self.key is None:
                 raise ValueError("a keyed release needs its key and its context digest")
-            return [hmac.new(self.key, b"optrr-stream-1\0" + s.encode() + b"\0" + context, "sha256").digest()[:16]
+            label = STREAM_SCHEME.encode()
+            return [hmac.new(self.key, label + b"\0" + s.encode() + b"\0" + context, "sha256").digest()[:16]
                     for s in _STREAMS]
         material = f"optrr-insecure-test-seed-1\0{self.test_seed}".encode()
         return [hmac.new(material, s.encode(), "sha256").digest()[:16] for s in _STREAMS]
@@ -170,10 +174,12 @@ class ReleaseRandomness:
         return d
 
     def audit_entry(self) -> dict:
-        """What the hospital keeps: the manifest entry plus the key's fingerprint."""
+        """What the hospital keeps: the manifest entry plus the key's fingerprint and the stream scheme (a keyed
+        release is reproduced by the same key, input, configuration and scheme)."""
         d = self.manifest_entry()
         if self.source == "secret-key" and self.key is not None:
             d["key_fingerprint"] = key_fingerprint(self.key)
+            d["stream_scheme"] = STREAM_SCHEME
         return d
 
 

@@ -289,6 +289,11 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
             _add_missing(col, has_missing or bool(texts), set(markers))
             _flag_markers(col, markers)
             _flag_texts(col, texts)
+            # the categories beside the bins are published by name (perturb's rare rule): the markers listed, and
+            # the missing-value category (empty cells and the texts not listed)
+            rare = rare_warning(_with_missing(col, markers, stats.missing + sum(texts.values())))
+            if rare:
+                warn.append(rare)
             return col
     if distinct is None or distinct > MAX_CATEGORIES:
         col.role = "drop"
@@ -308,7 +313,7 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
         return col
     if len(col.categories) > MANY_CATEGORIES:
         warn.append(f"{len(col.categories)} categories: estimates will need many rows; consider merging")
-    rare = rare_warning(stats.counts)
+    rare = rare_warning(_with_missing(col, stats.counts, stats.missing))
     if rare:
         warn.append(rare)
     _flag_markers(col, stats.counts)
@@ -492,17 +497,27 @@ def kept_unique_refusal(found, rows: int) -> str:
 
 
 def kept_combination_refusal(names, unique: int, rows: int) -> str:
-    """The perturb-time error for kept columns (``names``, in column order) that each pass :func:`kept_too_unique`
-    alone but whose combination of values is held by one row only in ``unique`` of the ``rows`` released: which
-    columns, how many rows, why it matters and the ways out."""
+    """The perturb-time error for kept columns (``names``, in column order) whose combination of values is held by
+    one row only in ``unique`` of the ``rows`` released, more than :func:`kept_too_unique` allows and more than any
+    of them alone: which columns, how many rows, why it matters and the ways out."""
     named = ", ".join(repr(n) for n in names)
     return (
         f"kept columns {named} together would be published as they are, in the clear: {unique:,} of {rows:,} rows "
         "have a combination of these values that no other row has. Each value may be common, but the combination "
         "can link that record to the person in another data set holding the same values (refused when more than "
         f"{KEPT_UNIQUE_SHARE:.0%} of the rows hold such a combination). Drop or perturb one of these columns "
-        "(numeric columns with bins), or give --allow-flagged-kept if publishing its values is intended"
+        "(numeric columns with bins), or give --allow-flagged-kept if publishing their values is intended"
     )
+
+
+def _with_missing(col: ColumnConfig, counts, cells: int) -> dict:
+    """Rows per released category of a column the schema proposes: ``counts`` (rows per text released under its
+    own name) with ``cells`` more rows (empty cells, texts released as missing) in its missing-value category when
+    missing values are a category (the text 'NA' is that category too), as perturb counts them."""
+    out = {str(v): int(c) for v, c in counts.items()}
+    if col.missing == "category" and cells:
+        out[MISSING_LABEL] = out.get(MISSING_LABEL, 0) + int(cells)
+    return out
 
 
 def _add_missing(col: ColumnConfig, has_missing: bool, values: set) -> None:

@@ -49,6 +49,8 @@ _GUI_STEPS = (
      ", or tick the box under the orange list if that is intended"),
     (", or give --allow-flagged-kept if publishing its values is intended",
      ", or tick the box under the orange list if that is intended"),
+    (", or give --allow-flagged-kept if publishing their values is intended",
+     ", or tick the box under the orange list if that is intended"),
 )
 
 

@@ -63,7 +63,7 @@ def test_columns_passing_alone_but_unique_together_are_refused_naming_them_and_n
     text = str(exc)
     assert text.startswith("kept columns 'a', 'b', 'c' together would be published as they are, in the clear")
     assert "200 of 200 rows have a combination of these values that no other row has" in text
-    assert "link that record to the person" in text and "Drop or perturb one of these columns" in text
+    assert "link that record to the person" in text and "Coarsen one of these columns (recode its values" in text
     assert "--allow-flagged-kept" in text
     assert set(os.listdir(tmp_path)) == before and set(os.listdir(audit_dir)) == audit_before
     again = pickle.loads(pickle.dumps(exc))  # the GUI's worker process sends it back

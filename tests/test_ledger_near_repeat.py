@@ -112,6 +112,7 @@ def test_a_near_repeat_is_refused_at_the_commit_point_unless_allowed(tmp_path, a
     where = f"of the records of the release of {near['created']} (file january.csv) are in this file again"
     message = str(exc)
     assert f"about {percent} % {where}, in the same order: records of this file were released 1 time(s)" in message
+    assert "accumulated whole-record epsilon to at most" in message  # the sum bounds a partial overlap
     assert "--allow-repeat" in message
     assert exc.accumulated == pytest.approx(2 * first.manifest["overall_epsilon"])
     assert release_names(tmp_path, "r2.csv") == []  # nothing under the final names, no temporaries

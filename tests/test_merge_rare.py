@@ -29,9 +29,12 @@ def rare_warnings(col: ColumnConfig) -> list[str]:
 
 def test_nominal_rare_categories_go_into_other_and_the_smallest_joins_while_it_is_rare():
     col, still = merged("nominal", {"A": 20, "B": 10, "C": 1, "D": 2, "E": 30})
-    assert col.recode == {"Other": ["C", "D", "B"]}
-    assert col.categories == ["A", "E", "Other"]
-    assert col.warnings == ["merged rare categories 'C' (1), 'D' (2) with 'B' (10) into 'Other'"] and still == []
+    # 'B' has rows of its own: the label says it holds them (a reviewer saw 2,115 'Male' released as 'Other')
+    assert col.recode == {"B or other": ["C", "D", "B"]}
+    assert col.categories == ["A", "E", "B or other"]
+    assert col.warnings == ["merged rare categories 'C' (1), 'D' (2) with 'B' (10) into 'B or other'"] and still == []
+    col, _ = merged("nominal", {"A": 20, "B": 10, "C": 1, "D": 4, "E": 30})  # enough together: plain 'Other'
+    assert col.recode == {"Other": ["C", "D"]}
     col.validate()
 
 
@@ -51,12 +54,12 @@ def test_an_existing_other_takes_them_and_a_taken_other_gives_other_merged():
     col, _ = merged("nominal", {"A": 20, "Other": 8, "X": 1})
     assert col.recode == {"Other": ["Other", "X"]} and col.categories == ["A", "Other"]
     # the text "Other" is released as "Misc": the merged category must not share its name
-    col, _ = merged("nominal", {"A": 20, "B": 10, "Misc": 30, "Z": 2}, recode={"Misc": ["Other"]})
-    assert col.recode == {"Misc": ["Other"], OTHER_MERGED: ["Z", "B"]}
-    assert col.categories == ["A", "Misc", OTHER_MERGED]
+    col, _ = merged("nominal", {"A": 20, "B": 10, "Misc": 30, "Z": 2, "Y": 3}, recode={"Misc": ["Other"]})
+    assert col.recode == {"Misc": ["Other"], OTHER_MERGED: ["Z", "Y"]}
+    assert col.categories == ["A", "B", "Misc", OTHER_MERGED]
     # "Other" is treated as missing
-    col, _ = merged("nominal", {"A": 20, "B": 10, "Z": 2, "NA": 6}, missing_values=["Other"])
-    assert col.recode == {OTHER_MERGED: ["Z", "B"]} and col.categories == ["A", OTHER_MERGED, "NA"]
+    col, _ = merged("nominal", {"A": 20, "B": 10, "Z": 2, "Y": 3, "NA": 6}, missing_values=["Other"])
+    assert col.recode == {OTHER_MERGED: ["Z", "Y"]} and col.categories == ["A", "B", OTHER_MERGED, "NA"]
 
 
 def test_ordinal_rare_categories_merge_into_the_smaller_neighbour_as_ranges():
@@ -88,8 +91,8 @@ def test_the_missing_value_category_is_never_merged_and_keeps_its_warning():
     assert col.recode == {"Other": ["X", "Y"]} and col.categories == ["F", "M", "Other", "NA"]
     assert rare_warnings(col) == [
         f"{RARE_WARNING_START} after recoding: 'NA' (2); the codebook lists every category, so their existence is "
-        "disclosed - merge them or set them missing"
-    ]
+        "disclosed - it is the missing-value category (a value is missing): allow it at release, or drop the column"
+    ]  # not 'merge them or set them missing', which cannot apply to it
     assert LEFT_RARE_NOTE not in col.warnings and still == ["c"]
     col, _ = merged("ordinal", {"1": 30, "2": 20, "NA": 1, "3": 2}, categories=["1", "2", "NA", "3"])
     assert col.recode == {"2-3": ["2", "3"]} and col.categories == ["1", "2-3", "NA"]
@@ -155,5 +158,5 @@ def test_the_refusal_names_at_most_ten_columns_and_the_merge_rare_way_out():
 
 def test_a_listed_category_without_rows_is_not_pulled_into_other():
     col, _still = merged("nominal", {"A": 50, "Z": 0, "B": 2, "C": 30})
-    assert sorted(col.recode["Other"]) == ["B", "C"]  # 'B' (2) with the smallest category holding rows, not 'Z' (0)
-    assert col.categories == ["A", "Z", "Other"]
+    assert sorted(col.recode["C or other"]) == ["B", "C"]  # 'B' (2) with the smallest category with rows, not 'Z'
+    assert col.categories == ["A", "Z", "C or other"]

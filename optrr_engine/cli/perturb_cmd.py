@@ -202,12 +202,12 @@ def check_flagged_kept(args, cfg) -> None:
 def print_repeat(ledger: list, record: str) -> None:
     """After a repeat release (``--allow-repeat``; ``ledger``: every release of the same data, this one last), say on
     stderr the accumulated whole-record epsilon over those releases (sum: basic composition)."""
-    from ..release.audit import accumulated_epsilon
+    from ..release.audit import ACCUMULATED_NOTE, accumulated_epsilon
 
     if len(ledger) > 1:
         print(
             f"optrr: warning: this data has now been released {len(ledger)} times; accumulated whole-record epsilon "
-            f"{accumulated_epsilon(ledger):.6g} (sum over the releases; the privacy ledger is in {record})",
+            f"{accumulated_epsilon(ledger):.6g} ({ACCUMULATED_NOTE}; the privacy ledger is in {record})",
             file=sys.stderr,
         )
 

@@ -488,6 +488,10 @@ def release_entry(audit: dict, output_sha256: str) -> dict:
     raise InputError(f"the audit record has no release with SHA-256 {output_sha256}")
 
 
+#: What the accumulated epsilon is, wherever it is said: the sum is exact for the records in every release found.
+ACCUMULATED_NOTE = "sum over the releases; less for records in only some of them"
+
+
 def accumulated_epsilon(previous: list[dict], this_release: float = 0.0) -> float:
     """Basic composition: the sum of the whole-record epsilons of every release of the same records."""
     return float(sum(float(r.get("overall_epsilon", 0.0)) for r in previous) + this_release)
@@ -532,9 +536,10 @@ def repeat_message(
         what = "records of this file were"
     if near:
         what = f"{near_sentence(near)}: {what}"
+    bound = "at most " if near else ""  # a near repeat shares only part of its records with each release found
     return (
         f"{what} released {len(previous)} time(s) before ({dates}); another release with fresh noise "
-        f"brings the accumulated whole-record epsilon to {total:.6g} (sum over the releases); confirm with "
+        f"brings the accumulated whole-record epsilon to {bound}{total:.6g} ({ACCUMULATED_NOTE}); confirm with "
         "--allow-repeat if that is intended"
     )
 

@@ -7,7 +7,8 @@ perturbed nominal or ordinal column (numeric bins are left alone) :func:`merge_r
 - nominal: every rare category goes into one category "Other" (into the existing category "Other" if there is
   one; "Other (merged)" if the text "Other" means something else in the column: recoded to another label, a
   missing value or the missing-value label). While "Other" is still rare, the smallest remaining category joins
-  it, as long as another category remains besides it;
+  it and names it ("Male or other": a category with rows of its own is never released as just "Other"), as long
+  as another category remains besides it;
 - ordinal (categories in their order): the rarest category merges with its adjacent neighbour of fewer rows (the
   one before on a tie), repeated until none is rare. The merged label is a range when every label merged is a
   number, a range "a-b" or an open range "a+" and they follow one another ("12-14" and "15-17" give "12-17";
@@ -169,10 +170,14 @@ def _nominal_groups(values: list[str], size: dict, label: str) -> list[tuple[str
     rest = [v for v in values if v not in group]
     if not rest:
         return []
+    absorbed = []
     while is_rare(sum(size[v] for v in group)) and len([v for v in rest if size[v]]) > 1:
         smallest = min((v for v in rest if size[v]), key=lambda v: size[v])  # not a listed category without rows
         group.append(smallest)
+        absorbed.append(smallest)
         rest.remove(smallest)
+    if absorbed:  # a category with enough rows of its own joined: the label says so ('Male or other', not 'Other')
+        label = _free(f"{', '.join(absorbed)} or other", set(values) - set(group))
     return [(label, group)]  # still rare when no other category could join: named no more, only counted
 
 

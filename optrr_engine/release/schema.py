@@ -429,9 +429,12 @@ def rare_warning(counts, recoded: bool = False) -> str | None:
     shown = ", ".join(f"{v!r} ({c})" for v, c in rare[:RARE_SHOWN])
     more = f" and {len(rare) - RARE_SHOWN} more" if len(rare) > RARE_SHOWN else ""
     after = " after recoding" if recoded else ""
+    way_out = "merge them or set them missing"
+    if all(v == MISSING_LABEL for v, _c in rare):  # the missing-value category: nothing to merge it into
+        way_out = "it is the missing-value category (a value is missing): allow it at release, or drop the column"
     return (
         f"{RARE_WARNING_START}{after}: {shown}{more}; the codebook lists every category, so their existence is "
-        "disclosed - merge them or set them missing"
+        f"disclosed - {way_out}"
     )
 
 
@@ -452,19 +455,27 @@ def rare_refusal(found) -> str:
         listed.append(f"{name!r}: {shown}{more}")
     others = len(found) - RARE_SHOWN
     columns = f"; and {others:,} more column{'s' if others != 1 else ''}" if others > 0 else ""
-    missing = any(v == MISSING_LABEL for _name, rare in found for v, _c in rare)
+    values = [v for _name, rare in found for v, _c in rare]
+    start = f"{RARE_WARNING_START} would be released by name in {'; '.join(listed)}{columns}"
+    if all(v == MISSING_LABEL for v in values):  # only missing-value categories: merging and missing do not apply
+        return (
+            f"{start}; the codebook lists every category, so their existence is disclosed. {MISSING_LABEL!r} is the "
+            "missing-value category: it only says that a value is missing, and nothing can be merged into it or it "
+            "into another. Drop the column, or give --allow-rare-categories if publishing their existence is intended"
+        )
     na = (
         f" ({MISSING_LABEL!r}, the missing-value category, only says that a value is missing and is not merged: "
         "allow it if that may be known, or drop the column)"
-        if missing
+        if MISSING_LABEL in values
         else ""
     )
     return (
-        f"{RARE_WARNING_START} would be released by name in {'; '.join(listed)}{columns}; the codebook lists every "
+        f"{start}; the codebook lists every "
         f"category, so their existence is disclosed{na}. Merge them into a category with enough rows (`optrr schema "
         "INPUT -o CONFIG --merge-rare` writes a configuration that does: into 'Other', or into a neighbour in an "
         "ordinal column; or recode by hand), list them as missing values with missing: category (the codebook counts "
-        "such texts without naming them; missing: exclude would leave their rows out, which no epsilon protects), "
+        "such texts without naming them; it helps only when the missing-value category then holds enough rows; "
+        "missing: exclude would leave their rows out, which no epsilon protects), "
         "drop the column, or give --allow-rare-categories if publishing their existence is intended"
     )
 
@@ -505,8 +516,9 @@ def kept_combination_refusal(names, unique: int, rows: int) -> str:
         f"kept columns {named} together would be published as they are, in the clear: {unique:,} of {rows:,} rows "
         "have a combination of these values that no other row has. Each value may be common, but the combination "
         "can link that record to the person in another data set holding the same values (refused when more than "
-        f"{KEPT_UNIQUE_SHARE:.0%} of the rows hold such a combination). Drop or perturb one of these columns "
-        "(numeric columns with bins), or give --allow-flagged-kept if publishing their values is intended"
+        f"{KEPT_UNIQUE_SHARE:.0%} of the rows hold such a combination). Coarsen one of these columns (recode its "
+        "values into fewer groups, e.g. ages into bands), perturb it (a numeric one with bins) or drop it, or give "
+        "--allow-flagged-kept if publishing their values is intended"
     )
 
 

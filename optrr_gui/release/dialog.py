@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine.errors import InputError, OptRRError
-from optrr_engine.release.audit import AUDIT_NAME, RepeatReleaseError, accumulated_epsilon
+from optrr_engine.release.audit import ACCUMULATED_NOTE, AUDIT_NAME, RepeatReleaseError, accumulated_epsilon
 from optrr_engine.release.manifest import mechanism_from_manifest
 from optrr_engine.release.perturb import PublishRefusal
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
@@ -174,7 +174,7 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
         total = accumulated_epsilon(list(ledger))
         lines.append(
             f"<p style='color:#b05000'>This data has now been released {len(ledger)} times: accumulated "
-            f"whole-record ε {fmt_eps(total)} (sum over the releases).</p>"
+            f"whole-record ε {fmt_eps(total)} ({ACCUMULATED_NOTE}).</p>"
         )
     unlisted = audit.get("unlisted_values_as_missing") or {}
     if unlisted:

@@ -248,3 +248,11 @@ def test_analyse_lists_a_kept_column_marked_and_not_tickable(qtbot, window, tmp_
     qtbot.waitUntil(lambda: view.opened is not None and view.release_path == str(plain), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not view.spinner.is_spinning(), timeout=WAIT_MS)
     assert view.kept_names() == [] and view.kept_note.isHidden() and view.attributes.count() == len(names)
+
+
+def test_the_kept_note_speaks_of_several_columns_in_the_plural():
+    from optrr_gui.analyse.view import kept_note
+
+    several = kept_note(["GENDER", "AGE"])
+    assert several.startswith("'GENDER', 'AGE' are columns copied unchanged") and "tabulate them directly" in several
+    assert "tabulate it directly" in kept_note(["AGE"])

@@ -78,6 +78,10 @@ def test_the_marker_warning_goes_once_the_markers_are_treated_as_missing(qtbot, 
     j = column(window, "bmi")
     assert any("missing-value markers ('N/A')" in w for w in warnings_shown(window, j))
     treat_as_missing(window, j, "N/A")
+    # the panel's list counts them in 'NA' at once (it showed 'NA (0 rows)' until another column was shown)
+    summary, model = window.summaries["bmi"], window.column_panel.categories.model_
+    rows = summary.missing + summary.count_of("N/A")
+    assert rows > 0 and model.text(model.labels.index("NA")).startswith(f"NA   ({rows:,} rows")
     assert not any("missing-value markers" in w for w in warnings_shown(window, j))
     window.stack.undo()  # the markers are categories again: so is the warning
     assert any("missing-value markers ('N/A')" in w for w in warnings_shown(window, j))

@@ -47,3 +47,22 @@ def test_the_rare_refusal_names_the_windows_way_to_merge_not_the_command_line():
     text = gui_wording(rare_refusal([("age", [(NOTE, 1)])]))
     assert "Group rare… in the column's side panel" in text and "tick the box under the orange list" in text
     assert "optrr schema" not in text and "--merge-rare" not in text and "--allow-rare" not in text
+
+
+def test_group_rare_never_merges_the_missing_value_category(qtbot, ages):
+    """'NA' (the note, released as missing: 1 row) is rare, but Group rare leaves it: merging it into 'Other' made
+    the missing rows a value, and treating 'Other' as missing then left the column without a design (a review)."""
+    from optrr_engine.release.recode import group_rare
+    from optrr_gui.design.column_panel import nothing_grouped
+
+    j = index_of(ages, "age")
+    ages.attributes.view.selectRow(j)
+    qtbot.waitUntil(lambda: ages.column_panel.row == j, timeout=WAIT_MS)
+    assert ages.column_panel.group_rare_categories(5) == []
+    col = ages.state.columns[j]
+    assert col.recode is None and "NA" in col.categories
+    why = nothing_grouped(col, ages.summaries["age"], {"min_rows": 5, "label": "Other"})
+    assert why.startswith("Nothing grouped: only 'NA', the missing-value category (1 row), is rare")
+    # the engine's rule: the categories in keep are never merged
+    recode, categories, merged = group_rare(None, ["a", "b", "NA"], {"a": 40, "b": 2, "NA": 1}, 5, keep=["NA"])
+    assert merged == ["b"] and categories == ["a", "NA", "Other"] and recode == {"Other": ["b"]}

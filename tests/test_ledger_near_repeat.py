@@ -277,3 +277,13 @@ def test_a_small_slice_of_a_large_file_is_found_whole_and_heavy_edits_are_not(nu
     base = whole.iloc[:3000].reset_index(drop=True)
     heavy = edited(base, rows=90)  # 3 %
     assert max(near_shares(sketch(heavy), sketch(base))) < NEAR_REPEAT_SHARE
+
+
+def test_the_windows_question_says_at_most_for_a_near_repeat():
+    from optrr_gui.release.dialog import accumulated_text
+
+    previous = [{"created": "2026-10-01T00:00:00Z", "input": {"file": "october.csv"}, "overall_epsilon": 1.0}]
+    near = [{"created": "2026-10-01T00:00:00Z", "file": "october.csv", "earlier_share": 0.97, "this_share": 0.9}]
+    assert accumulated_text(RepeatReleaseError("m", previous, 2.0, near=near)).startswith("at most 2")
+    exact = accumulated_text(RepeatReleaseError("m", previous, 2.0))
+    assert exact.startswith("2") and "less for records in only some of them" in exact

@@ -164,12 +164,13 @@ def rename(recode, categories: list[str], old: str, new: str) -> tuple[dict, lis
     return merge(recode, categories, [old], new)
 
 
-def group_rare(recode, categories: list[str], counts: dict, min_rows: int, label: str = OTHER_LABEL):
+def group_rare(recode, categories: list[str], counts: dict, min_rows: int, label: str = OTHER_LABEL, keep=()):
     """Merge every released category seen in fewer than ``min_rows`` rows (``counts``: rows per released
-    label; absent = 0) into ``label``, at the end of the list. Returns (recode, categories, merged labels)."""
+    label; absent = 0) into ``label``, at the end of the list; never those in ``keep`` (the missing-value category:
+    a missing value is not a value to merge). Returns (recode, categories, merged labels)."""
     if not isinstance(min_rows, (int, np.integer)) or isinstance(min_rows, bool) or min_rows < 1:
         raise InputError(f"the row threshold must be a whole number of at least 1; got {min_rows!r}")
-    rare = [c for c in categories if counts.get(c, 0) < min_rows and c != label]
+    rare = [c for c in categories if counts.get(c, 0) < min_rows and c != label and c not in keep]
     if not rare:
         return {k: list(v) for k, v in (recode or {}).items()}, list(categories), []
     recode, merged = merge(recode, categories, [label, *rare] if label in categories else rare, label)

@@ -92,7 +92,8 @@ def kept_note(names: list[str]) -> str:
     if len(names) == 1:
         return f"{kept_column_message(names[0])}: it is not private and is not estimated here."
     listed = ", ".join(repr(n) for n in names)
-    return f"{listed} are columns {KEPT_COLUMN_HINT}: they are not private and are not estimated here."
+    hint = KEPT_COLUMN_HINT.replace("tabulate it directly", "tabulate them directly")
+    return f"{listed} are columns {hint}: they are not private and are not estimated here."
 
 
 def pct(v: float) -> str:

@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from optrr_engine.release.recode import released_label
+
 from ..common.commands import SetColumnFields, SetColumnsFields, SetColumnValue, set_roles
 from ..common.widgets import WrappedLabel
 from ..design.attribute_table import ROLE_HELP, TYPE_HELP
@@ -74,6 +76,14 @@ def nothing_grouped(col, summary, params: dict) -> str:
             f"Nothing grouped: {label!r} ({rows:,} row{'s' if rows != 1 else ''}) is already the group of rare "
             f"values and is still rare (fewer than {min_rows:,} rows). Merge it into another category (select both "
             "under Categories, then Merge…), or treat it as missing."
+        )
+    missing = released_label(col.missing_label, col.recode) if col.missing == "category" else None
+    missing_rows = released_rows(col, summary).get(missing) if summary is not None and missing else None
+    if missing_rows is not None and 0 < missing_rows < min_rows:
+        return (
+            f"Nothing grouped: only {missing!r}, the missing-value category ({missing_rows:,} row"
+            f"{'s' if missing_rows != 1 else ''}), is rare, and a missing value is not merged with values. Allow it "
+            "at release (the tick under the orange list), or drop the column."
         )
     return f"Nothing grouped: no category has fewer than {min_rows:,} row{'s' if min_rows != 1 else ''}."
 
@@ -611,9 +621,10 @@ class ColumnPanel(QWidget):
         shown = (self.row, col.name)
         same = shown == self._shown
         summary = self.summaries.get(col.name)
-        source = (self.row, col.name, col.type, col.categories, col.recode, summary)
+        # the missing values count in the missing-value category's rows: a change of them alone shows new counts
+        source = (self.row, col.name, col.type, col.missing, col.categories, col.recode, col.missing_values, summary)
         old = self._list_source
-        if same and old is not None and source[:3] == old[:3] and all(map(operator.is_, source[3:], old[3:])):
+        if same and old is not None and source[:4] == old[:4] and all(map(operator.is_, source[4:], old[4:])):
             return
         self._list_source = source
         keep = set(self.categories.selected_labels()) if same else set()

@@ -420,6 +420,13 @@ FOUND_BY_RELEASE = (
 )
 
 
+def accumulated_text(exc: RepeatReleaseError) -> str:
+    """The accumulated whole-record ε of a repeat as the engine says it: the sum over the releases found, "at most"
+    when they were found as near repeats (each shares only part of the records)."""
+    bound = "at most " if exc.near else ""
+    return f"{bound}{fmt_eps(exc.accumulated)} ({ACCUMULATED_NOTE})"
+
+
 def repeat_sentence(exc: RepeatReleaseError) -> str:
     """What was released before (:class:`RepeatReleaseError`): the same data file, the same records found in
     another file (``exc.columns`` identical, value by value) or in another order (``exc.reordered``), or most of
@@ -1244,7 +1251,7 @@ class ReleaseDialog(QDialog):
             "Release the same data again?",
             f"{repeat_sentence(exc)} (see the privacy ledger in {self.window_.settings.audit_dir()}). Each release "
             "randomizes the same people anew, so together the releases reveal more: the accumulated whole-record ε "
-            f"would be {fmt_eps(exc.accumulated)}.{replaced}"
+            f"would be {accumulated_text(exc)}.{replaced}"
             "\n\nRelease again?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,

@@ -232,6 +232,11 @@ def test_keys_reproduce_test_seeds_are_marked_and_os_entropy_is_the_default(tmp_
     fingerprints = [r["randomness"].get("key_fingerprint") for r in audit]
     assert fingerprints[0] == fingerprints[1] != fingerprints[2] and len(fingerprints[0]) == 16
     assert {r["randomness"]["stream_scheme"] for r in audit} == {"optrr-stream-2"}  # what reproduces it
+    # k2 reproduced k1 byte for byte (the same noise): the ledger counts that information once, k3 anew
+    from optrr_engine.release.audit import accumulated_epsilon
+
+    eps = [r["overall_epsilon"] for r in audit]
+    assert accumulated_epsilon(audit) == pytest.approx(eps[0] + eps[2]) and eps[0] > 0
     for name in ("k1.csv", "k1.csv.manifest.json", "k1.csv.report.html"):
         data = (tmp_path / name).read_bytes()
         assert key.hex().encode() not in data and fingerprints[0].encode() not in data, name

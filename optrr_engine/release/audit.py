@@ -489,12 +489,22 @@ def release_entry(audit: dict, output_sha256: str) -> dict:
 
 
 #: What the accumulated epsilon is, wherever it is said: the sum is exact for the records in every release found.
-ACCUMULATED_NOTE = "sum over the releases; less for records in only some of them"
+ACCUMULATED_NOTE = "sum over the releases, identical ones once; less for records in only some of them"
 
 
 def accumulated_epsilon(previous: list[dict], this_release: float = 0.0) -> float:
-    """Basic composition: the sum of the whole-record epsilons of every release of the same records."""
-    return float(sum(float(r.get("overall_epsilon", 0.0)) for r in previous) + this_release)
+    """Basic composition: the sum of the whole-record epsilons of every release of the same records, a release
+    whose data file is byte for byte an earlier one's (a keyed release reproduced: the same noise) counted once."""
+    seen: set[str] = set()
+    total = 0.0
+    for r in previous:
+        sha = r.get("output_sha256")
+        if isinstance(sha, str):
+            if sha in seen:
+                continue
+            seen.add(sha)
+        total += float(r.get("overall_epsilon", 0.0))
+    return float(total + this_release)
 
 
 def near_sentence(near: list[dict]) -> str:

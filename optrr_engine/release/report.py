@@ -279,7 +279,7 @@ need it to estimate the true distributions (<code>optrr estimate</code>).</p>"""
 def render_internal_report(manifest: dict, entry: dict, history: list[dict]) -> str:
     """The internal report, kept by the hospital: the external one plus the raw file, the rows left out, the
     dropped columns, the key fingerprint and the ledger of every release of this source."""
-    from .audit import accumulated_epsilon
+    from .audit import ACCUMULATED_NOTE, accumulated_epsilon
 
     m = manifest
     inp, files, rnd = entry.get("input", {}), entry.get("files", {}), entry.get("randomness", {})
@@ -294,7 +294,7 @@ def render_internal_report(manifest: dict, entry: dict, history: list[dict]) -> 
     if len(history) > 1:
         warnings.append(
             f"This source has been released {len(history)} times; together they cost an accumulated whole-record "
-            f"epsilon of {_num(accumulated_epsilon(history))} (sum over the releases)."
+            f"epsilon of {_num(accumulated_epsilon(history))} ({ACCUMULATED_NOTE})."
         )
     ledger = "".join(
         f"<tr><td>{_e(r.get('created', ''))}</td><td>{_e((r.get('files') or {}).get('release', ''))}</td>"

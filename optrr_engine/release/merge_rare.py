@@ -29,8 +29,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from .config import ColumnConfig, ReleaseConfig
-from .recode import OTHER_LABEL, merge, released_label, source_map
-from .schema import MANY_CATEGORIES, RARE_WARNING_START, is_rare, rare_categories, rare_warning
+from .recode import OTHER_LABEL, merge, source_map
+from .schema import (
+    MANY_CATEGORIES,
+    RARE_WARNING_START,
+    category_rows,
+    is_rare,
+    missing_category,
+    rare_categories,
+    rare_warning,
+)
 
 #: How the note on a column whose rare categories were merged starts.
 MERGED_NOTE_START = "merged rare categories"
@@ -55,30 +63,8 @@ class MergedRare:
     still_rare: list[str] = field(default_factory=list)
 
 
-def missing_category(col: ColumnConfig) -> str | None:
-    """The released category of the column's missing values (its ``missing_label`` after recoding), or None when
-    its missing rows are left out."""
-    return released_label(col.missing_label, col.recode) if col.missing == "category" else None
-
-
-def category_rows(col: ColumnConfig, texts: Mapping[str, int], missing: int) -> dict[str, int]:
-    """Rows per released category of ``col``, as perturb counts them, from the rows of each text read (``texts``)
-    and of the empty cells (``missing``): texts of ``missing_values`` and empty cells count in the missing-value
-    category (none with ``missing: exclude``), the others under their recoded label."""
-    missing_label = missing_category(col)
-    gone = set(col.missing_values)
-    rows: dict[str, int] = {}
-    for text, n in texts.items():
-        label = missing_label if text in gone else released_label(text, col.recode)
-        if label is not None:
-            rows[label] = rows.get(label, 0) + int(n)
-    if missing_label is not None and missing:
-        rows[missing_label] = rows.get(missing_label, 0) + int(missing)
-    return rows
-
-
 def stats_rows(cfg: ReleaseConfig, stats: Mapping) -> dict[str, dict[str, int]]:
-    """:func:`category_rows` of each column of ``cfg`` from the schema pass's ColumnStats (``stats``: {column:
+    """:func:`.schema.category_rows` of each column of ``cfg`` from the schema pass's ColumnStats (``stats``: {column:
     ColumnStats}, :func:`.schema.infer_schema`'s ``column_stats``); a column whose values were too many to count
     is left out."""
     out = {}
@@ -91,7 +77,7 @@ def stats_rows(cfg: ReleaseConfig, stats: Mapping) -> dict[str, dict[str, int]]:
 
 def merge_rare(cfg: ReleaseConfig, counts: Mapping[str, Mapping[str, int]]) -> MergedRare:
     """``cfg`` with the rare categories of its perturbed nominal and ordinal columns merged by the module's rules
-    (``counts``: {column: rows per released category}, :func:`category_rows`; a column without counts is left as
+    (``counts``: {column: rows per released category}, :func:`.schema.category_rows`; a column without counts is left as
     it is)."""
     columns, merged, still_rare = [], [], []
     for col in cfg.columns:

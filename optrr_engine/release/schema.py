@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from ..tasks import TaskControl
 from .bins import DEFAULT_BIN_COUNT, equal_width_edges, quantile_edges
 from .column_stats import ColumnStats, is_number_text
 from .config import DEFAULT_EPSILON, INPUT_KEYS, MISSING_LABEL, ColumnConfig, ReleaseConfig
+from .recode import released_label
 
 #: Number-valued columns with at most this many distinct values are ordinal categories, not bins.
 ORDINAL_MAX = 12
@@ -291,7 +293,7 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
             _flag_texts(col, texts)
             # the categories beside the bins are published by name (perturb's rare rule): the markers listed, and
             # the missing-value category (empty cells and the texts not listed)
-            rare = rare_warning(_with_missing(col, markers, stats.missing + sum(texts.values())))
+            rare = rare_warning(category_rows(col, markers, stats.missing + sum(texts.values())))
             if rare:
                 warn.append(rare)
             return col
@@ -313,7 +315,7 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
         return col
     if len(col.categories) > MANY_CATEGORIES:
         warn.append(f"{len(col.categories)} categories: estimates will need many rows; consider merging")
-    rare = rare_warning(_with_missing(col, stats.counts, stats.missing))
+    rare = rare_warning(category_rows(col, stats.counts, stats.missing))
     if rare:
         warn.append(rare)
     _flag_markers(col, stats.counts)
@@ -522,14 +524,26 @@ def kept_combination_refusal(names, unique: int, rows: int) -> str:
     )
 
 
-def _with_missing(col: ColumnConfig, counts, cells: int) -> dict:
-    """Rows per released category of a column the schema proposes: ``counts`` (rows per text released under its
-    own name) with ``cells`` more rows (empty cells, texts released as missing) in its missing-value category when
-    missing values are a category (the text 'NA' is that category too), as perturb counts them."""
-    out = {str(v): int(c) for v, c in counts.items()}
-    if col.missing == "category" and cells:
-        out[MISSING_LABEL] = out.get(MISSING_LABEL, 0) + int(cells)
-    return out
+def missing_category(col: ColumnConfig) -> str | None:
+    """The released category of the column's missing values (its ``missing_label`` after recoding), or None when
+    its missing rows are left out."""
+    return released_label(col.missing_label, col.recode) if col.missing == "category" else None
+
+
+def category_rows(col: ColumnConfig, texts: Mapping[str, int], missing: int) -> dict[str, int]:
+    """Rows per released category of ``col``, as perturb counts them, from the rows of each text read (``texts``)
+    and of the empty cells (``missing``): texts of ``missing_values`` and empty cells count in the missing-value
+    category (none with ``missing: exclude``), the others under their recoded label."""
+    missing_label = missing_category(col)
+    gone = set(col.missing_values)
+    rows: dict[str, int] = {}
+    for text, n in texts.items():
+        label = missing_label if text in gone else released_label(text, col.recode)
+        if label is not None:
+            rows[label] = rows.get(label, 0) + int(n)
+    if missing_label is not None and missing:
+        rows[missing_label] = rows.get(missing_label, 0) + int(missing)
+    return rows
 
 
 def _add_missing(col: ColumnConfig, has_missing: bool, values: set) -> None:

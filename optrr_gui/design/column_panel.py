@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from optrr_engine.release.recode import released_label
+from optrr_engine.release.schema import missing_category
 
 from ..common.commands import SetColumnFields, SetColumnsFields, SetColumnValue, set_roles
 from ..common.widgets import WrappedLabel
@@ -70,15 +70,16 @@ def nothing_grouped(col, summary, params: dict) -> str:
     """Why Group rare (``params``: min_rows, label) merged nothing in ``col`` and what to do: its group is already
     the only rare category, or no category is rare."""
     label, min_rows = params["label"], int(params["min_rows"])
-    rows = released_rows(col, summary).get(label) if summary is not None else None
+    counts = released_rows(col, summary) if summary is not None else {}
+    rows = counts.get(label)
     if label in (col.categories or []) and rows is not None and 0 < rows < min_rows:
         return (
             f"Nothing grouped: {label!r} ({rows:,} row{'s' if rows != 1 else ''}) is already the group of rare "
             f"values and is still rare (fewer than {min_rows:,} rows). Merge it into another category (select both "
             "under Categories, then Merge…), or treat it as missing."
         )
-    missing = released_label(col.missing_label, col.recode) if col.missing == "category" else None
-    missing_rows = released_rows(col, summary).get(missing) if summary is not None and missing else None
+    missing = missing_category(col)
+    missing_rows = counts.get(missing) if missing else None
     if missing_rows is not None and 0 < missing_rows < min_rows:
         return (
             f"Nothing grouped: only {missing!r}, the missing-value category ({missing_rows:,} row"

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from optrr_engine.errors import OptRRError
-from optrr_engine.release.recode import group_rare, merge, released_label
+from optrr_engine.release.recode import group_rare, merge
+from optrr_engine.release.schema import missing_category
 from optrr_engine.tasks import TaskControl
 
 from ...state.config_bridge import codec_size
@@ -54,9 +55,8 @@ def recode_column(column: ColumnState, summary, kind: str, params: dict, progres
         counts = released_counts(column, summary, recode)
         ctl.check()
         ctl.report(0.3, "grouping the rare categories")
-        missing = [released_label(column.missing_label, recode)] if column.missing == "category" else []
         recode, categories, merged = group_rare(
-            recode, categories, counts, params["min_rows"], params["label"], keep=missing
+            recode, categories, counts, params["min_rows"], params["label"], keep=(missing_category(column),)
         )
     elif kind == "merge":
         ctl.report(0.0, "merging the categories")

@@ -546,12 +546,17 @@ def repeat_message(
         what = "records of this file were"
     if near:
         what = f"{near_sentence(near)}: {what}"
-    bound = "at most " if near else ""  # a near repeat shares only part of its records with each release found
     return (
         f"{what} released {len(previous)} time(s) before ({dates}); another release with fresh noise "
-        f"brings the accumulated whole-record epsilon to {bound}{total:.6g} ({ACCUMULATED_NOTE}); confirm with "
-        "--allow-repeat if that is intended"
+        f"brings the accumulated whole-record epsilon to {accumulated_words(f'{total:.6g}', bool(near))}; confirm "
+        "with --allow-repeat if that is intended"
     )
+
+
+def accumulated_words(number: str, near: bool) -> str:
+    """The accumulated epsilon (``number``, already formatted) in words: "at most" when the releases were found as
+    near repeats (each shares only part of the records), and what the sum is (ACCUMULATED_NOTE)."""
+    return f"{'at most ' if near else ''}{number} ({ACCUMULATED_NOTE})"
 
 
 def audit_text(audit: dict) -> str:

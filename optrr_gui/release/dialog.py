@@ -38,7 +38,13 @@ from PySide6.QtWidgets import (
 )
 
 from optrr_engine.errors import InputError, OptRRError
-from optrr_engine.release.audit import ACCUMULATED_NOTE, AUDIT_NAME, RepeatReleaseError, accumulated_epsilon
+from optrr_engine.release.audit import (
+    ACCUMULATED_NOTE,
+    AUDIT_NAME,
+    RepeatReleaseError,
+    accumulated_epsilon,
+    accumulated_words,
+)
 from optrr_engine.release.manifest import mechanism_from_manifest
 from optrr_engine.release.perturb import PublishRefusal
 from optrr_engine.release.randomness import DEVELOPER_ENV, developer_mode, generate_key_file
@@ -423,8 +429,7 @@ FOUND_BY_RELEASE = (
 def accumulated_text(exc: RepeatReleaseError) -> str:
     """The accumulated whole-record ε of a repeat as the engine says it: the sum over the releases found, "at most"
     when they were found as near repeats (each shares only part of the records)."""
-    bound = "at most " if exc.near else ""
-    return f"{bound}{fmt_eps(exc.accumulated)} ({ACCUMULATED_NOTE})"
+    return accumulated_words(fmt_eps(exc.accumulated), bool(exc.near))
 
 
 def repeat_sentence(exc: RepeatReleaseError) -> str:

@@ -116,3 +116,13 @@ def test_a_wrong_name_comes_before_a_hash_mismatch_and_a_bad_manifest_before_bot
         fh.write("{")
     assert main(["estimate", release, "--marginal", "height"]) == 2
     assert "not valid JSON" in error_line(capsys)
+
+
+def test_a_mistyped_name_is_said_without_hashing_the_release(release, capsys, monkeypatch):
+    from optrr_engine.release import manifest as manifest_module
+
+    hashed = []
+    monkeypatch.setattr(manifest_module, "check_data_hash", lambda *a, **k: hashed.append(a))
+    assert main(["estimate", release, "--marginal", "height"]) == 2
+    assert "attribute 'height' is not in the release" in error_line(capsys) and hashed == []
+    assert main(["estimate", release, "--marginal", "sex"]) == 0 and len(hashed) == 1

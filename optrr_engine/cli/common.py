@@ -118,38 +118,27 @@ def release_names(manifest: dict, text: str, option: str) -> list[str]:
     return names
 
 
-def release_option_names(args, text: str, option: str) -> list[str]:
-    """:func:`release_names` against the manifest of ``args.release`` (read here without the hash check, which the
-    engine does); a missing release is reported by the engine."""
+def open_named_release(args, text: str, option: str) -> tuple[list[str], tuple]:
+    """(the names ``text`` gives (:func:`release_names`), the (manifest, mechanism) of ``args.release``): the
+    manifest is read once, the names matched against it, then the data file's SHA-256 checked unless
+    --no-hash-check (a mistyped name is said without hashing the file). The first error is the first of: an
+    unreadable list (when the release is missing), the missing release, the manifest's own, a name not in the
+    release, the hash."""
     import os
 
     from ..estimation.release_estimate import default_manifest_path
-    from ..estimation.release_source import load_manifest
-
-    if not os.path.exists(args.release):
-        return split_names(text, option)
-    manifest = load_manifest(args.manifest or default_manifest_path(args.release), check_hash=False)
-    return release_names(manifest, text, option)
-
-
-def open_named_release(args, text: str, option: str) -> tuple[list[str], tuple]:
-    """(the names ``text`` gives (:func:`release_names`), the (manifest, mechanism) of ``args.release``): the
-    manifest is read once, the data file's SHA-256 checked unless --no-hash-check. The first error is the first of:
-    an unreadable list (when the release is missing), the release's or the manifest's own, a name not in the
-    release, the hash (on a mismatch the manifest is read again, to report a wrong name first)."""
-    import os
-
-    from ..estimation.release_estimate import open_release
-    from ..release.manifest import HashMismatchError
+    from ..estimation.release_source import load_manifest, mechanism_from_manifest
+    from ..release.manifest import check_data_hash
 
     if not os.path.exists(args.release):
         split_names(text, option)
-    try:
-        opened = open_release(args.release, args.manifest, check_hash=not args.no_hash_check)
-    except HashMismatchError:
-        release_option_names(args, text, option)
-        raise
-    return release_names(opened[0], text, option), opened
+        raise InputError(f"release file {args.release} does not exist")
+    manifest_path = args.manifest or default_manifest_path(args.release)
+    manifest = load_manifest(manifest_path, check_hash=False)
+    names = release_names(manifest, text, option)
+    if not args.no_hash_check:
+        check_data_hash(manifest, manifest_path, args.release)
+    return names, (manifest, mechanism_from_manifest(manifest))
 
 
 def add_release_arguments(p) -> None:

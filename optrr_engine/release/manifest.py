@@ -297,22 +297,30 @@ def default_data_path(path, manifest: dict) -> str:
 
 def load_manifest(path, data_path=None, check_hash: bool = True) -> dict:
     """Read and validate a manifest; with ``check_hash`` the data file must have the stated SHA-256."""
-    from ..io.atomic import sha256_file
     from ..io.json_file import read_json
 
     path = os.fspath(path)
     manifest = read_json(path, "manifest", damaged_hint="; it is damaged")
     validate_manifest(manifest, path)
     if check_hash:
-        data = os.fspath(data_path) if data_path is not None else default_data_path(path, manifest)
-        if not os.path.exists(data):
-            raise InputError(f"data file {data} described by manifest {os.path.basename(path)} does not exist")
-        if sha256_file(data) != manifest["output_sha256"]:
-            raise HashMismatchError(
-                f"data file {os.path.basename(data)} does not match manifest {os.path.basename(path)} "
-                "(SHA-256 differs): the file was changed or the manifest belongs to another release"
-            )
+        check_data_hash(manifest, path, data_path)
     return manifest
+
+
+def check_data_hash(manifest: dict, path, data_path=None) -> None:
+    """The data file of a validated ``manifest`` (read from ``path``; ``data_path``, default the one it names) must
+    exist and have the stated SHA-256 (:class:`HashMismatchError` otherwise)."""
+    from ..io.atomic import sha256_file
+
+    path = os.fspath(path)
+    data = os.fspath(data_path) if data_path is not None else default_data_path(path, manifest)
+    if not os.path.exists(data):
+        raise InputError(f"data file {data} described by manifest {os.path.basename(path)} does not exist")
+    if sha256_file(data) != manifest["output_sha256"]:
+        raise HashMismatchError(
+            f"data file {os.path.basename(data)} does not match manifest {os.path.basename(path)} "
+            "(SHA-256 differs): the file was changed or the manifest belongs to another release"
+        )
 
 
 def noise_columns(names, epsilons) -> list:

@@ -20,10 +20,10 @@ def not_testable(manifest: dict, idx, names) -> str:
     """Why the association of two attributes whose joint table the design erased (a zero eigenvalue) cannot be
     tested: a column with achieved epsilon 0 is released as pure noise; otherwise the pair's joint table is erased.
     No estimation method recovers either."""
-    from ..release.manifest import noise_columns
+    from ..release.manifest import noise_attributes
 
     attrs = [manifest["attributes"][i] for i in idx]
-    noise = noise_columns([a["name"] for a in attrs], [a["achieved_epsilon"] for a in attrs])
+    noise = noise_attributes(attrs)
     if noise:
         listed = " and ".join(repr(n) for n in noise)
         return (

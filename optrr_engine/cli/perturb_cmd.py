@@ -215,7 +215,7 @@ def print_repeat(ledger: list, record: str) -> None:
 def run(args) -> int:
     from ..errors import InputError
     from ..release.audit import audit_folder, audit_path
-    from ..release.manifest import manifest_path, noise_columns, report_path
+    from ..release.manifest import manifest_path, noise_attributes, report_path
     from ..release.perturb import perturb_file
     from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
     from ..release.risk import strength, weak_protection_warnings
@@ -275,7 +275,7 @@ def run(args) -> int:
     for line in weak_protection_warnings(manifest):
         print(f"optrr: warning: {line}", file=sys.stderr)
     attrs = manifest["attributes"]
-    noise = noise_columns([a["name"] for a in attrs], [a["achieved_epsilon"] for a in attrs])
+    noise = noise_attributes(attrs)
     if noise:
         print(
             f"optrr: warning: released as pure noise (epsilon 0; no needed table uses them): {', '.join(noise)}; "

@@ -328,3 +328,8 @@ def noise_columns(names, epsilons) -> list:
     data; the utility design for named tables does this to the columns no table uses). Nothing about them, nor
     any table containing them, can be estimated."""
     return [n for n, e in zip(names, epsilons, strict=True) if float(e) == 0.0]
+
+
+def noise_attributes(attributes: list[dict]) -> list:
+    """:func:`noise_columns` of a manifest's ``attributes`` entries (their name and achieved epsilon)."""
+    return noise_columns([a["name"] for a in attributes], [a.get("achieved_epsilon", 1.0) for a in attributes])

@@ -77,21 +77,18 @@ def stats_rows(cfg: ReleaseConfig, stats: Mapping) -> dict[str, dict[str, int]]:
 
 def merge_rare(cfg: ReleaseConfig, counts: Mapping[str, Mapping[str, int]]) -> MergedRare:
     """``cfg`` with the rare categories of its perturbed nominal and ordinal columns merged by the module's rules
-    (``counts``: {column: rows per released category}, :func:`.schema.category_rows`; a column without counts is left as
-    it is)."""
+    (``counts``: {column: rows per released category}, :func:`.schema.category_rows`; a column
+    without counts is left as it is)."""
     columns, merged, still_rare = [], [], []
     for col in cfg.columns:
         rows = counts.get(col.name)
-        if col.role != "perturb" or col.type not in ("nominal", "ordinal") or not col.categories or rows is None:
-            columns.append(col)
-            if col.role == "perturb" and any(str(w).startswith(RARE_WARNING_START) for w in col.warnings):
-                still_rare.append(col.name)  # e.g. a numeric column's rare missing-value category (not merged)
-            continue
-        new, changed = merge_column(col, rows)
+        new = col  # left as it is: a numeric column (its rare missing-value category is not merged), no counts...
+        if col.role == "perturb" and col.type in ("nominal", "ordinal") and col.categories and rows is not None:
+            new, changed = merge_column(col, rows)
+            if changed:
+                merged.append(col.name)
         columns.append(new)
-        if changed:
-            merged.append(col.name)
-        if any(str(w).startswith(RARE_WARNING_START) for w in new.warnings):
+        if col.role == "perturb" and any(str(w).startswith(RARE_WARNING_START) for w in new.warnings):
             still_rare.append(col.name)
     return MergedRare(replace(cfg, columns=columns), merged, still_rare)
 

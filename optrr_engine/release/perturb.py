@@ -435,7 +435,7 @@ class CategoryGuard:
         self.names = [str(n) for n in codec.attributes]
         self.labels = [spec.labels for spec in codec.specs]
         #: the first code :meth:`rare` watches: 0, or after a numeric column's bins (its listed categories)
-        self.rare_from = [len(spec.labels) - len(spec.extras) if spec.type == "numeric" else 0 for spec in codec.specs]
+        self.rare_from = [len(spec.labels) - len(spec.extras) for spec in codec.specs]  # the bins (none but numeric)
         sizes = [int(a) for a in codec.sizes]
         self.wide = [a >= UNIQUE_MIN_ROWS for a in sizes]
         self.columns = [j for j in range(len(sizes)) if self.rare_from[j] < sizes[j] or self.wide[j]]

@@ -180,7 +180,7 @@ def _randomness_text(m: dict) -> str:
 
 def _warnings(m: dict) -> list[str]:
     from .bins import DATA_BIN_METHODS
-    from .manifest import noise_columns
+    from .manifest import noise_attributes
 
     design = m.get("design", {})
     warnings = []
@@ -201,7 +201,7 @@ def _warnings(m: dict) -> list[str]:
     for note in design.get("notes", []):
         warnings.append(_e(note))
     attrs = m.get("attributes", [])
-    noise = noise_columns([a["name"] for a in attrs], [a.get("achieved_epsilon", 1.0) for a in attrs])
+    noise = noise_attributes(attrs)
     if noise:
         warnings.append(
             f"Released as pure noise (epsilon 0; no needed table uses them): {', '.join(_e(n) for n in noise)}. "

@@ -31,10 +31,11 @@ from dataclasses import dataclass, field, replace
 from .config import ColumnConfig, ReleaseConfig
 from .recode import OTHER_LABEL, merge, source_map
 from .schema import (
-    MANY_CATEGORIES,
+    MANY_WARNING_END,
     RARE_WARNING_START,
     category_rows,
     is_rare,
+    many_categories_warning,
     missing_category,
     rare_categories,
     rare_warning,
@@ -50,7 +51,6 @@ LEFT_RARE_NOTE = (
 #: The label for the merged categories when "Other" means something else in the column.
 OTHER_MERGED = f"{OTHER_LABEL} (merged)"
 _RANGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:-\s*(\d+(?:\.\d+)?)|(\+))?\s*$")
-_MANY = re.compile(r"^[\d,]+ categories: estimates")
 
 
 @dataclass
@@ -233,11 +233,10 @@ def _warnings(col: ColumnConfig, notes: list[str], rows: dict, recoded: bool) ->
         w = str(w)
         if w.startswith(RARE_WARNING_START) or w.startswith(MERGED_NOTE_START) or w == LEFT_RARE_NOTE:
             continue
-        if _MANY.match(w):
-            if count <= MANY_CATEGORIES:
-                continue
-            w = _MANY.sub(f"{count} categories: estimates", w)
-        out.append(w)
+        if w.endswith(MANY_WARNING_END):  # the count's warning, for the categories left (or none)
+            w = many_categories_warning(count) or ""
+        if w:
+            out.append(w)
     out.extend(notes)
     rare = rare_warning(rows, recoded=recoded)
     if rare:

@@ -313,8 +313,9 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
         col.role = "drop"
         warn.append(f"only one value ({col.categories[0]!r}): nothing to randomize{DROPPED}")
         return col
-    if len(col.categories) > MANY_CATEGORIES:
-        warn.append(f"{len(col.categories)} categories: estimates will need many rows; consider merging")
+    many = many_categories_warning(len(col.categories))
+    if many:
+        warn.append(many)
     rare = rare_warning(category_rows(col, stats.counts, stats.missing))
     if rare:
         warn.append(rare)
@@ -323,6 +324,15 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
     if near:
         warn.append(near)
     return col
+
+
+#: How the warning on a column with many categories ends (:func:`many_categories_warning`).
+MANY_WARNING_END = " categories: estimates will need many rows; consider merging"
+
+
+def many_categories_warning(count: int) -> str | None:
+    """The warning on a column released with ``count`` categories, more than MANY_CATEGORIES; None otherwise."""
+    return f"{count}{MANY_WARNING_END}" if count > MANY_CATEGORIES else None
 
 
 def _code(value: str, labels: dict[float, str], decimal: str) -> float | None:

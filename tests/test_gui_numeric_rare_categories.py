@@ -38,6 +38,7 @@ def test_a_listed_text_of_a_numeric_column_is_a_rare_category_and_its_bins_are_n
     assert found == [("age", NOTE, 1)]  # listed by name now; 'NA' holds no row any more; no bin is named
     warnings = ages.attributes.model.warnings[j]  # the Design tab warns about it too
     assert any(f"{NOTE!r} (1)" in w for w in warnings), warnings
+    assert not any("'NA' (1)" in w for w in warnings), warnings  # the schema's warning follows the column
 
 
 def test_the_rare_refusal_names_the_windows_way_to_merge_not_the_command_line():

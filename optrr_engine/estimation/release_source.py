@@ -102,6 +102,8 @@ def encode_arrow(column, categories: list[str], name: str, not_reported: str | N
 #: What a column of the manifest's ``kept_columns`` is and what to do with it instead of estimating it: the words of
 #: the CLI's error (estimate, analyze) and of the GUI's Analyse tab.
 KEPT_COLUMN_HINT = "copied unchanged (kept, not randomized); tabulate it directly from the file"
+#: The same said of several kept columns.
+KEPT_COLUMNS_HINT = "copied unchanged (kept, not randomized); tabulate them directly from the file"
 
 
 def kept_column_message(name: str) -> str:

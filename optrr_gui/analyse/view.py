@@ -38,7 +38,7 @@ from optrr_engine.analysis.chi_square import format_p_value
 from optrr_engine.analysis.contingency import conditional_shares
 from optrr_engine.errors import InputError
 from optrr_engine.estimation.release_estimate import default_manifest_path
-from optrr_engine.estimation.release_source import KEPT_COLUMN_HINT, kept_column_message
+from optrr_engine.estimation.release_source import KEPT_COLUMNS_HINT, kept_column_message
 from optrr_engine.io.atomic import write_text_atomic
 from optrr_engine.io.json_file import strict_json
 from optrr_engine.utility.release_check import INFORMATION_WARNINGS
@@ -92,8 +92,7 @@ def kept_note(names: list[str]) -> str:
     if len(names) == 1:
         return f"{kept_column_message(names[0])}: it is not private and is not estimated here."
     listed = ", ".join(repr(n) for n in names)
-    hint = KEPT_COLUMN_HINT.replace("tabulate it directly", "tabulate them directly")
-    return f"{listed} are columns {hint}: they are not private and are not estimated here."
+    return f"{listed} are columns {KEPT_COLUMNS_HINT}: they are not private and are not estimated here."
 
 
 def pct(v: float) -> str:

@@ -765,7 +765,7 @@ class ReleaseDialog(QDialog):
         if any(c.name not in store.columns for c in kept):
             return None
         names = tuple(c.name for c in kept)
-        key = (self.state.data_version, id(store), store.rows, names, repr([c.recode for c in kept]))
+        key = (self.state.data_version, id(store), store.rows, names)  # a recode or role moves data_version
         if self._combination[0] == key:
             return self._combination[1]
         self._combination = (key, None)
@@ -1329,7 +1329,9 @@ class ReleaseDialog(QDialog):
             self.cancel()
         self.closed = True
         self.runner.cancel(NOTES_CHANNEL)
+        self.runner.cancel(COMBINATION_CHANNEL)
         self._notes = (None, None, None)
+        self._combination = (None, None)  # counted again when shown again (the count was cancelled)
         super().closeEvent(event)
 
     def showEvent(self, event) -> None:

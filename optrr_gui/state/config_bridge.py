@@ -412,7 +412,7 @@ def follow_state(warnings: list[str], col: ColumnState, summary) -> list[str]:
         elif w.startswith(NEAR_DUPLICATE_START) and col.categories is not None:
             decimal = summary.decimal if summary is not None else "."
             out.append(near_duplicate_warning(col.categories, decimal))  # gone once the variants are merged
-        elif w.startswith(RARE_WARNING_START) and summary is not None and col.type != "numeric":
+        elif w.startswith(RARE_WARNING_START) and summary is not None:
             rare_seen = True
             out.append(current_rare(col, summary))
         else:

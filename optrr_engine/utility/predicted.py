@@ -134,7 +134,7 @@ class MarginalError:
     def too_noisy(self) -> bool:
         """Estimable (not erased) but the unbiased estimate's largest predicted cell standard deviation reaches
         MAX_CELL_SD at these rows: its intervals span everything (:mod:`.identifiability`)."""
-        return not self.erased and not self.max_cell_sd < MAX_CELL_SD
+        return not self.erased and not self.identifiable  # identifiable: max_cell_sd < MAX_CELL_SD, set once
 
     def to_json(self, names=None) -> dict:
         finite = self.identifiable

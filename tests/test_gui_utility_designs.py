@@ -255,7 +255,11 @@ def test_lowered_epsilons_are_recommended_only_when_accepted():
 
 
 def test_release_now_or_wait_while_a_slow_design_computes(qtbot, window, tmp_path, monkeypatch):
+    """A design that took long last time is not waited for by default (issue 14): release now, or wait."""
     import optrr_gui.design.controller as dc
+    import optrr_gui.release.dialog as rd
+
+    monkeypatch.setattr(rd, "DEFAULT_WAIT_S", 0.0)  # every design "took longer" than this last time
 
     gate = threading.Event()
     real = dc.compute_design
@@ -287,6 +291,59 @@ def test_release_now_or_wait_while_a_slow_design_computes(qtbot, window, tmp_pat
     assert dialog.start()
     qtbot.waitUntil(lambda: dialog.result_state != "running", timeout=WAIT_MS)
     assert dialog.result_state == "done", dialog.progress_label.text()
+
+
+def test_release_waits_by_default_for_the_designs_that_were_better(qtbot, tmp_path, monkeypatch):
+    """A reviewer's release (cirrhosis, total budget): after an edit every design restarts, Kronecker is back
+    first, and the release dialog's default released it while the designs recommended a moment before were still
+    computing. Now the dialog waits by default for those that ranked above the best one finished (and took
+    seconds), not for the others; the user may still release now."""
+    import optrr_gui.design.controller as dc
+
+    window = open_window(qtbot, tmp_path, binary_file(tmp_path, k=3))
+    try:
+        budget(qtbot, window, 2.0)
+        c = window.controller
+        gate = threading.Event()
+        real = dc.compute_design
+
+        def gated(method, *args, **kwargs):
+            if method == "sample-2":  # the quick thread runs in order: the designs after it wait with it
+                gate.wait(120)
+            return real(method, *args, **kwargs)
+
+        monkeypatch.setattr(dc, "compute_design", gated)
+        window.attributes.target.setValue(1.9)
+        behind = {"sample-2", "sample-3", "classes", "optimal", "auto", "utility"}
+        qtbot.waitUntil(lambda: set(c.running()) == behind and not c.is_stale("heuristic"), timeout=WAIT_MS)
+        current = c.current()
+        best_now = min(s.predicted_avd for s in current.values() if s.ok and s.predicted_avd is not None)
+        earlier = {m: c.summaries[m] for m in behind if c.summaries[m].ok and c.summaries[m].predicted_avd}
+        better = {m for m, s in earlier.items() if s.predicted_avd < best_now}
+        assert better and better < behind  # premise: some were better before the edit, sample-2 was not
+        assert set(c.better_running()) == better
+        dialog = ReleaseDialog(window, window)
+        qtbot.addWidget(dialog)
+        assert dialog.wait_better.isVisibleTo(dialog) and dialog.wait_better.isChecked()  # the default
+        assert "better than" in dialog.running_label.text()
+        assert set(dialog.awaited()) == better  # sample-2 and sample-3 are not waited for
+        assert dialog.chosen_method() is None and not dialog.release_button.isEnabled()
+        assert any(p.startswith("Waiting for ") for p in dialog.problems())
+        dialog.release_now.click()  # the user's choice stays theirs
+        assert dialog.chosen_method() == c.recommended() and dialog.chosen_method() in current
+        assert not any(p.startswith("Waiting for ") for p in dialog.problems())
+        window.attributes.target.setValue(1.8)  # another edit: the dialog does not pick for the user again
+        qtbot.waitUntil(lambda: c.is_running("sample-2") and not c.is_stale("kronecker"), timeout=WAIT_MS)
+        assert dialog.release_now.isChecked()
+        dialog.wait_better.click()
+        assert dialog.waiting()
+        with qtbot.waitSignal(c.changed, timeout=WAIT_MS):
+            gate.set()
+        qtbot.waitUntil(lambda: c.is_idle(), timeout=WAIT_MS)
+        assert not dialog.waiting() and dialog.chosen_method() == c.chosen()
+    finally:
+        gate.set()
+        close_window(window)
 
 
 def test_editing_the_needed_tables_never_restarts_a_slow_exact_design(qtbot, window, monkeypatch):

@@ -19,6 +19,7 @@ from ..state.design_summary import (
     DesignSummary,
     available_methods,
     is_quick,
+    ranked,
     recommend,
 )
 from ..state.session import SessionState
@@ -310,10 +311,42 @@ class DesignController(QObject):
             self.current(), bool(self.request.get("budget_mode")), bool(self.state.accept_changed_epsilons)
         )
 
-    def chosen(self) -> str | None:
-        """The design the release will use: the user's pick, or the recommended one."""
+    def better_running(self) -> list[str]:
+        """The designs still computing that may beat the best one finished: each one's result for an earlier
+        request of the same columns and mode (stale) ranks above every current result, or it has none yet. Best
+        first; empty when nothing is computing or no current design qualifies yet either."""
+        running = [m for m in self.running() if m != "clusters"]
+        if not running:
+            return []
+        same = self._same_columns_and_mode()
+        earlier = {m: self.summaries[m] for m in running if m in self.summaries and self.is_stale(m) and same(m)}
+        current = self.current()
+        mixed = {**earlier, **current}
+        order = ranked(mixed, bool(self.request.get("budget_mode")), bool(self.state.accept_changed_epsilons))
+        first_current = next((i for i, m in enumerate(order) if m in current), len(order))
+        better = [m for m in order[:first_current] if m in earlier]
+        unknown = [m for m in running if m not in earlier and m in self.methods and m not in current]
+        return better + unknown
+
+    def _same_columns_and_mode(self):
+        """A test of whether a method's summary answers a request of the current column sizes and mode."""
+        def same(method: str) -> bool:
+            try:
+                sizes, request, _path = json.loads(self.summary_keys.get(method) or "null")
+            except (TypeError, ValueError):
+                return False
+            return sizes == self.sizes and bool(request.get("budget_mode")) == bool(self.request.get("budget_mode"))
+
+        return same
+
+    def picked(self) -> str | None:
+        """The design the user picked in the mechanism panel, if it is a design of the current mode; else None."""
         method = self.state.method
         budget_only = method in BUDGET_ONLY_METHODS and not self.request.get("budget_mode")
         if method in self.methods and method != "clusters" and not budget_only:
             return method
-        return self.recommended()
+        return None
+
+    def chosen(self) -> str | None:
+        """The design the release will use: the user's pick, or the recommended one."""
+        return self.picked() or self.recommended()

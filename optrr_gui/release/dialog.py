@@ -52,7 +52,7 @@ from optrr_engine.release.schema import RARE_COUNT, kept_too_unique
 from optrr_engine.release.schema import rare_categories as rare_of_column
 
 from ..common.widgets import fmt_eps, fmt_seconds
-from ..state.design_summary import METHOD_LABELS, SAMPLING_ROWS, noise_note
+from ..state.design_summary import METHOD_LABELS, SAMPLING_ROWS, listed_labels, noise_note, short_label
 from ..state.needed_marginals import WAY_OUT, label_index_sets, name_lists
 from ..state.needed_marginals import describe as describe_needed
 from ..workers.jobs.release import kept_combination, needed_table_notes, remove_release_leftovers, run_release
@@ -67,6 +67,9 @@ FORMATS = {
     "Stata (.dta)": ("dta", ".dta"),
 }
 CHANNEL = "release"
+#: While designs compute, the dialog waits by default for those that were better before the last change when
+#: each took at most this many seconds then (the user may still choose to release now).
+DEFAULT_WAIT_S = 60.0
 #: The runner's channel of the notes on needed tables without information (:meth:`ReleaseDialog.information_notes`).
 NOTES_CHANNEL = "release-notes"
 #: The runner's channel of the kept columns' combination on the rows read (:meth:`ReleaseDialog.kept_combination`).
@@ -595,15 +598,25 @@ class ReleaseDialog(QDialog):
         self.allow_unidentifiable.hide()
         self.release_now = QRadioButton("Release now with the best design available")
         self.release_now.setToolTip("Use the best of the designs already computed; the slower ones are not waited for")
+        self.wait_better = QRadioButton("Wait for the designs that were better")
+        self.wait_better.setToolTip(
+            "Release once the designs still computing that ranked above the best one finished (for your settings "
+            "before the last change) are back; the others are not waited for"
+        )
         self.wait_designs = QRadioButton("Wait for the designs still computing")
         self.wait_designs.setToolTip("Release is possible once every design has finished (or was cancelled)")
         self.release_now.setChecked(True)
-        self.release_now.toggled.connect(self._design_changed)
+        self._when_chosen = False  # the user chose one of the three: the dialog no longer picks for them
+        self._setting_default = False
+        for radio in (self.release_now, self.wait_better, self.wait_designs):
+            radio.toggled.connect(self._when_toggled)
         self.running_label = QLabel()
         self.running_label.setWordWrap(True)
+        self.running_label.setTextFormat(Qt.TextFormat.RichText)
         when = QVBoxLayout()
         when.addWidget(self.running_label)
         when.addWidget(self.release_now)
+        when.addWidget(self.wait_better)
         when.addWidget(self.wait_designs)
         form = QFormLayout()
         form.addRow("Design", self.design_label)
@@ -705,16 +718,85 @@ class ReleaseDialog(QDialog):
         """The design the release uses: the panel's choice; while designs are still computing and the user
         chose to release now, the best design already available when the chosen one is not (issue 14)."""
         controller = self.window_.controller
-        method = controller.chosen()
-        if method is not None and method in controller.current():
-            return method
-        if controller.running() and not self.release_now.isChecked():
+        picked = controller.picked()
+        if picked is not None and picked in controller.current():
+            return picked
+        if self.waiting():
             return None
         return controller.recommended()
 
+    def awaited(self) -> list[str]:
+        """The designs the release waits for, as the user chose: none (release now), those still computing that
+        were better (:meth:`DesignController.better_running`), or every one still computing."""
+        controller = self.window_.controller
+        if self.wait_designs.isChecked():
+            return controller.running()
+        if self.wait_better.isChecked():
+            picked = controller.picked()
+            better = controller.better_running()
+            return better + [picked] if picked in controller.running() and picked not in better else better
+        return []
+
     def waiting(self) -> bool:
-        """The user chose to wait for the designs still computing, and some are."""
-        return bool(self.window_.controller.running()) and self.wait_designs.isChecked()
+        """The user chose to wait for designs still computing, and some of them are."""
+        return bool(self.awaited())
+
+    def _when_toggled(self, checked: bool) -> None:
+        """One of the three choices changed (each change toggles two: the one left, then the one chosen)."""
+        if not self._setting_default:
+            self._when_chosen = True
+        if checked:
+            self._design_changed()
+
+    def _update_when(self, running: list[str]) -> None:
+        """The three choices while designs compute. "Wait for the designs that were better" is offered when some
+        of those still computing ranked above the best one finished before the last change (or have no result
+        yet) and others do not; until the user clicks one, the dialog waits for them by default when each took
+        at most :data:`DEFAULT_WAIT_S` seconds last time (an edit just restarted Auto and Utility: Kronecker,
+        back first, is not released in their place), and releases now otherwise."""
+        controller = self.window_.controller
+        better = controller.better_running() if running else []
+        offered = bool(better) and set(better) != set(running)
+        for w in (self.running_label, self.release_now, self.wait_designs):
+            w.setVisible(bool(running))
+        self.wait_better.setVisible(offered)
+        if not running:
+            return
+        labels = ", ".join(METHOD_LABELS.get(m, m) for m in running)
+        text = f"Still computing: {labels}. Release now, or wait?"
+        known = [m for m in better if m in controller.summaries and controller.is_stale(m)]
+        took = max((controller.summaries[m].seconds for m in known), default=0.0)
+        best_now = controller.recommended()
+        self.release_now.setText(
+            f"Release now with {short_label(best_now)}, the best design available" if best_now
+            else "Release now with the best design available"
+        )
+        if known:
+            now = short_label(best_now) if best_now else "the designs finished"
+            verb = "was" if len(known) == 1 else "were"
+            text += (
+                f"<br><span style='color:#8a5a00'>{listed_labels(known)} {verb} better than {now} before your last "
+                f"change (about {fmt_seconds(took)} last time).</span>"
+            )
+        self.running_label.setText(text)
+        if offered:
+            self.wait_better.setText(f"Wait for {listed_labels(better)}, then release with the best design")
+        if self._when_chosen:
+            if self.wait_better.isChecked() and not offered:  # the same wait, shown by a visible choice
+                self._check_quietly(self.wait_designs if better else self.release_now)
+            return
+        quick = bool(known) and len(known) == len(better) and took <= DEFAULT_WAIT_S
+        self._check_quietly((self.wait_better if offered else self.wait_designs) if quick else self.release_now)
+
+    def _check_quietly(self, radio: QRadioButton) -> None:
+        """Check ``radio`` for the user (a default, or the same wait shown by another choice): not their choice."""
+        if radio.isChecked():
+            return
+        self._setting_default = True
+        try:
+            radio.setChecked(True)
+        finally:
+            self._setting_default = False
 
     def _refresh_columns(self) -> None:
         """The column list and the tick as the session is now (the dialog is not modal: the roles may change
@@ -875,12 +957,7 @@ class ReleaseDialog(QDialog):
         self._refresh_columns()
         controller = self.window_.controller
         running = controller.running()
-        for w in (self.running_label, self.release_now, self.wait_designs):
-            w.setVisible(bool(running))
-        if running:
-            self.running_label.setText(
-                "Still computing: " + ", ".join(METHOD_LABELS.get(m, m) for m in running) + ". Release now, or wait?"
-            )
+        self._update_when(running)
         method = self.chosen_method()
         summary = controller.current().get(method) if method else None
         if method and summary is not None and summary.ok:
@@ -1036,7 +1113,8 @@ class ReleaseDialog(QDialog):
             out.append("Choose at least one column to perturb.")
         out.extend(self.data_problems())
         if self.waiting():
-            out.append("Waiting for the designs still computing (or choose to release now).")
+            awaited = ", ".join(short_label(m) for m in self.awaited())
+            out.append(f"Waiting for {awaited} (or choose to release now).")
         elif self.chosen_method() is None:
             message = self.window_.controller.message
             if self.window_.controller.running():

@@ -487,7 +487,7 @@ def refused_above(
     return out
 
 
-def _listed(methods: list[str]) -> str:
+def listed_labels(methods: list[str]) -> str:
     """ "Optimal, Auto and Classes" """
     names = [short_label(m) for m in methods]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
@@ -503,10 +503,10 @@ def recommendation_text(
     parts = []
     if refused["erased"]:
         verb = "erases" if len(refused["erased"]) == 1 else "erase"
-        parts.append(f"{_listed(refused['erased'])} {verb} needed tables at this ε")
+        parts.append(f"{listed_labels(refused['erased'])} {verb} needed tables at this ε")
     if refused["no_information"]:
         verb = "has" if len(refused["no_information"]) == 1 else "have"
-        parts.append(f"{_listed(refused['no_information'])} {verb} no information at this number of rows")
+        parts.append(f"{listed_labels(refused['no_information'])} {verb} no information at this number of rows")
     if not parts or recommended is None:
         return ""
     return f"Recommended: {METHOD_LABELS.get(recommended, recommended)}: " + "; ".join(parts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from functools import partial
+from functools import lru_cache, partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -48,6 +48,16 @@ CLUSTERS_TD = 0.1
 #: Edits within this many milliseconds of the previous request are coalesced into one request (a dragged
 #: slider); an edit after a quiet spell is computed at the next turn of the event loop.
 DEBOUNCE_MS = 15
+
+
+@lru_cache(maxsize=64)
+def _key_shape(key: str) -> tuple | None:
+    """(column sizes, total-budget mode) of a request key (parsed once per key: the dialog asks on every progress
+    signal); None for no key."""
+    if not key:
+        return None
+    sizes, request, _path = json.loads(key)
+    return tuple(sizes), bool(request.get("budget_mode"))
 
 
 def channel_of(method: str) -> str:
@@ -330,12 +340,10 @@ class DesignController(QObject):
 
     def _same_columns_and_mode(self):
         """A test of whether a method's summary answers a request of the current column sizes and mode."""
+        now = (tuple(self.sizes), bool(self.request.get("budget_mode")))
+
         def same(method: str) -> bool:
-            try:
-                sizes, request, _path = json.loads(self.summary_keys.get(method) or "null")
-            except (TypeError, ValueError):
-                return False
-            return sizes == self.sizes and bool(request.get("budget_mode")) == bool(self.request.get("budget_mode"))
+            return _key_shape(self.summary_keys.get(method, "")) == now
 
         return same
 

@@ -167,3 +167,27 @@ def test_rr_clusters_row_is_computed_from_the_data_and_never_recommended(qtbot, 
     window.mechanism._use_row(c.methods.index("clusters"))
     assert window.state.method == "recommended"  # comparison only: cannot be picked for the release
     close_window(window)
+
+
+def test_a_design_predicts_its_one_way_tables_once(monkeypatch):
+    """The needed marginals' prediction (1- and 2-way by default) gives the columns' 1-way errors and words too;
+    they are predicted apart (once) only when the needed marginals leave some out."""
+    import optrr_engine.utility.predicted as predicted
+
+    calls: list[list[int]] = []
+    real = predicted.one_way_errors
+
+    def counted(mechanism, attributes, *args, **kwargs):
+        if len(attributes):
+            calls.append(list(attributes))
+        return real(mechanism, attributes, *args, **kwargs)
+
+    monkeypatch.setattr(predicted, "one_way_errors", counted)
+    request = {"budget_mode": False, "epsilons": [1.0, 0.7, 1.5], "weights": [1] * 3, "target_total": 1.0}
+    s = compute_design("kronecker", [3, 4, 2], request, 1000)
+    assert s.ok and s.needed_tables == 6 and len(s.standard_errors) == 3
+    assert calls == [[0, 1, 2]]
+    calls.clear()
+    s = compute_design("kronecker", [3, 4, 2], {**request, "needed": {"orders": [2]}}, 1000)
+    assert s.ok and s.needed_tables == 3 and len(s.standard_errors) == 3
+    assert calls == [[0, 1, 2]]

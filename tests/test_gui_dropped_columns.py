@@ -185,7 +185,9 @@ def test_every_command_line_step_the_gui_rewords_is_still_in_the_engine():
                 texts.append(node.value)
             elif isinstance(node, ast.JoinedStr):
                 texts.append("{}".join(v.value for v in node.values if isinstance(v, ast.Constant)))
-    for cli, _gui in _GUI_STEPS:
+    phrasings = [cli for clis, _gui in _GUI_STEPS for cli in clis]
+    assert len(phrasings) == len(set(phrasings))  # each phrasing in one rule only
+    for cli in phrasings:
         assert any(cli in t for t in texts), cli
 
 

@@ -6,6 +6,7 @@ a repeat found by the records (another file with the same values) is said to be 
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack, contextmanager
 
 import pytest
 
@@ -13,7 +14,7 @@ from optrr_engine.release.perturb import perturb_file
 from optrr_engine.release.schema import infer_schema
 from optrr_gui.release.dialog import FOUND_BY_RELEASE, ReleaseDialog
 from tests.test_gui_datamanager import index_of
-from tests.test_gui_support import WAIT_MS, close_window, open_window, tick_orange
+from tests.test_gui_support import WAIT_MS, tick_orange, window_with_summaries
 from tests.test_perturb_rare_and_unique_kept import kept_rows, write_csv
 
 NOTHING: dict[str, list[str]] = {
@@ -23,18 +24,9 @@ NOTHING: dict[str, list[str]] = {
 
 @pytest.fixture
 def opened(qtbot, tmp_path):
-    """open(path): the window on ``path`` with its column summaries counted; closed after the test."""
-    windows = []
-
-    def open_(path: str):
-        window = open_window(qtbot, tmp_path, path)
-        windows.append(window)
-        qtbot.waitUntil(lambda: bool(window.summaries), timeout=WAIT_MS)
-        return window
-
-    yield open_
-    for window in windows:
-        close_window(window)
+    """open(path): :func:`window_with_summaries` on ``path`` (a file the test writes first); closed after the test."""
+    with ExitStack() as windows:
+        yield lambda path: windows.enter_context(contextmanager(window_with_summaries)(qtbot, tmp_path, path))
 
 
 def dialog_on(qtbot, window, output) -> ReleaseDialog:

@@ -167,11 +167,12 @@ def test_merged_cells_are_reported_on_the_columns_they_empty(tmp_path):
     rows = [["g", "x"], ["a", 1], [None, 2], [None, 3], ["b", 4], ["c", 5]]
     path = workbook(tmp_path / "m.xlsx", rows, merged=["A2:A4", "A6:B6"])
     source = open_source(path)
-    assert source.merged_ranges == ["A2:A4", "A6:B6"]
-    assert [r["g"] for r in rows_of(source)] == ["a", None, None, "b", "c"]  # not filled
-    cols = {c.name: c for c in infer_schema(path).columns}
     note = "merged cells {}: only the first cell holds the value, the others are read as missing - unmerge and fill "
     note += "them"
+    # the ranges reaching the data rows, in file order, each on the columns it empties
+    assert list(source.column_warnings().items()) == [("g", [note.format("A2:A4")]), ("x", [note.format("A6:B6")])]
+    assert [r["g"] for r in rows_of(source)] == ["a", None, None, "b", "c"]  # not filled
+    cols = {c.name: c for c in infer_schema(path).columns}
     assert note.format("A2:A4") in cols["g"].warnings
     assert note.format("A6:B6") in cols["x"].warnings
     assert not any("A6:B6" in w for w in cols["g"].warnings)

@@ -62,14 +62,15 @@ def test_a_rare_missing_category_of_a_numeric_column_is_refused_and_bins_never_a
 def test_a_rare_missing_value_category_gets_its_own_way_out():
     from optrr_engine.release.schema import rare_refusal
 
-    text = rare_refusal([("Prothrombin", [("NA", 2)])])  # only 'NA': merging and missing values do not apply
+    missing = {"Prothrombin": "NA", "Drug": "NA"}  # each column's missing-value category
+    text = rare_refusal([("Prothrombin", [("NA", 2)])], missing)  # only 'NA': merging and missing do not apply
     assert "'NA' is the missing-value category: it only says that a value is missing" in text
     assert "Drop the column, or give --allow-rare-categories" in text
     assert "--merge-rare" not in text and "missing values with" not in text  # a reviewer followed those in vain
-    mixed = rare_refusal([("Prothrombin", [("NA", 2)]), ("Drug", [("Other", 2)])])
+    mixed = rare_refusal([("Prothrombin", [("NA", 2)]), ("Drug", [("Other", 2)])], missing)
     assert "'NA', the missing-value category, only says that a value is missing and is not merged" in mixed
     assert "--merge-rare" in mixed and "helps only when the missing-value category then holds enough rows" in mixed
-    assert "'NA'" not in rare_refusal([("Drug", [("Other", 2)])])
+    assert "'NA'" not in rare_refusal([("Drug", [("Other", 2)])], missing)
 
 
 def test_schema_and_merge_rare_say_what_perturb_will_refuse_in_a_numeric_column(tmp_path, capsys, audit_dir):

@@ -203,19 +203,29 @@ def test_the_status_line_shows_why_the_recommendation(qtbot, tmp_path):
 
 
 # -- counts and plurals -----------------------------------------------------------------------------------------------
+def sampled_reporting(reporting: int, total: int) -> str:
+    """The sentence an estimate from an SMP release of ``total`` rows says on the ``reporting`` rows that sampled
+    column 'sex' (what ``optrr estimate`` prints after the sampling design)."""
+    import numpy as np
+
+    from optrr_engine.estimation.sampled import estimate_sampled_codes
+    from optrr_engine.sampling import NOT_REPORTED, make_sampling_design
+
+    released = np.full((total, 3), NOT_REPORTED)
+    released[:reporting, 0] = 0  # the reporting rows sampled 'sex', the others the second column
+    released[reporting:, 1] = 0
+    est = estimate_sampled_codes(make_sampling_design("smp", [2, 3, 2], 1.0), released, [0], attributes=["sex"])
+    return est.info["reporting"]
+
+
 def test_one_record_reports_in_the_singular():
-    from optrr_engine.cli.estimate_cmd import reporting_text
     from optrr_engine.estimation.estimate import few_rows, few_rows_head
 
     assert few_rows_head(1, 4) == "only 1 record reports this table for 4 cells (fewer than 5 per cell)"
     assert few_rows(1, 4).startswith("only 1 record reports this table for 4 cells")
     assert few_rows_head(3, 1).startswith("only 3 records report this table for 1 cell ")
-    assert reporting_text({"records_reporting_all": 1, "records_total": 309}) == (
-        "1 of 309 records reports these attributes"
-    )
-    assert reporting_text({"records_reporting_all": 7, "records_total": 309}) == (
-        "7 of 309 records report these attributes"
-    )
+    assert sampled_reporting(1, 309).startswith("1 of 309 records reports sex (")
+    assert sampled_reporting(7, 309).startswith("7 of 309 records report sex (")
 
 
 def test_the_analyse_tab_says_which_rows_an_estimate_comes_from():

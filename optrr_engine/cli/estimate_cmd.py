@@ -57,8 +57,7 @@ def print_estimate(est) -> None:
         eps = ", ".join(f"{shown_name(n)} {e:.4g}" for n, e in zip(names, est.info["attribute_epsilons"], strict=True))
         print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; per attribute: {eps}")
     if "suppression" in est.info:
-        reporting = est.info.get("reporting") or reporting_text(est.info)
-        print(f"sampling design ({est.info['sampling_method']}): {est.info['suppression']}; {reporting}")
+        print(f"sampling design ({est.info['sampling_method']}): {est.info['suppression']}; {est.info['reporting']}")
     if "iterations" in est.info:
         print(convergence_line(est.info))
     cells = est.cells()
@@ -74,13 +73,6 @@ def print_estimate(est) -> None:
     if est.outside_interval_note:
         print(est.outside_interval_note)
     print(INTERVAL_NOTE)
-
-
-def reporting_text(info: dict) -> str:
-    """How many records of a sampling release report the attributes: "1 of 309 records reports them"."""
-    reporting, total = info["records_reporting_all"], info["records_total"]
-    verb = "reports" if reporting == 1 else "report"
-    return f"{reporting:,} of {total:,} record{'s' if total != 1 else ''} {verb} these attributes"
 
 
 def convergence_line(info: dict) -> str:

@@ -96,8 +96,8 @@ class ExcelSource(Source):
     every cell is missing (no value, or blank text) are no records: skipped and counted in ``empty_rows_skipped``.
     Formula cells are read as their stored results; a chosen column with a formula cell without one (a file from
     a program that does not calculate) is refused. Merged cells are not filled: only a range's first cell holds
-    the value, the others read as missing; ``merged_ranges`` lists the ranges that reach the data rows and
-    :meth:`column_warnings` names them on the columns they affect."""
+    the value, the others read as missing; :meth:`column_warnings` names the ranges that reach the data rows on
+    the columns they affect."""
 
     format = "xlsx"
     _scan: SheetScan | None = None
@@ -150,13 +150,6 @@ class ExcelSource(Source):
             except Exception:  # the reading pass reports a damaged sheet
                 self._scan = SheetScan()
         return self._scan
-
-    @property
-    def merged_ranges(self) -> list[str]:
-        """The merged ranges ("A2:A4") with cells in the data rows other than their first, in file order."""
-        from .xlsx_scan import affected_columns
-
-        return [r for r in self._sheet_scan().merged if affected_columns(r, self.header_row + 1)]
 
     def column_warnings(self) -> dict[str, list[str]]:
         """{column: a warning naming the merged ranges whose cells in that column read as missing}."""

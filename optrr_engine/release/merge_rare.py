@@ -238,10 +238,10 @@ def _warnings(col: ColumnConfig, notes: list[str], rows: dict, recoded: bool) ->
         if w:
             out.append(w)
     out.extend(notes)
-    rare = rare_warning(rows, recoded=recoded)
+    missing = missing_category(col)
+    rare = rare_warning(rows, recoded=recoded, missing=missing)
     if rare:
         out.append(rare)
-        missing = missing_category(col)
         if any(v != missing for v, _n in rare_categories(rows)):
             out.append(LEFT_RARE_NOTE)
     return out

@@ -434,6 +434,11 @@ class CategoryGuard:
 
         self.names = [str(n) for n in codec.attributes]
         self.labels = [spec.labels for spec in codec.specs]
+        #: {column: its missing-value category (the label its missing rows are coded as), or None}
+        self.missing = {
+            name: spec.labels[spec.missing_code] if spec.missing_code is not None else None
+            for name, spec in zip(self.names, codec.specs, strict=True)
+        }
         #: the first code :meth:`rare` watches: 0, or after a numeric column's bins (its listed categories)
         self.rare_from = [len(spec.labels) - len(spec.extras) for spec in codec.specs]  # the bins (none but numeric)
         sizes = [int(a) for a in codec.sizes]
@@ -708,7 +713,7 @@ def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: in
     by_column: dict[str, list[tuple[str, int]]] = {}
     for name, value, n in rare:
         by_column.setdefault(name, []).append((value, n))
-    problems = [rare_refusal(list(by_column.items()))] if rare else []
+    problems = [rare_refusal(list(by_column.items()), categories.missing)] if rare else []
     if kept:
         problems.append(kept_unique_refusal(kept, rows))
     if combination is not None:

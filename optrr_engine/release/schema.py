@@ -43,7 +43,7 @@ from ..tasks import TaskControl
 from .bins import DEFAULT_BIN_COUNT, equal_width_edges, quantile_edges
 from .column_stats import ColumnStats, is_number_text
 from .config import DEFAULT_EPSILON, INPUT_KEYS, MISSING_LABEL, ColumnConfig, ReleaseConfig
-from .recode import released_label
+from .recode import released_label, source_map
 
 #: Number-valued columns with at most this many distinct values are ordinal categories, not bins.
 ORDINAL_MAX = 12
@@ -293,7 +293,8 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
             _flag_texts(col, texts)
             # the categories beside the bins are published by name (perturb's rare rule): the markers listed, and
             # the missing-value category (empty cells and the texts not listed)
-            rare = rare_warning(category_rows(col, markers, stats.missing + sum(texts.values())))
+            released = category_rows(col, markers, stats.missing + sum(texts.values()))
+            rare = rare_warning(released, missing=missing_category(col))
             if rare:
                 warn.append(rare)
             return col
@@ -316,7 +317,7 @@ def decide_column(stats: ColumnStats, labels: dict[float, str] | None = None) ->
     many = many_categories_warning(len(col.categories))
     if many:
         warn.append(many)
-    rare = rare_warning(category_rows(col, stats.counts, stats.missing))
+    rare = rare_warning(category_rows(col, stats.counts, stats.missing), missing=missing_category(col))
     if rare:
         warn.append(rare)
     _flag_markers(col, stats.counts)
@@ -432,9 +433,11 @@ def rare_categories(counts) -> list[tuple[str, int]]:
     return rare
 
 
-def rare_warning(counts, recoded: bool = False) -> str | None:
+def rare_warning(counts, recoded: bool = False, missing: str | None = None) -> str | None:
     """The warning naming the :func:`rare_categories` of ``counts`` ({category: rows}), rarest first (the first
-    RARE_SHOWN with their counts), or None when there are none."""
+    RARE_SHOWN with their counts), or None when there are none. ``missing``: the column's missing-value category
+    (:func:`missing_category`; None when it has none): when it is the only rare one, the way out says that nothing
+    can be merged into it."""
     rare = rare_categories(counts)
     if not rare:
         return None
@@ -442,7 +445,7 @@ def rare_warning(counts, recoded: bool = False) -> str | None:
     more = f" and {len(rare) - RARE_SHOWN} more" if len(rare) > RARE_SHOWN else ""
     after = " after recoding" if recoded else ""
     way_out = "merge them or set them missing"
-    if all(v == MISSING_LABEL for v, _c in rare):  # the missing-value category: nothing to merge it into
+    if missing is not None and all(v == missing for v, _c in rare):  # nothing to merge the missing-value category into
         way_out = "it is the missing-value category (a value is missing): allow it at release, or drop the column"
     return (
         f"{RARE_WARNING_START}{after}: {shown}{more}; the codebook lists every category, so their existence is "
@@ -454,12 +457,21 @@ def _rows(n: int) -> str:
     return f"{n:,} row{'s' if n != 1 else ''}"
 
 
-def rare_refusal(found) -> str:
+def _missing_named(labels: list[str]) -> tuple[str, bool]:
+    """("'NA'" or "'NA' and 'Unknown'", whether more than one) of the missing-value categories ``labels``."""
+    distinct = list(dict.fromkeys(labels))
+    shown = ", ".join(repr(v) for v in distinct[:-1]) + " and " if len(distinct) > 1 else ""
+    return shown + repr(distinct[-1]), len(distinct) > 1
+
+
+def rare_refusal(found, missing: Mapping[str, str | None] | None = None) -> str:
     """The perturb-time error naming the perturbed columns with rare released categories (``found``: (column,
     :func:`rare_categories` of its released rows) of each, in column order; the first RARE_SHOWN columns named, the
     others counted; the first RARE_SHOWN categories of a column named with their rows, the others counted) and the
-    ways out, ``optrr schema --merge-rare`` (:mod:`.merge_rare`) first."""
+    ways out, ``optrr schema --merge-rare`` (:mod:`.merge_rare`) first. ``missing``: {column: its missing-value
+    category (:func:`missing_category`)}: such a category only says that a value is missing and is never merged."""
     found = list(found)
+    missing = missing or {}
     listed = []
     for name, rare in found[:RARE_SHOWN]:
         shown = ", ".join(f"{v!r} ({_rows(c)})" for v, c in rare[:RARE_SHOWN])
@@ -467,27 +479,42 @@ def rare_refusal(found) -> str:
         listed.append(f"{name!r}: {shown}{more}")
     others = len(found) - RARE_SHOWN
     columns = f"; and {others:,} more column{'s' if others != 1 else ''}" if others > 0 else ""
-    values = [v for _name, rare in found for v, _c in rare]
+    values = [(v, v == missing.get(name)) for name, rare in found for v, _c in rare]
+    missing_rare = [v for v, is_missing in values if is_missing]
     start = f"{RARE_WARNING_START} would be released by name in {'; '.join(listed)}{columns}"
-    if all(v == MISSING_LABEL for v in values):  # only missing-value categories: merging and missing do not apply
-        return (
-            f"{start}; the codebook lists every category, so their existence is disclosed. {MISSING_LABEL!r} is the "
-            "missing-value category: it only says that a value is missing, and nothing can be merged into it or it "
-            "into another. Drop the column, or give --allow-rare-categories if publishing their existence is intended"
+    if not missing_rare:
+        return _merge_ways_out(start, "")
+    named, plural = _missing_named(missing_rare)
+    if len(missing_rare) == len(values):  # only missing-value categories: merging and missing values do not apply
+        what = (
+            "are the missing-value categories: they only say that a value is missing, and nothing can be merged into "
+            "them or them into another"
+            if plural
+            else "is the missing-value category: it only says that a value is missing, and nothing can be merged into "
+            "it or it into another"
         )
-    na = (
-        f" ({MISSING_LABEL!r}, the missing-value category, only says that a value is missing and is not merged: "
-        "allow it if that may be known, or drop the column)"
-        if MISSING_LABEL in values
-        else ""
+        return (
+            f"{start}; the codebook lists every category, so their existence is disclosed. {named} {what}. Drop the "
+            "column, or give --allow-rare-categories if publishing their existence is intended"
+        )
+    what = (
+        "the missing-value categories, only say that a value is missing and are not merged: allow them"
+        if plural
+        else "the missing-value category, only says that a value is missing and is not merged: allow it"
     )
+    return _merge_ways_out(start, f" ({named}, {what} if that may be known, or drop the column)")
+
+
+def _merge_ways_out(start: str, missing_note: str) -> str:
+    """:func:`rare_refusal` of rare categories that can be merged: ``start`` (what would be released), the
+    ``missing_note`` on the missing-value categories among them ("" when none), and the ways out."""
     return (
         f"{start}; the codebook lists every "
-        f"category, so their existence is disclosed{na}. Merge them into a category with enough rows (`optrr schema "
-        "INPUT -o CONFIG --merge-rare` writes a configuration that does: into 'Other', or into a neighbour in an "
-        "ordinal column; or recode by hand), list them as missing values with missing: category (the codebook counts "
-        "such texts without naming them; it helps only when the missing-value category then holds enough rows; "
-        "missing: exclude would leave their rows out, which no epsilon protects), "
+        f"category, so their existence is disclosed{missing_note}. Merge them into a category with enough rows "
+        "(`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: into 'Other', or into a "
+        "neighbour in an ordinal column; or recode by hand), list them as missing values with missing: category (the "
+        "codebook counts such texts without naming them; it helps only when the missing-value category then holds "
+        "enough rows; missing: exclude would leave their rows out, which no epsilon protects), "
         "drop the column, or give --allow-rare-categories if publishing their existence is intended"
     )
 
@@ -543,14 +570,16 @@ def missing_category(col: ColumnConfig) -> str | None:
 def category_rows(col: ColumnConfig, texts: Mapping[str, int], missing: int) -> dict[str, int]:
     """Rows per released category of ``col``, as perturb counts them, from the rows of each text read (``texts``)
     and of the empty cells (``missing``): texts of ``missing_values`` and empty cells count in the missing-value
-    category (none with ``missing: exclude``), the others under their recoded label."""
+    category (none with ``missing: exclude``), the others under their recoded label. Reads only the column's
+    ``missing``, ``missing_label``, ``missing_values`` and ``recode``; linear (a 70,000-text column: ~10 ms)."""
     missing_label = missing_category(col)
-    gone = set(col.missing_values)
-    rows: dict[str, int] = {}
-    for text, n in texts.items():
-        label = missing_label if text in gone else released_label(text, col.recode)
+    moved: dict[str, str | None] = {**source_map(col.recode), **dict.fromkeys(col.missing_values, missing_label)}
+    rows = {text: int(n) for text, n in texts.items()}
+    # every moved text taken out first: a recoding may swap two texts' labels
+    taken = [(label, rows.pop(text)) for text, label in moved.items() if text in rows]
+    for label, n in taken:
         if label is not None:
-            rows[label] = rows.get(label, 0) + int(n)
+            rows[label] = rows.get(label, 0) + n
     if missing_label is not None and missing:
         rows[missing_label] = rows.get(missing_label, 0) + int(missing)
     return rows

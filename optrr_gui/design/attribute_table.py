@@ -498,7 +498,7 @@ class AttributePanel(QWidget):
         """One undo step giving ``role`` to the columns of ``rows`` that can take it; the status bar names the
         ones that cannot (columns the reader cannot read stay dropped)."""
         set_roles(self.stack, self.state, rows, role)
-        settable = settable_rows(self.state, rows, role)
+        settable = set(settable_rows(self.state, rows, role))
         refused = [self.state.columns[r] for r in rows if r not in settable]
         status_bar = getattr(self.window(), "statusBar", None)
         if refused and callable(status_bar):

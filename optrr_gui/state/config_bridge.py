@@ -32,27 +32,29 @@ from .session import COUNT_FIELDS, ColumnState, SessionState
 MANY_CATEGORIES = 50
 #: The warning of every kept column, shown first (what matters most about it).
 KEPT_WARNING = "kept unchanged: this column is exported as is, NOT privatised"
-#: The engine's command-line steps in its messages, and what a GUI user does instead.
-_GUI_STEPS = (
-    ("; run optrr schema to fill them in", ": they are filled in from the data once its rows are read"),
-    ("; give bins or run optrr schema", ": type its bin edges in the side panel"),
-    ("; run optrr schema or list them", ": type them in the side panel"),
-    (" or run optrr schema again", ""),
-    ("; list them in missing_values to treat them as missing", "; select them under Categories and press Treat as "
-     "missing to treat them as missing"),
-    ("give the right --delimiter", "open it again and choose the right separator in the import dialog"),
-    ("check --delimiter", "open it again and choose the separator in the import dialog"),
-    ("`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: into 'Other', or into a "
-     "neighbour in an ordinal column; or recode by hand", "Group rare… in the column's side panel does: into one "
+#: The engine's command-line steps in its messages, and what a GUI user does instead: (the engine's phrasings of
+#: one step, the GUI's wording of it).
+_GUI_STEPS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("; run optrr schema to fill them in",), ": they are filled in from the data once its rows are read"),
+    (("; give bins or run optrr schema",), ": type its bin edges in the side panel"),
+    (("; run optrr schema or list them",), ": type them in the side panel"),
+    ((" or run optrr schema again",), ""),
+    (("; list them in missing_values to treat them as missing",), "; select them under Categories and press Treat "
+     "as missing to treat them as missing"),
+    (("give the right --delimiter",), "open it again and choose the right separator in the import dialog"),
+    (("check --delimiter",), "open it again and choose the separator in the import dialog"),
+    (("`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: into 'Other', or into a "
+      "neighbour in an ordinal column; or recode by hand",), "Group rare… in the column's side panel does: into one "
      "category, or into a neighbour in an ordinal column; or Merge… by hand"),
-    (", or give --allow-rare-categories if publishing their existence is intended",
-     ", or tick the box under the orange list if that is intended"),
-    (", or give --allow-flagged-kept if publishing its values is intended",
-     ", or tick the box under the orange list if that is intended"),
-    (", or give --allow-flagged-kept if publishing their values is intended",
-     ", or tick the box under the orange list if that is intended"),
+    (
+        (
+            ", or give --allow-rare-categories if publishing their existence is intended",
+            ", or give --allow-flagged-kept if publishing its values is intended",
+            ", or give --allow-flagged-kept if publishing their values is intended",
+        ),
+        ", or tick the box under the orange list if that is intended",
+    ),
 )
-
 
 #: The engine's suggestion of rows to skip (the fixed end of its header errors): the import dialog's box does it.
 _SKIP_ROWS_ADVICE = re.compile(r"give --skip-rows (\d+) \(rows above the header\)")
@@ -61,8 +63,9 @@ _SKIP_ROWS_ADVICE = re.compile(r"give --skip-rows (\d+) \(rows above the header\
 def gui_wording(message: str) -> str:
     """An engine message with its command-line steps ("run optrr schema ...", "give --skip-rows 2 ...") replaced by
     what to do in the GUI."""
-    for cli, gui in _GUI_STEPS:
-        message = message.replace(cli, gui)
+    for phrasings, gui in _GUI_STEPS:
+        for cli in phrasings:
+            message = message.replace(cli, gui)
     return _SKIP_ROWS_ADVICE.sub(r"set 'Rows above the header' to \1 in the import dialog", message)
 
 
@@ -311,11 +314,11 @@ def schema_dropped(col: ColumnState) -> bool:
 def read_rare(col: ColumnState, summary) -> str | None:
     """For a column the schema dropped and the user perturbs: the rare-category warning the schema gives the
     columns it perturbs (it has none stored), from the rows per released category in ``summary``."""
-    from optrr_engine.release.schema import rare_warning
+    from optrr_engine.release.schema import missing_category, rare_warning
 
     if col.role != "perturb" or summary is None or not schema_dropped(col):
         return None
-    return rare_warning(summary.recoded(col.recode), recoded=bool(col.recode))
+    return rare_warning(summary.recoded(col.recode), recoded=bool(col.recode), missing=missing_category(col))
 
 
 #: "Released as" of every value of a dropped column.
@@ -378,9 +381,9 @@ def rare_watched_rows(col: ColumnState, summary, released: dict[str, int] | None
 def current_rare(col: ColumnState, summary) -> str | None:
     """The rare-category warning of the column as it is now (:func:`rare_watched_rows`; "after recoding" once
     recoded), or None."""
-    from optrr_engine.release.schema import rare_warning
+    from optrr_engine.release.schema import missing_category, rare_warning
 
-    return rare_warning(rare_watched_rows(col, summary), recoded=bool(col.recode))
+    return rare_warning(rare_watched_rows(col, summary), recoded=bool(col.recode), missing=missing_category(col))
 
 
 def current_markers(col: ColumnState) -> str | None:

@@ -245,7 +245,8 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
     2-way when few enough) for a mechanism or sampling design: {"avd": mean predicted AVD of the default estimate
     (inf when a needed marginal is erased), "orders": label, "by_order": {order: mean AVD, None when erased},
     "non_identifiable": 1-based column sets erased or uninformative at these rows, "erased": those no number of
-    rows recovers}; {} when too large."""
+    rows recovers, "one_way": every column's 1-way MarginalError when the needed marginals hold them all (else
+    None)}; {} when too large."""
     from optrr_engine.errors import OptRRError
 
     k = mechanism.k
@@ -262,6 +263,7 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
         return {}
     score = pe.score()
     bad = [m for m in pe.marginals if not m.identifiable]
+    singles = {m.attributes: m for m in pe.marginals if len(m.attributes) == 1}
     return {
         "avd": score if math.isfinite(score) else math.inf,
         "rank": pe.rank_key(),
@@ -273,17 +275,19 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
         "no_information": pe.no_information,
         "non_identifiable": [[i + 1 for i in m.attributes] for m in bad],
         "erased": [[i + 1 for i in m.attributes] for m in bad if m.erased],
+        "one_way": [singles[(i,)] for i in range(k)] if len(singles) == k else None,
     }
 
 
 def with_prediction(summary: DesignSummary, mechanism, n_rows, request) -> DesignSummary:
     """``summary`` with the predicted error of ``request``'s needed marginals (:func:`predicted`) and the words of
     its columns' 1-way tables at ``n_rows`` (:func:`column_states`) and their standard errors
-    (:func:`expected_errors`), both from one prediction of the 1-way tables."""
-    errors = column_errors(mechanism, n_rows) if n_rows else None
+    (:func:`expected_errors`), both from one prediction of the 1-way tables: the needed marginals' own when they
+    hold every column's 1-way table (the default), else :func:`column_errors`."""
+    p = predicted(mechanism, n_rows, request)
+    errors = (p.get("one_way") or column_errors(mechanism, n_rows)) if n_rows else None
     summary.column_states = column_states(mechanism, n_rows, errors)
     summary.standard_errors = expected_errors(mechanism, n_rows, errors)
-    p = predicted(mechanism, n_rows, request)
     summary.needed_tables = p.get("needed", 0)
     if p:
         summary.predicted_avd = p["avd"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from optrr_engine.errors import OptRRError
+from optrr_engine.release.config import ColumnConfig
 from optrr_engine.release.recode import group_rare, merge
-from optrr_engine.release.schema import missing_category
+from optrr_engine.release.schema import category_rows, missing_category
 from optrr_engine.tasks import TaskControl
 
 from ...state.config_bridge import codec_size
@@ -33,15 +34,17 @@ class RecodeResult:
 
 
 def released_counts(column: ColumnState, summary, recode) -> dict[str, int]:
-    """Rows per released label after ``recode``, the missing-value category included: when missing values are a
-    category, it holds the empty cells (counted apart in the summary) and the texts listed as missing values."""
-    counts = summary.recoded(recode)
-    if column.missing != "category":
-        return counts
-    extra = summary.missing + sum(summary.count_of(v) for v in column.missing_values)
-    if not extra:
-        return counts
-    return {**counts, column.missing_label: counts.get(column.missing_label, 0) + extra}
+    """Rows per released label of ``column`` with ``recode``, counted from ``summary`` (its ColumnSummary) by the
+    engine's rule (:func:`optrr_engine.release.schema.category_rows`, what perturb counts): empty cells and the
+    texts listed as missing values in the missing-value category when missing values are a category."""
+    rule = ColumnConfig(
+        name=column.name,
+        missing=column.missing,
+        missing_label=column.missing_label,
+        missing_values=column.missing_values,
+        recode=recode,
+    )
+    return category_rows(rule, summary.as_dict(), summary.missing)
 
 
 def recode_column(column: ColumnState, summary, kind: str, params: dict, progress=None, cancel=None) -> RecodeResult:

@@ -1,8 +1,9 @@
 """The privacy ledger recognises a repeat release of the same records, not only of the same bytes: a copy of a
 released file with a blank line appended, saved as .xlsx, or with its rows shuffled, is refused at the commit point
 (nothing left under the final names) unless allowed; unrelated files sharing only a constant column, files with other
-rows, and a near-duplicate in another order (one row fewer, shuffled) are not (near repeats in the same order:
-tests/test_ledger_near_repeat.py). The column fingerprints and the records' multiset hash stay in the
+rows, and a near-duplicate in another order of few distinct records (one row fewer, shuffled) are not (near
+repeats in the same order: tests/test_ledger_near_repeat.py; in another order, of distinctive records:
+tests/test_ledger_reordered_near_repeat.py). The column fingerprints and the records' multiset hash stay in the
 hospital's audit record, never in a file that is sent."""
 
 import json
@@ -245,8 +246,9 @@ def test_a_shuffled_copy_is_refused_at_the_commit_point_and_allow_repeat_release
 
 
 def test_a_shuffled_file_with_one_row_fewer_is_not_matched(tmp_path):
-    """A near-duplicate in another order is not detected: only the same records (in any order) are, and near
-    repeats in the same order (the sketch; this file is too short for it anyway)."""
+    """A near-duplicate in another order of few distinct records (60 rows of 18 possible records) is not detected:
+    only the same records (in any order) are, near repeats in the same order (the records sketch; this file is too
+    short for it anyway) and in another order when the records are distinctive (the set sketch; not these)."""
     one, two = tmp_path / "one.csv", tmp_path / "two.csv"
     records = rows(10)
     write_csv(one, records)

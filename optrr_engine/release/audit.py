@@ -15,7 +15,9 @@ Ledger: releases of the same source are found by the input's SHA-256 (before the
 of the records read (:class:`ColumnFingerprints`, at the commit point under the lock), so a copy with other bytes
 (a blank line added, the same data saved as .xlsx, the rows in another order) is recognised too, and so is a near
 repeat (the same records in the same order with rows added, removed or changed: a monthly re-export) by a
-similarity sketch of the record sequence (:class:`RecordSketch`). Randomizing the same records twice with
+similarity sketch of the record sequence (:class:`RecordSketch`), and a near repeat in another order (re-sorted with
+rows added or removed) by a sketch of the set of records (:class:`RecordSet`) when the records are distinctive (at
+least SET_MIN_DISTINCT_SHARE of the rows distinct in both files). Randomizing the same records twice with
 independent noise costs the sum of the whole-record epsilons (basic sequential composition), so a second release
 of a source needs an explicit confirmation and the accumulated epsilon is shown.
 """
@@ -44,7 +46,8 @@ class RepeatReleaseError(InputError):
     ``columns``: the columns found identical, value by value, in the records of another input (empty when the same
     input was recognised by its bytes); ``reordered``: the same records were found in another order (the records'
     multiset hash matched, no column); ``near``: the earlier releases found only as near repeats (rows added,
-    removed or changed; :func:`repeats_of`'s dicts, :func:`near_sentence`)."""
+    removed or changed, in the same order or, ``"reordered"``, in another; :func:`repeats_of`'s dicts,
+    :func:`near_sentence`)."""
 
     def __init__(self, message: str, previous: list, accumulated: float, columns=(), reordered: bool = False, near=()):
         super().__init__(message)
@@ -148,8 +151,19 @@ SKETCH_SCHEME = "optrr-cdc-1"
 SKETCH_MIN_CHUNKS = 4
 #: ... covering at least this share of the rows read (too regular files are not compared).
 SKETCH_MIN_COVERED = 0.5
-#: A near repeat: at least this share of an earlier release's chunks found in this file, or of this file's in it.
+#: A near repeat: at least this share of an earlier release's chunks found in this file, or of this file's in it
+#: (in another order: at least this share of the records, a lower bound from the records' set sketches).
 NEAR_REPEAT_SHARE = 0.5
+#: The records' set sketch (:class:`RecordSet`): the SKETCH_K smallest hashes of the distinct records are stored;
+#: the number of distinct records is estimated in memory from the DISTINCT_K smallest (exact below DISTINCT_K, a
+#: relative error of about 1 / sqrt(DISTINCT_K) = 1.6 % above; from SKETCH_K's, 6 %, 1 file of only distinct
+#: records in 20 would be estimated under SET_MIN_DISTINCT_SHARE and not compared).
+DISTINCT_K = 4096
+#: The scheme of a stored set sketch: set sketches of other schemes are not compared.
+SET_SCHEME = "optrr-set-1"
+#: A set sketch is compared only when at least this share of the rows read are distinct records (estimated):
+#: unrelated samples of one population of few distinct records share most of their records.
+SET_MIN_DISTINCT_SHARE = 0.9
 _GOLDEN = 0x9E3779B97F4A7C15
 _CUT_SPREAD = 0xD6E8FEB86659FD93
 #: A cut passes with probability 2**-_CUT_BITS = 1 / (SKETCH_AVG_CHUNK - SKETCH_MIN_CHUNK) (a power of two).
@@ -272,6 +286,49 @@ class RecordSketch:
         }
 
 
+class RecordSet:
+    """An order-independent similarity sketch of the set of records (their 64-bit row hashes, each mixed again with
+    splitmix64's finaliser, a bijection): the DISTINCT_K smallest distinct mixed hashes (bottom-K of the set, the
+    same whatever the rows' order, repetition and chunking), of which :meth:`result` keeps the SKETCH_K smallest and
+    the number of distinct records (exact below DISTINCT_K, else (DISTINCT_K - 1) / the largest kept hash as a share
+    of 2**64). Memory O(DISTINCT_K) besides the rows given (32 KB), vectorised (numpy)."""
+
+    def __init__(self):
+        import numpy as np
+
+        self._bottom = np.empty(0, dtype=np.uint64)  # sorted, distinct, at most DISTINCT_K
+        self.rows = 0
+
+    def add(self, row_hashes) -> None:
+        """Add the next rows' hashes (uint64, in any order)."""
+        import numpy as np
+
+        mixed = _mix64(np.asarray(row_hashes, dtype=np.uint64) ^ np.uint64(_GOLDEN))
+        self.rows += len(mixed)
+        if len(self._bottom) >= DISTINCT_K:
+            mixed = mixed[mixed < self._bottom[-1]]  # only what can enter the bottom-K
+        self._bottom = np.union1d(self._bottom, mixed)[:DISTINCT_K]
+
+    def distinct(self) -> int:
+        """The number of distinct records read (estimated from the bottom-K when it is full; at most the rows)."""
+        if len(self._bottom) < DISTINCT_K:
+            return len(self._bottom)
+        return min(self.rows, round((DISTINCT_K - 1) * 2.0**64 / (float(self._bottom[-1]) + 1.0)))
+
+    def result(self) -> dict | None:
+        """The set sketch for the audit record, None when fewer than FINGERPRINT_MIN_ROWS records were read:
+        {"scheme", "rows", "distinct", "hashes": the SKETCH_K smallest hashes, sorted, as one blob of 16 hex digits
+        each}."""
+        if self.rows < FINGERPRINT_MIN_ROWS:
+            return None
+        return {
+            "scheme": SET_SCHEME,
+            "rows": self.rows,
+            "distinct": self.distinct(),
+            "hashes": self._bottom[:SKETCH_K].astype(">u8").tobytes().hex(),
+        }
+
+
 class ColumnFingerprints:
     """SHA-256 per column of the records read (the source's string chunks, in row order): the same values give the
     same fingerprint whatever the file's bytes, format (CSV, Excel... wherever the reader gives the same texts) or
@@ -290,7 +347,9 @@ class ColumnFingerprints:
 
     :meth:`sketch` is the order-dependent similarity sketch of the records (:class:`RecordSketch`, over the first
     key's row hashes: one hashing for both): the same records in the same order with rows added, removed or
-    changed share most of its chunks."""
+    changed share most of its chunks. :meth:`record_set` is the order-independent sketch of the set of records
+    (:class:`RecordSet`, over the second key's row hashes): the same records in any order with rows added, removed
+    or changed share most of it."""
 
     def __init__(self, names):
         import hashlib
@@ -303,6 +362,7 @@ class ColumnFingerprints:
         self._varied: set[str] = set()
         self._sums = [0] * len(MULTISET_KEYS)
         self._sketch = RecordSketch()
+        self._set = RecordSet()
 
     def add(self, table) -> None:
         """Hash the next chunk (a table of string columns holding every one of ``names``)."""
@@ -313,7 +373,8 @@ class ColumnFingerprints:
         self.rows += table.num_rows
 
     def _add_rows(self, table) -> None:
-        """Add the chunk's row hashes to the multiset sums (modulo 2**64) and the first key's to the sketch."""
+        """Add the chunk's row hashes to the multiset sums (modulo 2**64), the first key's to the sketch and the
+        second key's to the set sketch."""
         import numpy as np
         import pyarrow as pa
         from pandas.util import hash_pandas_object
@@ -327,6 +388,8 @@ class ColumnFingerprints:
             self._sums[i] = (self._sums[i] + int(hashes.sum(dtype=np.uint64))) % 2**64
             if i == 0:
                 self._sketch.add(hashes)
+            else:
+                self._set.add(hashes)
 
     def _add_array(self, name: str, arr) -> None:
         import numpy as np
@@ -387,6 +450,11 @@ class ColumnFingerprints:
         records were read."""
         return self._sketch.result()
 
+    def record_set(self) -> dict | None:
+        """The records' set sketch (:meth:`RecordSet.result`), None when fewer than FINGERPRINT_MIN_ROWS records were
+        read."""
+        return self._set.result()
+
 
 def fingerprints_of(entry: dict) -> dict[str, str]:
     """{column: fingerprint} of an audit entry (empty for entries written before fingerprints existed)."""
@@ -405,28 +473,53 @@ def sketch_of(entry: dict):
     can be compared (:data:`SKETCH_SCHEME`; at least FINGERPRINT_MIN_ROWS rows, SKETCH_MIN_CHUNKS counting chunks
     covering at least SKETCH_MIN_COVERED of the rows: a too regular file, e.g. sorted with long runs of one record,
     is not compared), else None (also for entries written before sketches existed, or damaged)."""
-    import numpy as np
-
-    found = (entry.get("input") or {}).get("records_sketch")
-    if not isinstance(found, dict) or found.get("scheme") != SKETCH_SCHEME:
+    stored = _stored_sketch(entry, "records_sketch", SKETCH_SCHEME, ("chunks", "covered", "rows"))
+    if stored is None:
         return None
-    try:
-        chunks, covered, rows = (int(found[k]) for k in ("chunks", "covered", "rows"))
-        hashes = np.frombuffer(bytes.fromhex(found["hashes"]), dtype=">u8").astype(np.uint64)
-    except (KeyError, TypeError, ValueError):
-        return None
+    hashes, (chunks, covered, rows) = stored
     if rows < FINGERPRINT_MIN_ROWS or chunks < SKETCH_MIN_CHUNKS or covered < SKETCH_MIN_COVERED * rows:
         return None
     return hashes, chunks
 
 
+def set_sketch_of(entry: dict):
+    """(bottom-K hashes of the distinct records as a sorted uint64 array, share of the rows that are distinct
+    records) of an audit entry's set sketch (:class:`RecordSet`) when it can be compared (:data:`SET_SCHEME`; at
+    least FINGERPRINT_MIN_ROWS rows, at least SET_MIN_DISTINCT_SHARE of them distinct: unrelated samples of one
+    population of few distinct records share most of them), else None (also for entries written before set
+    sketches existed, or damaged)."""
+    stored = _stored_sketch(entry, "records_set_sketch", SET_SCHEME, ("rows", "distinct"))
+    if stored is None:
+        return None
+    hashes, (rows, distinct) = stored
+    if rows < FINGERPRINT_MIN_ROWS or distinct < SET_MIN_DISTINCT_SHARE * rows:
+        return None
+    return hashes, min(1.0, distinct / rows)
+
+
+def _stored_sketch(entry: dict, key: str, scheme: str, counts: tuple[str, ...]):
+    """(hashes as a uint64 array, the integers ``counts``) of the sketch ``input.KEY`` of an audit entry when it is
+    of ``scheme`` and readable, else None."""
+    import numpy as np
+
+    found = (entry.get("input") or {}).get(key)
+    if not isinstance(found, dict) or found.get("scheme") != scheme:
+        return None
+    try:
+        numbers = tuple(int(found[k]) for k in counts)
+        hashes = np.frombuffer(bytes.fromhex(found["hashes"]), dtype=">u8").astype(np.uint64)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return hashes, numbers
+
+
 def near_shares(ours, theirs) -> tuple[float, float]:
     """(share of ``theirs``'s chunks found in ``ours``, share of ``ours``'s found in ``theirs``), two :func:`sketch_of`
-    results, by bottom-K containment: below t, the smaller of the two sketches' largest hashes (a sketch holding
-    fewer than SKETCH_K hashes is its whole set: no bound), each sketch holds every hash of its set, so the share of
-    one sketch's hashes below t found in the other estimates the containment of its set in the other's (exact when
-    both sketches are whole sets). A share of chunks of about 32 rows is a lower bound of the share of records: one
-    changed row changes its whole chunk."""
+    results (or two :func:`set_sketch_of` results: shares of distinct records), by bottom-K containment: below t,
+    the smaller of the two sketches' largest hashes (a sketch holding fewer than SKETCH_K hashes is its whole set: no
+    bound), each sketch holds every hash of its set, so the share of one sketch's hashes below t found in the other
+    estimates the containment of its set in the other's (exact when both sketches are whole sets). A share of chunks
+    of about 32 rows is a lower bound of the share of records: one changed row changes its whole chunk."""
     import numpy as np
 
     (a, _a_chunks), (b, _b_chunks) = ours, theirs
@@ -443,19 +536,46 @@ def near_shares(ours, theirs) -> tuple[float, float]:
     return found(b, a), found(a, b)
 
 
+def set_shares(ours, theirs) -> tuple[float, float]:
+    """(share of the rows of ``theirs`` whose record is in ``ours``, share of ``ours``'s in ``theirs``), two
+    :func:`set_sketch_of` results, as lower bounds: a file's distinct records found in the other (:func:`near_shares`)
+    are at least that many of its rows, so each share of distinct records times the file's share of distinct records
+    (at least SET_MIN_DISTINCT_SHARE) bounds its share of rows from below (up to the sketches' estimation error)."""
+    earlier, this = near_shares(ours, theirs)
+    return earlier * theirs[1], this * ours[1]
+
+
+def near_repeat(sketch, record_set, earlier: dict) -> dict | None:
+    """The shares of records in common with the ``earlier`` audit entry when it is a near repeat (either share at
+    least NEAR_REPEAT_SHARE): {"earlier_share", "this_share", "reordered"}, from the records sketches (``sketch``,
+    :func:`sketch_of`: in the same order, "reordered" False) when they find it, else from the set sketches
+    (``record_set``, :func:`set_sketch_of`, :func:`set_shares`: in any order, "reordered" True); None otherwise or
+    when neither pair can be compared."""
+    for ours, theirs, shares, reordered in (
+        (sketch, sketch_of(earlier), near_shares, False),
+        (record_set, set_sketch_of(earlier), set_shares, True),
+    ):
+        if ours is not None and theirs is not None:
+            earlier_share, this_share = shares(ours, theirs)
+            if max(earlier_share, this_share) >= NEAR_REPEAT_SHARE:
+                return {"earlier_share": earlier_share, "this_share": this_share, "reordered": reordered}
+    return None
+
+
 def repeats_of(audit: dict, entry: dict) -> tuple[list[dict], list[str], bool, list[dict]]:
     """The earlier releases of the same records as ``entry`` (same input SHA-256, a column fingerprint in common,
-    the same records' multiset hash, or a near repeat by the records sketches), in ledger order; the names of
+    the same records' multiset hash, or a near repeat by the records or set sketches), in ledger order; the names of
     ``entry``'s columns found identical in those of another input; whether an earlier release was found by the
     multiset hash only (another order); and the near repeats, found by the sketches only: {"created", "file",
     "earlier_share": share of that release's records found in ``entry``'s, "this_share": of ``entry``'s found in
-    it}, when either share is at least NEAR_REPEAT_SHARE (:func:`near_shares`; too regular files are not compared,
-    :func:`sketch_of`)."""
+    it, "reordered": found by the set sketches, not in the same order}, when either share is at least
+    NEAR_REPEAT_SHARE (:func:`near_repeat`; too regular files, :func:`sketch_of`, and files of too few distinct
+    records, :func:`set_sketch_of`, are not compared that way)."""
     ours = fingerprints_of(entry)
     by_print = {v: k for k, v in ours.items()}
     sha = (entry.get("input") or {}).get("sha256")
     multiset = multiset_of(entry)
-    sketch = sketch_of(entry)
+    sketch, record_set = sketch_of(entry), set_sketch_of(entry)
     found, columns, reordered, near = [], set(), False, []
     for r in audit["releases"]:
         if not isinstance(r, dict):
@@ -465,14 +585,9 @@ def repeats_of(audit: dict, entry: dict) -> tuple[list[dict], list[str], bool, l
         same_records = multiset is not None and multiset_of(r) == multiset
         if same or same_input or same_records:
             found.append(r)
-        elif sketch is not None and (theirs := sketch_of(r)) is not None:
-            earlier, this = near_shares(sketch, theirs)
-            if max(earlier, this) >= NEAR_REPEAT_SHARE:
-                found.append(r)
-                file = (r.get("input") or {}).get("file", "?")
-                near.append(
-                    {"created": r.get("created", "?"), "file": file, "earlier_share": earlier, "this_share": this}
-                )
+        elif (shares := near_repeat(sketch, record_set, r)) is not None:
+            found.append(r)
+            near.append({"created": r.get("created", "?"), "file": (r.get("input") or {}).get("file", "?"), **shares})
         if not same_input:
             columns |= same
             reordered |= same_records and not same
@@ -511,14 +626,18 @@ def near_sentence(near: list[dict]) -> str:
     """The closest near repeat (the largest share) in words: "at least about 97 % of the records of the release of
     DATE (file X) are in this file again, in the same order", or, when this file's records are the larger share,
     "at least about 97 % of this file's records were in the release of DATE (file X), in the same order" (a share of
-    unchanged runs of about 32 records, :func:`near_shares`: a lower bound of the records')."""
+    unchanged runs of about 32 records, :func:`near_shares`: a lower bound of the records'); "found whatever their
+    order" when it was found by the set sketches (``"reordered"``, :func:`set_shares`: a lower bound too; a file
+    edited in place in many rows is found that way too, so "in another order" would not always be true)."""
     best = max(near, key=lambda n: max(n["earlier_share"], n["this_share"]))
     release = f"the release of {best['created']} (file {best['file']})"
     if best["earlier_share"] >= best["this_share"]:
         share, where = best["earlier_share"], f"of the records of {release} are in this file again"
     else:
         share, where = best["this_share"], f"of this file's records were in {release}"
-    return f"at least about {100 * share:.0f} % {where}, in the same order"
+    # the set sketches find records whatever their order: re-sorted, or in place with many rows edited
+    return f"at least about {100 * share:.0f} % {where}, " + ("found whatever their order" if best.get("reordered")
+                                                              else "in the same order")
 
 
 def repeat_message(
@@ -531,7 +650,7 @@ def repeat_message(
     """Why a repeat is refused: the earlier releases (the last three named by date and input file, then how many
     more), the columns found identical when they were recognised by their records (``columns``), or the same records
     in another order (``reordered``: found by the multiset hash only), the closest near repeat (``near``: found by
-    the records sketches only, :func:`near_sentence`), and the accumulated epsilon."""
+    the records or set sketches only, :func:`near_sentence`), and the accumulated epsilon."""
     total = accumulated_epsilon(previous, this_epsilon)
     dates = ", ".join(f"{r.get('created', '?')} of {(r.get('input') or {}).get('file', '?')}" for r in previous[-3:])
     if len(previous) > 3:
@@ -587,8 +706,8 @@ def append_release(path, entry: dict, allow_repeat: bool = True, this_epsilon: f
     the ledger of its source (the earlier releases of the same records, :func:`repeats_of`, then this one).
     Without ``allow_repeat`` an earlier release of the same input (recorded meanwhile by another run), of the
     same records in another file (a column fingerprint or the records' multiset hash in common) or a near repeat
-    (most of the records in the same order, by the records sketches) raises :class:`RepeatReleaseError` (nothing
-    is written)."""
+    (most of the records, in the same order by the records sketches or in any order by the set sketches) raises
+    :class:`RepeatReleaseError` (nothing is written)."""
     from ..io.atomic import write_text_atomic
 
     path = os.fspath(path)

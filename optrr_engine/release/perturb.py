@@ -330,6 +330,7 @@ def perturb_file(
         entry["input"]["column_fingerprints"] = records.result()  # the hospital's record only, never sent
         entry["input"]["records_multiset"] = records.multiset()  # the same records in any order (never sent)
         entry["input"]["records_sketch"] = records.sketch()  # near repeats: rows added, removed, changed (never sent)
+        entry["input"]["records_set_sketch"] = records.record_set()  # near repeats in another order (never sent)
         written = []
         for path, text in (
             (ipath, render_internal_report(manifest, entry, previous + [entry])),

@@ -438,7 +438,8 @@ def accumulated_text(exc: RepeatReleaseError) -> str:
 def repeat_sentence(exc: RepeatReleaseError) -> str:
     """What was released before (:class:`RepeatReleaseError`): the same data file, the same records found in
     another file (``exc.columns`` identical, value by value) or in another order (``exc.reordered``), or most of
-    the records of earlier releases in the same order (``exc.near`` only: rows added, removed or changed), with the
+    the records of earlier releases in the same order or, for distinctive records, in any order (``exc.near`` only:
+    rows added, removed or changed), with the
     earlier releases' files."""
     from optrr_engine.release.audit import near_sentence
 

@@ -189,19 +189,21 @@ def distribute_budget(
     target = check_target(target, len(sizes))
     rel_gap = max(float(rel_tol), REL_TOL)
     if method == "optimal":
-        check_search_size(sizes)
+        check_search_size(sizes, w)
     if progress is None and cancel is None:
         res = _remembered(method, tuple(sizes.tolist()), tuple(w.tolist()), target, rel_gap)
         return BudgetResult(res.scale, replace(res.design, info=dict(res.design.info)), res.evaluations)
     return _search(method, sizes, w, target, rel_gap, TaskControl(progress, cancel))
 
 
-def check_search_size(sizes) -> None:
+def check_search_size(sizes, weights=None) -> None:
     """Refuse a budget search of the exact LP whose predicted cost (SEARCH_DESIGNS LPs) exceeds MAX_SEARCH_SECONDS,
-    or whose single LP is refused (optrr_engine.designs.optimal_lp.check_lp_size): TooLargeError, with the reason."""
+    or whose single LP is refused (optrr_engine.designs.optimal_lp.check_lp_size): TooLargeError, with the reason.
+    ``weights``: every design of the search has eps_i = c w_i, so columns of one size and weight share a class of
+    its LP (the LP over the classes when smaller); without them, the LP over the 2^k patterns."""
     from .designs.optimal_lp import check_lp_size
 
-    seconds = SEARCH_DESIGNS * check_lp_size(sizes)
+    seconds = SEARCH_DESIGNS * check_lp_size(sizes, weights)
     if seconds > MAX_SEARCH_SECONDS:
         raise TooLargeError(
             f"too large for the exact design in budget mode: about {SEARCH_DESIGNS} exact LPs over {len(sizes)} "

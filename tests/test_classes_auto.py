@@ -163,11 +163,12 @@ def test_overall_epsilon_of_given_epsilons_per_design():
 
 
 def test_auto_takes_the_cheaper_exact_optimum_first():
-    """Identical attributes beyond ~12: the classes design (predicted 0.04 s) before the LP (0.13 s at k = 13),
-    which is then not run; both are the exact optimum, so the whole-record epsilon is the LP's."""
+    """Identical attributes beyond ~15: the classes design (predicted 0.04 s) before the LP (its LP over the one
+    class is small, but its design is a table of 2^k patterns: 0.57 s at k = 18), which is then not run; both are
+    the exact optimum, so the whole-record epsilon is the LP's."""
     from optrr_engine.tolerance import eps_equal
 
-    sizes, eps = [3] * 13, [0.5] * 13
+    sizes, eps = [3] * 18, [0.5] * 18
     d = run_design("auto", sizes, eps)
     assert d.info["design"] == "classes"
     assert "optimal" not in [c["design"] for c in d.info["candidates"]]

@@ -115,7 +115,7 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
     from .family_lp import family
     from .heuristic import heuristic
     from .lower_bounds import best_lower_bound
-    from .optimal_lp import optimal
+    from .optimal_lp import lp_shape, optimal
 
     budget = check_seconds(budget, "the budget of auto")
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -146,7 +146,8 @@ def auto(sizes, epsilons, ctl=None, budget: float = DEFAULT_BUDGET) -> tuple[Mec
     counts = np.bincount(member)
     classes_fit = n_classes <= MAX_CLASSES and grid_size(counts) <= MAX_GRID_CELLS
     classes_s = cost.classes_seconds(grid_size(counts) / (counts.max() + 1)) if classes_fit else math.inf
-    lp_s = cost.lp_seconds(k, int(sizes.max())) if k <= MAX_AUTO_LP_K else math.inf
+    lp_cells = float(np.prod(lp_shape(sizes, eps), dtype=float))  # the LP over the classes when smaller
+    lp_s = cost.lp_seconds(k, int(sizes.max()), lp_cells) if k <= MAX_AUTO_LP_K else math.inf
     # both are the exact optimum with a dual bound: the one predicted cheaper first, the other only if it failed
     exact_steps = [
         ("classes", lambda: classes_design(sizes, eps, ctl), classes_s),

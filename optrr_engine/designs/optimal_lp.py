@@ -10,6 +10,14 @@ with h_{S,i} = 1 if i is not in S and -e^{eps_i}/(a_i-1) if it is; then T = 1 + 
 bounds (at most k) are re-solved from the k equalities in float64, so attribute epsilons match the
 request to ~1e-12. For any dual vector lam with lam.w > 0, s <= sum_S u_S (lam.h_S)_+ / lam.w (weak
 duality), which gives a certified lower bound on eps_total.
+
+Symmetry (docs/math.md §3): attributes with identical (a_i, eps_i) are interchangeable, so averaging any feasible
+solution over the permutations within each class gives a feasible solution with the same s; an optimum that
+depends only on the count vector c of differing attributes per class exists. When the classes' grid (prod_j
+(n_j + 1) cells) is smaller than 2^k, the LP is solved over that grid (:class:`ClassLPProblem`: one row per class,
+one column per cell, bound U_c = sum of u_S over the cell) and the cells are spread back over the 2^k patterns.
+The optimum, every eps_i and the certificate are those of the full LP (the class dual lifts to a full dual with
+the same bound); the mechanism is the symmetric optimum, where the full LP returns one of its optimal vertices.
 """
 
 from __future__ import annotations
@@ -33,8 +41,22 @@ MAX_LP_K = 20
 MAX_LP_SECONDS = 30.0
 
 
-def check_lp_size(sizes) -> float:
-    """Predicted seconds of the exact LP for these sizes; TooLargeError when beyond MAX_LP_K or MAX_LP_SECONDS."""
+def lp_shape(sizes, epsilons) -> tuple[int, int]:
+    """(rows, columns) of the LP :func:`lp_problem` solves: over the classes of identical (a_i, eps_i) when their
+    grid is smaller than the 2^k patterns, else k x 2^k. ``epsilons`` may be any values equal exactly where the
+    attributes' epsilons are (a budget search's weights: eps_i = c w_i)."""
+    from .classes import detect_classes, grid_size
+
+    class_sizes, _eps, member = detect_classes(sizes, epsilons)
+    cells = grid_size(np.bincount(member, minlength=class_sizes.size))
+    k = len(member)
+    return (int(class_sizes.size), int(cells)) if cells < 2.0**k else (k, 1 << k)
+
+
+def check_lp_size(sizes, epsilons=None) -> float:
+    """Predicted seconds of the exact LP for these sizes (and epsilons: the LP over their classes when smaller,
+    :func:`lp_shape`; without them, the LP over the 2^k patterns); TooLargeError when beyond MAX_LP_K (the design is
+    a table of 2^k patterns whatever the LP) or MAX_LP_SECONDS."""
     from .work import LARGE_CATEGORIES, lp_seconds
 
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -44,7 +66,8 @@ def check_lp_size(sizes) -> float:
             f"the exact LP handles at most k = {MAX_LP_K} attributes (2^k patterns); got k = {k}: "
             "use --method heuristic, family or auto"
         )
-    seconds = lp_seconds(k, int(sizes.max()) if k else 2)
+    cells = None if epsilons is None else float(np.prod(lp_shape(sizes, epsilons), dtype=float))
+    seconds = lp_seconds(k, int(sizes.max()) if k else 2, cells)
     if seconds > MAX_LP_SECONDS:
         large = [i + 1 for i in np.flatnonzero(sizes >= LARGE_CATEGORIES).tolist()]
         what = f"; columns {', '.join(map(str, large))} have {LARGE_CATEGORIES}+ categories" if large else ""
@@ -58,6 +81,8 @@ def check_lp_size(sizes) -> float:
 
 class LPProblem:
     """The scaled LP data for given sizes and epsilons."""
+
+    shape = "k equality rows, 2^k bounded columns"
 
     def __init__(self, sizes, epsilons):
         self.sizes = np.asarray(sizes, dtype=np.int64)
@@ -123,7 +148,63 @@ class LPProblem:
         """log X_S = log1p(z_S / s) - log P - log1p(V / s), z_S = v_S / u_S, V = sum v."""
         z = np.clip(v / self.upper, 0.0, 1.0)
         log_x = np.log1p(z / s) - self.log_p - np.log1p(v.sum() / s)
-        return Mechanism.single(PatternBlock(self.sizes, log_x, normalize=True))
+        return Mechanism.single(PatternBlock(self.sizes, log_x[self.pattern_column()], normalize=True))
+
+    def pattern_column(self) -> np.ndarray | slice:
+        """The LP column of every pattern S (here the pattern itself)."""
+        return slice(None)
+
+
+class ClassLPProblem(LPProblem):
+    """The LP of :class:`LPProblem` over solutions symmetric within each class of identical (a_i, eps_i) (module
+    doc): v_c is the sum of v_S over the patterns S with count vector c, in [0, U_c]; row j is the average of the
+    rows of class j, h_{c,j} = sigma_j - c_j / n_j; the same optimum s."""
+
+    shape = "one equality row per class of identical (a, eps), one bounded column per count vector"
+
+    def __init__(self, sizes, epsilons, member: np.ndarray, class_sizes: np.ndarray, class_eps: np.ndarray):
+        from ..blocks.classes import log_binomial_pmf
+        from ..blocks.pooled import grid_of
+
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self.eps = np.asarray(epsilons, dtype=float)
+        self.k = self.sizes.size
+        self.member = np.asarray(member, dtype=np.int64)
+        self.n = np.bincount(self.member, minlength=class_sizes.size)
+        a = np.asarray(class_sizes, dtype=float)
+        self.r = np.exp(class_eps) / (a - 1.0)
+        self.log_p = float(np.log(self.sizes.astype(float)).sum())
+        self.scale = 1.0 / (1.0 + self.r)
+        self.w = np.expm1(class_eps) / a * self.scale
+        self.cells = grid_of(self.n)  # every count vector, class 0 varying fastest
+        log_u = np.zeros(self.cells.shape[0])
+        for j, (n_j, a_j) in enumerate(zip(self.n, a, strict=True)):
+            log_u += log_binomial_pmf(int(n_j), (a_j - 1.0) / a_j)[self.cells[:, j]]
+        self.upper = np.exp(log_u)
+        self.h = self.scale - self.cells / self.n
+
+    def column_values(self, lam: np.ndarray) -> np.ndarray:
+        """lam . h_c for every cell c (equal to lam' . h_S of the full LP for every S in c, lam'_i = lam_j / n_j)."""
+        return self.h @ lam
+
+    def pattern_column(self) -> np.ndarray:
+        """The cell of every pattern S: sum over i in S of the stride of i's class (cells as ``grid_of`` orders
+        them), by doubling; the sums are integers below 2^20, exact in float64."""
+        from ..blocks.patterns import subset_sums
+
+        strides = np.concatenate(([1.0], np.cumprod(self.n + 1.0)[:-1]))
+        return subset_sums(strides[self.member]).astype(np.int64)
+
+
+def lp_problem(sizes, epsilons) -> LPProblem:
+    """The exact LP for these sizes and epsilons: over the grid of classes of identical (a_i, eps_i) when it has
+    fewer cells than the 2^k patterns (same optimum, module doc), else over the patterns."""
+    from .classes import detect_classes
+
+    if lp_shape(sizes, epsilons)[1] < 2 ** len(sizes):
+        class_sizes, class_eps, member = detect_classes(sizes, epsilons)
+        return ClassLPProblem(sizes, epsilons, member, class_sizes, class_eps)
+    return LPProblem(sizes, epsilons)
 
 
 def solve_lp(problem: LPProblem, s_scale: float):
@@ -136,7 +217,7 @@ def solve_lp(problem: LPProblem, s_scale: float):
     c[-1] = 1.0
     a_dense = np.hstack([problem.h.T, -problem.w[:, None]])
     upper = np.append(problem.upper / s_scale, np.inf)
-    sol = maximise(c, a_dense, np.zeros(problem.k), np.zeros(n + 1), upper)
+    sol = maximise(c, a_dense, np.zeros(problem.w.size), np.zeros(n + 1), upper)
     if sol.x is not None:
         sol.x = sol.x * s_scale
     return sol
@@ -174,11 +255,11 @@ def optimal(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
     k = sizes.size
     if k == 1:
         return Mechanism.single(IndependentBlock.from_epsilons(sizes, epsilons)), {"solver_status": "closed form"}
-    check_lp_size(sizes)
+    check_lp_size(sizes, epsilons)
     if ctl is not None:
         ctl.check()
-        ctl.report(0.0, f"building the LP with {1 << k} columns")
-    problem = LPProblem(sizes, epsilons)
+        ctl.report(0.0, "building the LP")
+    problem = lp_problem(sizes, epsilons)
     scale = initial_scale(sizes, epsilons)
     t0 = time.perf_counter()
     best = None
@@ -216,13 +297,13 @@ def optimal(sizes, epsilons, ctl=None) -> tuple[Mechanism, dict]:
     v, s, raw_residual, polished, lower, res = best
     mech = problem.mechanism(v, s)
     info = {
-        "solver": "HiGHS dual simplex (highspy), k equality rows, 2^k bounded columns",
+        "solver": f"HiGHS dual simplex (highspy), {problem.shape}",
         "solver_status": res.status,
         "solver_iterations": res.iterations,
         "solver_seconds": solve_seconds,
         "solver_runs": attempts,
-        "lp_rows": int(k),
-        "lp_columns": int(1 << k) + 1,
+        "lp_rows": int(problem.w.size),
+        "lp_columns": int(problem.upper.size) + 1,
         "residual_before_polish": raw_residual,
         "residual": problem.residual(v, s),
         "polished": polished is not None,

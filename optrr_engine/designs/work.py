@@ -14,6 +14,10 @@ from dataclasses import dataclass
 #: Exact LP on g attributes (2^g columns, g rows): fixed part and part per column x row.
 LP_FIXED = 2.5e-3
 LP_PER_CELL = 1.2e-6
+#: The design of an LP over the classes of identical (a_i, eps_i) (optrr_engine.designs.optimal_lp.ClassLPProblem):
+#: spreading its cells over the 2^g patterns and checking the mechanism, per pattern x attribute (k = 19, sizes
+#: 2-5 in 4 classes: 1.2 s of 1.3 s; its LP 0.06 s; bench/optimal_budget.py, 2026-11-27).
+PATTERNS_PER_CELL = 1.2e-7
 #: Columns with at least this many categories make the exact LP slower than its size alone predicts: its column
 #: bounds span prod(a_i - 1) / prod(a_i), so HiGHS works harder per column. Measured (CPU s of one core, loaded
 #: 2-core machine, 2026-11-26, sizes 309,309,300,150 + 2s and 3s, all eps_i 1): k = 16: 1.97 s (predicted 1.26),
@@ -33,12 +37,17 @@ G_EVAL_PER_CELL = 1.6e-7
 PER_ATTRIBUTE = 6e-5
 
 
-def lp_seconds(g: int, max_categories: int = 2) -> float:
-    """Exact LP on g attributes (g = 1 is a closed form); ``max_categories``: the largest a_i among them."""
+def lp_seconds(g: int, max_categories: int = 2, lp_cells: float | None = None) -> float:
+    """Exact LP on g attributes (g = 1 is a closed form); ``max_categories``: the largest a_i among them;
+    ``lp_cells``: rows x columns of the LP solved (optrr_engine.designs.optimal_lp.lp_shape: fewer than g 2^g when
+    attributes share their (a_i, eps_i)), plus the work on the 2^g patterns of the design it gives."""
     if g <= 1:
         return LP_FIXED * 0.1
     factor = LARGE_CATEGORY_FACTOR if max_categories >= LARGE_CATEGORIES else 1.0
-    return factor * (LP_FIXED + LP_PER_CELL * g * 2.0**g)
+    full = g * 2.0**g
+    if lp_cells is None or lp_cells >= full:
+        return factor * (LP_FIXED + LP_PER_CELL * full)
+    return factor * (LP_FIXED + LP_PER_CELL * lp_cells) + PATTERNS_PER_CELL * full
 
 
 def block_seconds(g: int, max_categories: int = 2) -> float:

@@ -20,7 +20,7 @@ from optrr_engine.utility.recommend import recommend as engine_recommend
 from optrr_gui.design.mechanism_panel import DESIGN_COLUMNS, fmt_avd
 from optrr_gui.release.dialog import ReleaseDialog
 from optrr_gui.state import needed_marginals as nm
-from optrr_gui.state.design_summary import BUDGET_ONLY_METHODS, recommend
+from optrr_gui.state.design_summary import BUDGET_ONLY_METHODS, recommend, short_label
 from optrr_gui.workers.jobs.design import compute_design
 from tests.test_gui_support import WAIT_MS, close_window, open_window, tick_orange, wait_ready
 
@@ -293,17 +293,21 @@ def test_release_now_or_wait_while_a_slow_design_computes(qtbot, window, tmp_pat
     assert dialog.result_state == "done", dialog.progress_label.text()
 
 
-def test_release_waits_by_default_for_the_designs_that_were_better(qtbot, tmp_path, monkeypatch):
+@pytest.mark.parametrize("new_target", [1.9, 4.0])
+def test_release_waits_by_default_for_the_designs_that_were_better(qtbot, tmp_path, monkeypatch, new_target):
     """A reviewer's release (cirrhosis, total budget): after an edit every design restarts, Kronecker is back
     first, and the release dialog's default released it while the designs recommended a moment before were still
-    computing. Now the dialog waits by default for those that ranked above the best one finished (and took
-    seconds), not for the others; the user may still release now."""
+    computing. Now the dialog waits by default for those that ranked above the best one finished at the settings
+    before the edit (and took seconds), not for the others; the user may still release now. Whether the budget
+    went down or up (a second reviewer: results at two budgets must not be compared)."""
     import optrr_gui.design.controller as dc
+    from optrr_gui.state.design_summary import ranked
 
     window = open_window(qtbot, tmp_path, binary_file(tmp_path, k=3))
     try:
         budget(qtbot, window, 2.0)
         c = window.controller
+        before = ranked(c.current(), True)
         gate = threading.Event()
         real = dc.compute_design
 
@@ -313,19 +317,19 @@ def test_release_waits_by_default_for_the_designs_that_were_better(qtbot, tmp_pa
             return real(method, *args, **kwargs)
 
         monkeypatch.setattr(dc, "compute_design", gated)
-        window.attributes.target.setValue(1.9)
+        window.attributes.target.setValue(new_target)
         behind = {"sample-2", "sample-3", "classes", "optimal", "auto", "utility"}
         qtbot.waitUntil(lambda: set(c.running()) == behind and not c.is_stale("heuristic"), timeout=WAIT_MS)
         current = c.current()
-        best_now = min(s.predicted_avd for s in current.values() if s.ok and s.predicted_avd is not None)
-        earlier = {m: c.summaries[m] for m in behind if c.summaries[m].ok and c.summaries[m].predicted_avd}
-        better = {m for m, s in earlier.items() if s.predicted_avd < best_now}
-        assert better and better < behind  # premise: some were better before the edit, sample-2 was not
+        best_now = c.recommended()
+        assert best_now in current and best_now in before
+        better = {m for m in before[: before.index(best_now)] if m in behind}  # ranked above it at target 2
+        assert better and better < behind  # premise: some ranked above it before the edit, sample-2 did not
         assert set(c.better_running()) == better
         dialog = ReleaseDialog(window, window)
         qtbot.addWidget(dialog)
         assert dialog.wait_better.isVisibleTo(dialog) and dialog.wait_better.isChecked()  # the default
-        assert "better than" in dialog.running_label.text()
+        assert f"ranked above {short_label(best_now)} at your settings before" in dialog.running_label.text()
         assert set(dialog.awaited()) == better  # sample-2 and sample-3 are not waited for
         assert dialog.chosen_method() is None and not dialog.release_button.isEnabled()
         assert any(p.startswith("Waiting for ") for p in dialog.problems())
@@ -341,6 +345,44 @@ def test_release_waits_by_default_for_the_designs_that_were_better(qtbot, tmp_pa
             gate.set()
         qtbot.waitUntil(lambda: c.is_idle(), timeout=WAIT_MS)
         assert not dialog.waiting() and dialog.chosen_method() == c.chosen()
+    finally:
+        gate.set()
+        close_window(window)
+
+
+def test_the_design_chosen_for_release_is_waited_for(qtbot, tmp_path, monkeypatch):
+    """A design the user chose for release (Design tab) that an edit restarted is waited for, whatever else has
+    finished; the dialog offers no other choice and then releases exactly that design (a reviewer saw Kronecker,
+    then Heuristic, as the design to release while the chosen Optimal recomputed)."""
+    import optrr_gui.design.controller as dc
+
+    window = open_window(qtbot, tmp_path, binary_file(tmp_path, k=3))
+    try:
+        budget(qtbot, window, 2.0)
+        c = window.controller
+        window.state.set_session_value("method", "optimal")
+        assert c.picked() == "optimal"
+        gate = threading.Event()
+        real = dc.compute_design
+
+        def gated(method, *args, **kwargs):
+            if method == "optimal":
+                gate.wait(120)
+            return real(method, *args, **kwargs)
+
+        monkeypatch.setattr(dc, "compute_design", gated)
+        window.attributes.target.setValue(3.0)
+        qtbot.waitUntil(lambda: c.is_running("optimal") and not c.is_stale("kronecker"), timeout=WAIT_MS)
+        dialog = ReleaseDialog(window, window)
+        qtbot.addWidget(dialog)
+        assert dialog.chosen_method() is None and dialog.awaited() == ["optimal"]
+        assert not dialog.release_now.isVisibleTo(dialog) and not dialog.wait_designs.isVisibleTo(dialog)
+        assert "the design you chose for release" in dialog.running_label.text()
+        assert not dialog.release_button.isEnabled()
+        with qtbot.waitSignal(c.changed, timeout=WAIT_MS):
+            gate.set()
+        qtbot.waitUntil(lambda: not c.is_running("optimal"), timeout=WAIT_MS)
+        assert dialog.chosen_method() == "optimal"
     finally:
         gate.set()
         close_window(window)

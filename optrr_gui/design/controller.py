@@ -83,6 +83,8 @@ class DesignController(QObject):
         self.request: dict = {}
         self.message = ""
         self._clusters_config: tuple | None = None
+        #: the ranking of the latest results of the same columns and mode when the current request started
+        self._before: list[str] = []
         self._last_request = 0.0
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -132,6 +134,7 @@ class DesignController(QObject):
         design_part = {k: v for k, v in request.items() if k != "needed"}
         design_key = json.dumps([sizes, design_part, self.state.data_path], sort_keys=True)
         old_key = self.key
+        self._before = self._latest_ranking(sizes, bool(request["budget_mode"]))
         self._design_keys = {k: v for k, v in self._design_keys.items() if v == design_key}
         self._design_keys[key] = design_key
         self.key, self.sizes, self.request, self.message = key, sizes, request, ""
@@ -322,30 +325,33 @@ class DesignController(QObject):
         )
 
     def better_running(self) -> list[str]:
-        """The designs still computing that may beat the best one finished: each one's result for an earlier
-        request of the same columns and mode (stale) ranks above every current result, or it has none yet. Best
-        first; empty when nothing is computing or no current design qualifies yet either."""
+        """The designs still computing that may beat the best one finished (:meth:`recommended`): those ranked above
+        it among the latest results of the same columns and mode when this request started (each design's result
+        for the settings before the last change: compared with each other, never with results at other settings;
+        with no design finished yet, the one recommended then), and those without such a result. Best first;
+        empty when nothing is computing."""
         running = [m for m in self.running() if m != "clusters"]
         if not running:
             return []
-        same = self._same_columns_and_mode()
-        earlier = {m: self.summaries[m] for m in running if m in self.summaries and self.is_stale(m) and same(m)}
-        current = self.current()
-        mixed = {**earlier, **current}
-        order = ranked(mixed, bool(self.request.get("budget_mode")), bool(self.state.accept_changed_epsilons))
-        first_current = next((i for i, m in enumerate(order) if m in current), len(order))
-        better = [m for m in order[:first_current] if m in earlier]
-        unknown = [m for m in running if m not in earlier and m in self.methods and m not in current]
-        return better + unknown
+        best_now = self.recommended()
+        if best_now is None:
+            cut = 1
+        else:
+            cut = self._before.index(best_now) if best_now in self._before else len(self._before)
+        better = [m for m in self._before[:cut] if m in running]
+        shape = (tuple(self.sizes), bool(self.request.get("budget_mode")))
+        unknown = [
+            m
+            for m in running
+            if m in self.methods and m not in self.current() and _key_shape(self.summary_keys.get(m, "")) != shape
+        ]
+        return better + [m for m in unknown if m not in better]
 
-    def _same_columns_and_mode(self):
-        """A test of whether a method's summary answers a request of the current column sizes and mode."""
-        now = (tuple(self.sizes), bool(self.request.get("budget_mode")))
-
-        def same(method: str) -> bool:
-            return _key_shape(self.summary_keys.get(method, "")) == now
-
-        return same
+    def _latest_ranking(self, sizes, budget_mode: bool) -> list[str]:
+        """:func:`ranked` over the latest result of every design answering a request of ``sizes`` in this mode."""
+        shape = (tuple(sizes), budget_mode)
+        latest = {m: s for m, s in self.summaries.items() if _key_shape(self.summary_keys.get(m, "")) == shape}
+        return ranked(latest, budget_mode, bool(self.state.accept_changed_epsilons))
 
     def picked(self) -> str | None:
         """The design the user picked in the mechanism panel, if it is a design of the current mode; else None."""

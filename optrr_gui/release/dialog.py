@@ -722,7 +722,7 @@ class ReleaseDialog(QDialog):
         picked = controller.picked()
         if picked is not None and picked in controller.current():
             return picked
-        if self.waiting():
+        if self.waiting():  # the picked design still computing is always waited for
             return None
         return controller.recommended()
 
@@ -730,12 +730,13 @@ class ReleaseDialog(QDialog):
         """The designs the release waits for, as the user chose: none (release now), those still computing that
         were better (:meth:`DesignController.better_running`), or every one still computing."""
         controller = self.window_.controller
+        picked = controller.picked()
+        if picked is not None and controller.is_running(picked):
+            return [picked]  # the design the user chose for release: never replaced by another
         if self.wait_designs.isChecked():
             return controller.running()
         if self.wait_better.isChecked():
-            picked = controller.picked()
-            better = controller.better_running()
-            return better + [picked] if picked in controller.running() and picked not in better else better
+            return controller.better_running()
         return []
 
     def waiting(self) -> bool:
@@ -756,6 +757,15 @@ class ReleaseDialog(QDialog):
         at most :data:`DEFAULT_WAIT_S` seconds last time (an edit just restarted Auto and Utility: Kronecker,
         back first, is not released in their place), and releases now otherwise."""
         controller = self.window_.controller
+        picked = controller.picked()
+        if picked is not None and running:  # the user chose the design: nothing else to choose here
+            for w in (self.release_now, self.wait_better, self.wait_designs):
+                w.setVisible(False)
+            self.running_label.setVisible(controller.is_running(picked))
+            self.running_label.setText(
+                f"Waiting for {short_label(picked)}, the design you chose for release (Design tab), still computing."
+            )
+            return
         better = controller.better_running() if running else []
         offered = bool(better) and set(better) != set(running)
         for w in (self.running_label, self.release_now, self.wait_designs):
@@ -773,15 +783,15 @@ class ReleaseDialog(QDialog):
             else "Release now with the best design available"
         )
         if known:
-            now = short_label(best_now) if best_now else "the designs finished"
             verb = "was" if len(known) == 1 else "were"
+            what = f"ranked above {short_label(best_now)}" if best_now else "recommended"
             text += (
-                f"<br><span style='color:#8a5a00'>{listed_labels(known)} {verb} better than {now} before your last "
-                f"change (about {fmt_seconds(took)} last time).</span>"
+                f"<br><span style='color:#8a5a00'>{listed_labels(known)} {verb} {what} at your settings before the "
+                f"last change (about {fmt_seconds(took)} then).</span>"
             )
         self.running_label.setText(text)
         if offered:
-            self.wait_better.setText(f"Wait for {listed_labels(better)}, then release with the best design")
+            self.wait_better.setText(f"Wait for {listed_labels(better)} (Release is enabled when they are back)")
         if self._when_chosen:
             if self.wait_better.isChecked() and not offered:  # the same wait, shown by a visible choice
                 self._check_quietly(self.wait_designs if better else self.release_now)

@@ -44,14 +44,32 @@ def percent(x: float) -> str:
 
 
 def missing_part(summary, marked: int = 0) -> str:
-    """The title's missing count: the empty cells plus the ``marked`` cells whose text is treated as missing."""
+    """The title's missing count: the empty cells plus the ``marked`` cells whose text is treated as missing; when
+    none, the cells holding a text that looks like a missing-value marker (schema.MISSING_MARKERS: 'N/A', '?')
+    are named, since they are values until treated as missing (a reviewer read "no missing cells" beside 201 'N/A')."""
     s, total = summary, summary.missing + marked
     if not total:
-        return "no missing cells"
+        markers = marker_cells(s)
+        if not markers:
+            return "no missing cells"
+        named = ", ".join(f"{n:,} '{text}'" for text, n in markers)
+        return f"no empty cells, but {named}: a missing-value marker? (Treat as missing in the Design tab's side panel)"
     text = f"{total:,} missing ({percent(total / s.rows) if s.rows else '0%'}"
     if marked:
         text += f": {s.missing:,} empty, {marked:,} treated as missing" if s.missing else ": treated as missing"
     return text + ")"
+
+
+def marker_cells(summary) -> list[tuple[str, int]]:
+    """(text, cells) of the values of ``summary`` that are missing-value markers (schema.MISSING_MARKERS), most
+    frequent first."""
+    import numpy as np
+
+    from optrr_engine.release.schema import MISSING_MARKERS
+
+    hit = np.flatnonzero(np.isin(summary.values, MISSING_MARKERS))
+    found = [(str(summary.values[i]), int(summary.counts[i])) for i in hit]
+    return sorted(found, key=lambda mn: -mn[1])
 
 
 def bin_shares_base(numbers: int) -> str:

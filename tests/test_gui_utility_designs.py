@@ -484,3 +484,25 @@ def test_tables_too_noisy_at_these_rows_warn_but_do_not_hide_the_predicted_error
         dialog.grab().save(str(tmp_path / "noisy_release.png"))
     finally:
         close_window(window)
+
+
+def test_a_design_that_ignores_the_weights_says_so(qtbot, window):
+    """A GUI review set stroke's weight to 5 in total-budget mode and saw the recommended Utility design give it the
+    lowest ε, with nothing said: the status line now says when the design in use does not follow the weights."""
+    from optrr_gui.state.design_summary import WEIGHTLESS_METHODS, weights_note
+
+    assert weights_note("utility", [1.0, 5.0], True).startswith("Utility does not use the column weights")
+    assert weights_note("sample-2", [1.0, 5.0], True).startswith("Sample-2 does not use the column weights")
+    assert weights_note("utility", [1.0, 1.0], True) == ""  # equal weights: nothing to follow
+    assert weights_note("auto", [1.0, 5.0], True) == "" and weights_note("utility", [1.0, 5.0], False) == ""
+    assert "smp" not in WEIGHTLESS_METHODS  # SMP samples the columns with their weights
+    budget(qtbot, window, 2.0)
+    c, panel = window.controller, window.mechanism
+    window.state.set_session_value("method", "utility")
+    window.state.set_column_value(0, "weight", 5.0)
+    qtbot.waitUntil(lambda: c.is_idle() and not c.is_stale("utility"), timeout=WAIT_MS)
+    window.mechanism.flush()
+    assert "Utility does not use the column weights" in panel.status_line.text()
+    window.state.set_session_value("method", "auto")
+    window.mechanism.flush()
+    assert "does not use the column weights" not in panel.status_line.text()

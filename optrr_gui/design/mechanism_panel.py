@@ -46,6 +46,7 @@ from ..state.design_summary import (
     display_order,
     may_recommend,
     recommendation_text,
+    weights_note,
 )
 from ..state.needed_marginals import WAY_OUT, label_index_sets
 from .marginals_editor import MarginalsEditor
@@ -564,6 +565,9 @@ class MechanismPanel(QWidget):
                     f"are so noisy that their confidence intervals span everything; {TOO_NOISY_MEANS}. "
                     f"For more: {WAY_OUT}.</span>"
                 )
+        note = weights_note(method, c.request.get("weights"), budget_mode)
+        if note:
+            lines.append(f"<span style='color:#8a5a00'>{html.escape(note)}</span>")
         held = [
             m
             for m, x in c.current().items()

@@ -34,6 +34,9 @@ METHOD_LABELS = {
     "sample-3": "Sample-3 (3 columns per row)",
     "rsfd": "RS+FD (1 real column, fakes)",
 }
+#: Total-budget designs whose per-column ε do not follow the columns' weights (the utility design chooses them for
+#: the needed tables; sample-2 and sample-3 report columns chosen uniformly at random).
+WEIGHTLESS_METHODS = ("utility", "sample-2", "sample-3")
 #: Designs defined by a whole-record epsilon only: rows of the table in total-budget mode.
 BUDGET_ONLY_METHODS = ("utility", "smp", "sample-2", "sample-3", "rsfd")
 #: The release configuration's method (and sample_m) of each sampling row.
@@ -514,6 +517,23 @@ def recommendation_text(
     if not parts or recommended is None:
         return ""
     return f"Recommended: {METHOD_LABELS.get(recommended, recommended)}: " + "; ".join(parts)
+
+
+def weights_note(method: str | None, weights, budget_mode: bool) -> str:
+    """A plain sentence when the columns' weights differ but ``method`` does not follow them (WEIGHTLESS_METHODS, in
+    total-budget mode), with the ways to favour a column; "" otherwise (a GUI review set a weight of 5 and saw the
+    recommended Utility design give that column the lowest ε, with nothing said)."""
+    if not budget_mode or method not in WEIGHTLESS_METHODS or not weights or len(set(weights)) < 2:
+        return ""
+    what = (
+        "gives each column the ε that lowers the needed tables' error most"
+        if method == "utility"
+        else "reports columns chosen at random, alike"
+    )
+    return (
+        f"{short_label(method)} does not use the column weights: it {what}. To favour a column, name its tables "
+        "under Needed, or choose a design that follows the weights (Auto, Kronecker, SMP)."
+    )
 
 
 def changes_text(s: DesignSummary) -> str:

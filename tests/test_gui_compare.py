@@ -164,6 +164,8 @@ def test_designs_page_releases_every_ranked_design_from_the_loaded_data(qtbot, c
     assert page.table.rowCount() == len(expected)
     assert page.table.item(0, 0).text() == "★" and page.table.item(1, 0).text() == ""
     assert page.table.item(0, 1).text() == METHOD_LABELS.get(expected[0], expected[0])
+    legend = [series.label for series in page._spec.panels[0].series]  # the table's names, not the engine's
+    assert "Sample-2" in legend and "SMP" in legend and "sample-2" not in legend and "smp" not in legend
     smp = rows[(rows["design"] == "smp") & (rows["way"] == 2)]
     assert smp["unanswered"].iat[0] == smp["marginals"].iat[0] > 0  # one column per row: no pair
     answered = rows[rows["unanswered"] == 0]

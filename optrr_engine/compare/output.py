@@ -126,13 +126,16 @@ def count_queries_figure(summary) -> FigureSpec:
     return FigureSpec(panels, columns=cols, width_px=500 * cols + 190, height_px=396 * rows, legend="right")
 
 
-def _mean_sd_line(part, x: str, y: str, sd: str, method: str, color, marker_size: float) -> SeriesSpec:
-    """One design's line of means with +- one sd bars, in the design's colour and dash."""
+def _mean_sd_line(
+    part, x: str, y: str, sd: str, method: str, color, marker_size: float, label: str | None = None
+) -> SeriesSpec:
+    """One design's line of means with +- one sd bars, in the design's colour and dash, named ``label`` (else the
+    design's name) in the legend."""
     spread = _column(part, sd)
     return SeriesSpec(
         _column(part, x),
         _column(part, y),
-        label=method,
+        label=method if label is None else label,
         color=color,
         dash=dash_for(method),
         width=2.0,
@@ -165,17 +168,21 @@ def avd_figure(rows) -> FigureSpec:
     return FigureSpec([panel], width_px=770, height_px=495)
 
 
-def designs_figure(rows) -> FigureSpec:
+def designs_figure(rows, labels=None) -> FigureSpec:
     """The designs at one whole-record epsilon on the user's data (optrr_engine.compare.designs_on_data): mean
     measured AVD against the marginal's number of attributes, one line per design (bars: +- one sd); a design
-    that cannot answer a size has no point there."""
+    that cannot answer a size has no point there. ``labels``: {design: its name in the legend} (the design's own
+    name otherwise)."""
+    labels = labels or {}
     rows = rows.rename(columns={"design": "method"})
     colors = colors_for(list(dict.fromkeys(rows.sort_values("rank")["method"])))
     series = []
     for m, part in rows.groupby("method", sort=False):
         part = part.sort_values("way")
         if part["measured_avd"].notna().any():
-            series.append(_mean_sd_line(part, "way", "measured_avd", "sd_avd", m, colors[m], marker_size=7.0))
+            series.append(
+                _mean_sd_line(part, "way", "measured_avd", "sd_avd", m, colors[m], 7.0, labels.get(m))
+            )
     ways = sorted(int(w) for w in rows["way"].unique())
     eps = float(rows["whole_record_epsilon"].max())
     panel = PanelSpec(

@@ -24,7 +24,7 @@ from optrr_engine.compare import output as figures
 
 from ..common.widgets import fmt_eps
 from ..state import needed_marginals
-from ..state.design_summary import METHOD_LABELS
+from ..state.design_summary import METHOD_LABELS, short_label
 from ..workers.jobs import compare as compare_jobs
 from .view import ComparePage
 
@@ -159,7 +159,8 @@ class DesignsPage(ComparePage):
         self.result = result
         rows = result["rows"]
         self.frame = rows
-        self.show_figure(figures.designs_figure(rows))
+        labels = {m: short_label(m) for m in rows["design"].unique()}  # the names of the table, not the engine's
+        self.show_figure(figures.designs_figure(rows, labels))
         self.fill_table(rows)
         ranking = result["ranking"]
         best = METHOD_LABELS.get(ranking["chosen"], ranking["chosen"])

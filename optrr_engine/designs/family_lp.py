@@ -49,7 +49,9 @@ class FamilyLines:
         if lo > hi * (1 + 1e-15):
             raise InfeasibleError(
                 "infeasible for these eps_i: no mechanism of the heuristic's family reaches them "
-                f"(needs sigma >= {lo:.6g} but the identity pattern allows at most {hi:.6g})"
+                f"(needs sigma >= {lo:.6g} but the identity pattern allows at most {hi:.6g}); choose the method "
+                "auto or optimal (exact designs, for any epsilons), or raise the smallest epsilons towards the "
+                "others (the family needs epsilons that are close to each other and not too small)"
             )
         if self.alpha <= 1.0:
             return lo  # objective increasing in sigma

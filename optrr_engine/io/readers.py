@@ -108,6 +108,11 @@ def _check_input(path) -> str:
         raise InputError(f"input file {path} does not exist")
     if os.path.isdir(path):
         raise InputError(f"{path} is a folder; give a data file")
+    if not os.path.isfile(path):
+        raise InputError(
+            f"input file {path} is not a regular file (a named pipe, device or socket); data files must be regular "
+            "files: save the data to a file and give that"
+        )
     if not os.access(path, os.R_OK):
         raise InputError(f"input file {path} cannot be read (permission denied)")
     return path
@@ -131,14 +136,7 @@ def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
     if fmt != "csv" or os.path.getsize(path) == 0:
         return options
     head, windows = sniff.read_samples(path)
-    if options.encoding is None and sniff.looks_binary(head):
-        utf16 = sniff.utf16_without_bom(head)
-        if utf16 is not None:
-            raise InputError(
-                f"{base} looks like UTF-16 text without a byte-order mark: give --encoding {utf16} "
-                f"(or {'utf-16-be' if utf16 == 'utf-16-le' else 'utf-16-le'})"
-            )
-        raise InputError(f"{base} is not a text file (it contains NUL bytes); choose a data file")
+    _refuse_binary(base, head, options.encoding)
     encoding = options.encoding or sniff.guess_encoding(head, windows)
     if options.encoding is None and encoding == "utf-8":  # (a byte-order mark gives "utf-8-sig")
         line = sniff.mixed_utf8_line(head)
@@ -153,6 +151,25 @@ def detect_options(path, options: ReaderOptions | None = None) -> ReaderOptions:
     delimiter = options.delimiter or sep or sniff.guess_delimiter(lines, default)
     decimal = options.decimal or sniff.guess_decimal(lines, delimiter)
     return replace(options, encoding=encoding, delimiter=delimiter, decimal=decimal)
+
+
+def _refuse_binary(base: str, head: bytes, encoding: str | None) -> None:
+    """Refuse a delimited file whose ``head`` holds NUL bytes (:func:`.sniff.looks_binary`): a binary file, or
+    UTF-16 text without a byte-order mark. Also when an encoding was given (a configuration's ``input``), unless
+    that encoding is UTF-16 or UTF-32, whose text does hold NUL bytes."""
+    from . import sniff
+
+    if encoding is not None and sniff.wide_encoding(encoding):
+        return
+    if not sniff.looks_binary(head):
+        return
+    utf16 = sniff.utf16_without_bom(head)
+    if utf16 is not None:
+        raise InputError(
+            f"{base} looks like UTF-16 text without a byte-order mark: give --encoding {utf16} "
+            f"(or {'utf-16-be' if utf16 == 'utf-16-le' else 'utf-16-le'})"
+        )
+    raise InputError(f"{base} is not a text file (it contains NUL bytes); choose a data file")
 
 
 def _sep_delimiter(base: str, head: bytes, encoding: str, given: str | None) -> str | None:

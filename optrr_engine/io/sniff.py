@@ -167,6 +167,15 @@ def looks_binary(head: bytes) -> bool:
     return b"\x00" in head and bom_encoding(head) is None
 
 
+def wide_encoding(encoding: str) -> bool:
+    """True for UTF-16 and UTF-32 (any byte order), whose text holds NUL bytes; False for any other encoding."""
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return False
+    return name.startswith(("utf-16", "utf-32"))
+
+
 def utf16_without_bom(head: bytes) -> str | None:
     """The encoding ("utf-16-le" or "utf-16-be") of a ``head`` without a byte-order mark that looks like UTF-16
     text: in nearly all of its first byte pairs one byte is NUL and the other printable ASCII or a line break, the

@@ -246,10 +246,21 @@ class ColumnCodec:
                 excluded = missing
                 codes[missing] = -1
             elif self.missing_code is None:
-                what = "texts that are not numbers (released as missing)" if unlisted.any() else "empty cells"
+                # name the missing values that occur: empty cells, texts of missing_values, a numeric column's texts
+                listed = [t for t, c in zip(distinct.to_pylist(), value_codes.tolist(), strict=True) if c == MISSING]
+                empty = bool((index < 0).any())
+                what = ["empty cells"] if empty else []
+                if listed:
+                    what.append(f"{_show(listed)}, listed in its missing_values")
+                if unlisted.any():
+                    what.append("texts that are not numbers (released as missing)")
+                way_out = f"add {self.missing_as!r} to its categories or set its missing to exclude"
+                if listed and not empty and not unlisted.any():  # only listed texts: they may be categories instead
+                    them = "them" if len(listed) > 1 else "it"
+                    way_out += f" (or take {_show(listed)} out of missing_values and add {them} to its categories)"
                 raise InputError(
-                    f"column {self.name!r} has missing values ({what}) but {self.missing_label!r}, its "
-                    "missing-value category, is not among its categories; add it or set missing to exclude"
+                    f"column {self.name!r} has missing values ({' and '.join(what)}) but {self.missing_as!r}, its "
+                    f"missing-value category, is not among its categories; {way_out}"
                 )
             else:
                 codes[missing] = self.missing_code

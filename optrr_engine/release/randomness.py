@@ -233,7 +233,8 @@ def generate_key_file(path) -> str:
 
 
 def read_key_file(path) -> bytes:
-    """The key in a file written by :func:`generate_key_file` (at least 128 bits)."""
+    """The key in a file written by :func:`generate_key_file` (at least 128 bits); a key that is obviously not
+    random (:func:`looks_random`) is refused."""
     path = os.fspath(path)
     try:
         with open(path, encoding="ascii") as fh:
@@ -251,8 +252,21 @@ def read_key_file(path) -> bytes:
                 break
             if len(key) < MIN_KEY_BYTES:
                 raise InputError(f"key file {path} holds a key shorter than {8 * MIN_KEY_BYTES} bits")
+            if not looks_random(key):
+                raise InputError(
+                    f"key file {path} holds a key that is obviously not random (too few different byte values, as in "
+                    "all zeros): anyone could guess it; make a random key with optrr keygen -o NEW.key and give that"
+                )
             return key
     raise InputError(f"{path} is not an OptRR key file (make one with optrr keygen)")
+
+
+def looks_random(key: bytes) -> bool:
+    """False for a key obviously not drawn at random: among its first KEY_BYTES bytes, fewer distinct byte values
+    than half their number (all bytes equal, a short pattern repeated). Random bytes have nearly all distinct
+    values (30 of 32 on average; fewer than 16 practically never happens)."""
+    head = key[:KEY_BYTES]
+    return len(set(head)) * 2 >= len(head)
 
 
 def key_file_is_shared(path) -> bool:

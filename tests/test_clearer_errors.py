@@ -123,3 +123,14 @@ def test_key_without_randomness_is_refused(tmp_path, capsys):
         read_key_file(pattern)  # 8 distinct byte values of 32
     generate_key_file(tmp_path / "good.key")
     assert len(read_key_file(tmp_path / "good.key")) == 32
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_release_data_file_that_is_a_named_pipe_is_refused_not_hashed(tmp_path):
+    """estimate and analyze hash the release's data file first: a named pipe there would wait forever."""
+    from optrr_engine.release.manifest import check_data_hash
+
+    pipe = tmp_path / "release.csv"
+    os.mkfifo(pipe)
+    with pytest.raises(InputError, match="is not a regular file"):
+        check_data_hash({"output_sha256": "0" * 64}, tmp_path / "release.manifest.json", data_path=pipe)

@@ -316,6 +316,11 @@ def check_data_hash(manifest: dict, path, data_path=None) -> None:
     data = os.fspath(data_path) if data_path is not None else default_data_path(path, manifest)
     if not os.path.exists(data):
         raise InputError(f"data file {data} described by manifest {os.path.basename(path)} does not exist")
+    if not os.path.isfile(data):  # hashing a named pipe would wait forever
+        raise InputError(
+            f"data file {data} described by manifest {os.path.basename(path)} is not a regular file (a named pipe, "
+            "device or folder); give the release's data file"
+        )
     if sha256_file(data) != manifest["output_sha256"]:
         raise HashMismatchError(
             f"data file {os.path.basename(data)} does not match manifest {os.path.basename(path)} "

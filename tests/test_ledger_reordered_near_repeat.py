@@ -104,7 +104,8 @@ def test_a_near_repeat_in_another_order_is_refused_and_counted(tmp_path, audit_d
         "this": f"of this file's records were in {release}",
     }
     message = str(exc)
-    assert f"about {round(100 * shares[larger])} % {where[larger]}, found whatever their order: records of this file" in message
+    shown = f"about {round(100 * shares[larger])} % {where[larger]}, found whatever their order: records of this file"
+    assert shown in message
     assert "accumulated whole-record epsilon to at most" in message and "--allow-repeat" in message
     assert exc.accumulated == pytest.approx(2 * first.manifest["overall_epsilon"])  # the earlier release counted
     assert release_names(tmp_path, "r2.csv") == []  # nothing under the final names, no temporaries

@@ -149,6 +149,57 @@ def add_release_arguments(p) -> None:
     p.add_argument("--no-hash-check", action="store_true", help="do not verify the file against the manifest hash")
 
 
+#: Bytes of an existing file read to recognise a key file or an audit record by what it holds.
+SNIFF_BYTES = 4096
+
+
+def held_by(path) -> str | None:
+    """What makes the existing file at ``path`` one that no command overwrites whatever its name, else None: a
+    secret key (a line of ``optrr keygen``'s key tag, as its reader finds it) or, named like the audit record, an
+    OptRR audit record (its "format")."""
+    import os
+    import re
+
+    from ..release.audit import AUDIT_FORMAT, AUDIT_NAME
+    from ..release.randomness import KEY_TAG
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES).decode("ascii", "replace")
+    except OSError:
+        return None
+    if any(line.split()[:1] == [KEY_TAG] for line in head.splitlines()):
+        return "an OptRR secret key file (optrr keygen)"
+    named = os.path.normcase(os.path.basename(os.fspath(path))) == os.path.normcase(AUDIT_NAME)
+    if named and re.search(r'"format"\s*:\s*"' + re.escape(AUDIT_FORMAT) + '"', head):
+        return "an OptRR audit record (the privacy ledger)"
+    return None
+
+
+def audit_record(audit_dir=None) -> str | None:
+    """The audit record a release would use (``optrr perturb``'s --audit-dir ``audit_dir``, else $OPTRR_AUDIT_DIR,
+    else the per-user default); None when that folder does not exist."""
+    from ..release.audit import audit_folder, audit_path
+
+    try:
+        return audit_path(audit_folder(audit_dir))
+    except InputError:
+        return None
+
+
+def check_new_file(
+    path, what: str, force: bool, protected=(), audit_dir=None, way_out: str = "choose another name"
+) -> str:
+    """The one rule of every command's output files: never, even with ``force``, one of the command's ``protected``
+    (file, role) pairs (its inputs, its other outputs), the audit record (:func:`audit_record` of ``audit_dir``) or
+    a file that holds a key or an audit record (:func:`held_by`); an existing file only with ``force``
+    (:func:`~optrr_engine.io.atomic.check_new_output`). Returns ``path``."""
+    from ..io.atomic import check_new_output
+
+    guarded = [*protected, (audit_record(audit_dir), "audit record")]
+    return check_new_output(path, guarded, what, force, recognise=held_by, way_out=way_out)
+
+
 def warn_not_private(warning: str | None) -> None:
     """A release that is not private (test seed): a loud warning on stderr, before any result."""
     if warning:

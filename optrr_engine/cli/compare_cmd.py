@@ -16,6 +16,7 @@ def add_parser(sub):
     common = {
         "--out": {"default": ".", "help": "output folder (default: current folder)"},
         "--seed": {"type": int, "help": "fix the random seed (default: fresh OS entropy)"},
+        "--force": {"action": "store_true", "help": "replace files of an earlier run in --out (never an input)"},
     }
 
     def add(name, help_text):
@@ -115,6 +116,42 @@ def _positive(value, what):
     return value
 
 
+class OutputFiles:
+    """The files one comparison writes in --out, by name: :meth:`plan` checks them all before the work and
+    :meth:`path` each again as it is written, by the rule of every command (:func:`.common.check_new_file`: none
+    replaced without --force, never the --data file, the audit record or a key file). A missing --out folder is
+    created by the writers (``write_atomic``)."""
+
+    def __init__(self, args, want_csv: bool, formats: list[str]):
+        self.args = args
+        self.want_csv = want_csv
+        self.formats = formats
+        self.names: set[str] = set()
+
+    def plan(self, csv_stems=(), figure_stems=()) -> None:
+        """The CSV files ``STEM.csv`` (when CSV is wanted) and the figures ``STEM.FORMAT`` that the run writes."""
+        names = [f"{stem}.csv" for stem in csv_stems if self.want_csv]
+        names += [f"{stem}.{fmt}" for stem in figure_stems for fmt in self.formats]
+        self.names.update(names)
+        for name in names:
+            self._check(os.path.join(self.args.out, name))
+
+    def path(self, name: str) -> str:
+        """The path of the planned file ``name``, checked again (a file may have appeared during the work)."""
+        if name not in self.names:
+            raise AssertionError(f"{name} was not planned")  # programming error: plan() lists every file
+        return self._check(os.path.join(self.args.out, name))
+
+    def _check(self, path: str) -> str:
+        from .common import check_new_file
+
+        if not os.path.isdir(self.args.out):
+            return path  # nothing there yet
+        data = getattr(self.args, "data", None)
+        way_out = "choose another --out folder"
+        return check_new_file(path, "output", self.args.force, [(data, "data file (--data)")], way_out=way_out)
+
+
 def run(args) -> int:
     import pandas as pd
 
@@ -131,10 +168,9 @@ def _run(args) -> int:
     want_csv = args.csv or both
     formats = [fmt for fmt, wanted in (("png", args.png or both), ("svg", args.svg)) if wanted]
     seed_note = f"seed {args.seed} (fixed)" if args.seed is not None else "seed: fresh OS entropy (not reproducible)"
-    written = []
-
-    def out(name):
-        return os.path.join(args.out, name)
+    written: list[str] = []
+    files = OutputFiles(args, want_csv, formats)
+    out = files.path
 
     if args.kind == "ratios":
         from ..compare import ratio_curves
@@ -145,8 +181,10 @@ def _run(args) -> int:
         ks = _ints(args.ks, "k")
         if any(k < 2 or k > 16 for k in ks):
             raise InputError("each k must be between 2 and 16 (the exact LP is needed for the optimum)")
-        frame = ratio_curves(ks, _positive(args.sets, "--sets"), args.mode, seed=args.seed)
+        sets = _positive(args.sets, "--sets")
         stem = f"ratios_{args.mode}"
+        files.plan([stem], [f"{stem}_to_sum", f"{stem}_heuristic_to_optimal"])
+        frame = ratio_curves(ks, sets, args.mode, seed=args.seed)
         if want_csv:
             written.append(output.write_csv(frame, out(stem + ".csv")))
         for fmt in formats:
@@ -156,14 +194,15 @@ def _run(args) -> int:
     elif args.kind == "snp-chi2":
         from ..compare import snp_chi2_curve, summarize_snp
 
-        frame = snp_chi2_curve(
+        request = (
             _ints(args.ks, "k"),
             _positive(args.runs, "--runs"),
             _positive(args.people, "--people"),
             _methods(args.methods),
             _target(args.target, "--target"),
-            seed=args.seed,
         )
+        files.plan(["snp_chi2_runs", "snp_chi2_summary"], ["snp_chi2"])
+        frame = snp_chi2_curve(*request, seed=args.seed)
         summary = summarize_snp(frame)
         if want_csv:
             written.append(output.write_csv(frame, out("snp_chi2_runs.csv")))
@@ -176,15 +215,10 @@ def _run(args) -> int:
 
         _methods(args.optimized)
         data = load_dataset(args.data)
+        ps, sigmas, runs = _floats(args.ps, "p"), _floats(args.sigmas, "sigma"), _positive(args.runs, "--runs")
+        files.plan([f"count_queries_{data.name}_all", f"count_queries_{data.name}"], [f"count_queries_{data.name}"])
         queries, summary, info = count_query_errors(
-            data,
-            _floats(args.ps, "p"),
-            _floats(args.sigmas, "sigma"),
-            _positive(args.runs, "--runs"),
-            args.tv,
-            args.td,
-            optimized_method=args.optimized,
-            seed=args.seed,
+            data, ps, sigmas, runs, args.tv, args.td, optimized_method=args.optimized, seed=args.seed
         )
         if want_csv:
             written.append(output.write_csv(queries, out(f"count_queries_{data.name}_all.csv")))
@@ -198,7 +232,7 @@ def _run(args) -> int:
                 )
         print(summary.pivot_table(index=["p", "sigma"], columns="method", values="median_relative_error").round(4))
     elif args.kind == "avd":
-        _run_avd(args, want_csv, formats, out, written)
+        _run_avd(args, files, written)
     else:
         raise InputError(f"unknown comparison {args.kind!r}")
     print(seed_note)
@@ -217,8 +251,10 @@ def _avd_methods(text):
     return _methods(text, (UTILITY_METHOD, *CLUSTER_METHODS, *BLOOM_METHODS)) if text else None
 
 
-def _run_avd(args, want_csv, formats, out, written):
+def _run_avd(args, files: OutputFiles, written: list[str]) -> None:
     from ..compare import avd_sweep, avd_table, load_dataset, output
+
+    out, want_csv, formats = files.path, files.want_csv, files.formats
 
     given = [v is not None for v in (args.target, args.per_attribute, args.epsilons)]
     if sum(given) != 1:
@@ -237,8 +273,9 @@ def _run_avd(args, want_csv, formats, out, written):
         raise InputError(f"--ways {bad[0]}: marginals of 2 to {k} attributes exist ({data.name} has {k} usable)")
     if args.epsilons is None:
         target = args.target if args.target is not None else args.per_attribute * len(data.sizes)
+        files.plan([f"avd_{data.name}"], [f"avd_{data.name}"])
         rows, designs = avd_table(data, target, methods, ways, subsets, reps, estimator=args.estimator, seed=args.seed)
-        axes = ("whole_record",)
+        axes: tuple[str, ...] = ("whole_record",)
     else:
         if args.axis not in AXIS_NAMES:
             raise InputError(f"--axis must be one of {', '.join(AXIS_NAMES)}")
@@ -246,6 +283,7 @@ def _run_avd(args, want_csv, formats, out, written):
         if any(not e > 0 for e in epsilons):
             raise InputError("every epsilon must be positive")
         axes = AXIS_NAMES[args.axis]
+        files.plan([f"avd_{data.name}"], [f"{kind}_{data.name}_{axis}" for axis in axes for kind in ("avd", "r2")])
         rows, designs = avd_sweep(
             data, epsilons, axes, methods, ways, subsets, reps, estimator=args.estimator, seed=args.seed
         )

@@ -55,7 +55,11 @@ def add_parser(sub):
         "--method's): its method and mechanism (a sampling design: its method and sample_m), which optrr perturb "
         "--config NEW_CONFIG releases exactly as printed",
     )
-    p.add_argument("--force", action="store_true", help="replace NEW_CONFIG if it exists (never CONFIG itself)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace NEW_CONFIG if it exists (never a file read, a key or the audit record)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr while a long design runs")
     p.add_argument("--target-total", type=float, help="whole-record epsilon to meet (budget mode)")
     p.add_argument("--weights", help="relative weights of the attributes in budget mode")
@@ -216,14 +220,16 @@ def _rows_of_config(args, cfg) -> None:
 
 
 def check_new_config(args) -> None:
-    """-o: refuse at once (before a long design) an existing file without --force, and the configuration read."""
+    """-o: refuse at once (before a long design) an existing file without --force, and, even with it, a file the
+    command reads (the configuration, the prior), the audit record or a key file (:func:`.common.check_new_file`)."""
     if args.output is None:
         if args.force:
             raise InputError("--force applies to -o (the new configuration to write)")
         return
-    from ..io.atomic import check_new_output
+    from .common import check_new_file
 
-    check_new_output(args.output, [(args.config, "configuration read (--config)")], "configuration", args.force)
+    reads = [(args.config, "configuration read (--config)"), (args.prior, "prior read (--prior)")]
+    check_new_file(args.output, "configuration", args.force, reads)
 
 
 def write_config(args, method: str, mechanism=None, sample_m: int | None = None) -> str | None:

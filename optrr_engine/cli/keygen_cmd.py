@@ -11,7 +11,11 @@ def add_parser(sub):
 
 def run(args) -> int:
     from ..release.randomness import generate_key_file
+    from .common import check_new_file
 
+    # the audit record (even before it exists) and a key are refused here; any other existing file is refused by
+    # generate_key_file, which never overwrites (hence force: no "use --force" advice for a key)
+    check_new_file(args.output, "key file", force=True)
     fingerprint = generate_key_file(args.output)
     print(
         f"wrote {args.output} (fingerprint {fingerprint}); keep it secret and backed up with the hospital: with it "

@@ -85,7 +85,9 @@ def add_parser(sub):
     # TESTS ONLY, hidden: a small seed anyone can find; accepted only with OPTRR_DEVELOPER=1 (marked NOT PRIVATE)
     p.add_argument("--insecure-test-seed", type=int, metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--seed", help=argparse.SUPPRESS)
-    p.add_argument("--force", action="store_true", help="replace existing output files (never an input)")
+    p.add_argument(
+        "--force", action="store_true", help="replace existing output files (never an input, a key or the audit record)"
+    )
     p.add_argument(
         "--allow-repeat", action="store_true", help="release data that was released before (epsilons add up)"
     )
@@ -123,7 +125,7 @@ def add_parser(sub):
 def check_output_name(args) -> None:
     """Refuse, before any work, an output name whose extension OptRR's readers cannot read back (``optrr estimate``
     and the other commands choose the reader by extension). An output that is the run's own input, configuration,
-    key file or audit record is left to perturb_file, whose refusal to overwrite it says more."""
+    key file or audit record is left to :func:`check_never_overwritten`, whose refusal to overwrite it says more."""
     from ..errors import InputError
     from ..io.atomic import same_file
     from ..io.formats import EXTENSIONS, extension, known_format
@@ -141,6 +143,20 @@ def check_output_name(args) -> None:
         ext = extension(output)
         what = f"ends in {ext}, which OptRR cannot read back" if ext else "has no extension"
         raise InputError(f"output {output}: the name {what}; end it in one of {' '.join(sorted(EXTENSIONS))}")
+
+
+def check_never_overwritten(args) -> None:
+    """Refuse, before any work, a release, manifest or report name that the rule of every command refuses
+    (:func:`.common.check_new_file`): an existing file without --force and, even with it, the input, the
+    configuration, the key file, the audit record or a file holding a key or an audit record. perturb_file checks
+    the same files again (and the internal report) when it starts writing."""
+    from ..release.manifest import manifest_path, report_path
+    from .common import check_new_file
+
+    reads = [(args.input, "input file"), (args.config, "configuration"), (args.key_file, "key file")]
+    outputs = ((args.output, "output"), (manifest_path(args.output), "manifest"), (report_path(args.output), "report"))
+    for path, what in outputs:
+        check_new_file(path, what, args.force, reads, args.audit_dir)
 
 
 def early_config(args):
@@ -214,6 +230,7 @@ def print_repeat(ledger: list, record: str) -> None:
 
 def run(args) -> int:
     from ..errors import InputError
+    from ..io.atomic import is_within, same_file
     from ..release.audit import audit_folder, audit_path
     from ..release.manifest import manifest_path, noise_attributes, report_path
     from ..release.perturb import perturb_file
@@ -223,6 +240,7 @@ def run(args) -> int:
     from .interrupts import hold
 
     check_output_name(args)
+    check_never_overwritten(args)
     cfg = early_config(args)
     check_excel_rows(args, cfg)
     check_flagged_kept(args, cfg)
@@ -292,10 +310,13 @@ def run(args) -> int:
             file=sys.stderr,
         )
     folder = audit_folder(args.audit_dir)
-    if os.path.samefile(folder, os.path.dirname(os.path.abspath(args.output))):
+    release_folder = os.path.dirname(os.path.abspath(args.output))
+    if is_within(folder, release_folder):
+        where = "in the release's folder" if same_file(folder, release_folder) else "inside the release's folder"
         print(
-            f"optrr: warning: the internal audit record and report are in the release's folder {folder}; never send "
-            "them (optrr-audit.json, *.internal-report.html) - use --audit-dir to keep them elsewhere",
+            f"optrr: warning: the internal audit record and report are {where} ({folder}); never send them "
+            "(optrr-audit.json, *.internal-report.html; a zip of the release's folder would hold them) - use "
+            "--audit-dir to keep them elsewhere",
             file=sys.stderr,
         )
     print_repeat(made.ledger, audit_path(folder))

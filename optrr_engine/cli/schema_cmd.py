@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
-from ..errors import InputError
 from .perturb_cmd import ProgressBar, add_reader_arguments, reader_options
 
 
@@ -13,7 +11,9 @@ def add_parser(sub):
     p = sub.add_parser("schema", help="write a release configuration template for a data file")
     p.add_argument("input", metavar="INPUT", help="data file: .csv .tsv .txt .xlsx .parquet .sav .dta")
     p.add_argument("-o", "--output", required=True, metavar="CONFIG", help="release configuration JSON to write")
-    p.add_argument("--force", action="store_true", help="replace CONFIG if it exists")
+    p.add_argument(
+        "--force", action="store_true", help="replace CONFIG if it exists (never an input, a key or the audit record)"
+    )
     p.add_argument(
         "--codebook",
         metavar="DICT",
@@ -31,14 +31,11 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from ..io.atomic import check_output_path
     from ..release.config import save_config
     from ..release.merge_rare import merge_rare, stats_rows
     from ..release.schema import infer_schema
 
-    check_output_path(args.output, [args.input], "configuration")
-    if os.path.exists(args.output) and not args.force:
-        raise InputError(f"{args.output} exists; use --force to replace it (it may hold your edits)")
+    check_output(args)
     bar = ProgressBar(enabled=not args.quiet)
     stats: dict = {}
     try:
@@ -48,19 +45,54 @@ def run(args) -> int:
     merged = merge_rare(cfg, stats_rows(cfg, stats)) if args.merge_rare else None
     if merged is not None:
         cfg = merged.config
+    check_output(args)  # again: a file may have appeared there during a long pass
     save_config(cfg, args.output)
     skipped = (cfg.source or {}).get("empty_rows_skipped")
     if skipped:
         print(f"optrr: note: {skipped:,} rows with every cell empty were skipped (not records)", file=sys.stderr)
+    unreleasable = nothing_released(cfg, args.output)
+    if unreleasable:
+        print(f"optrr: warning: {unreleasable}", file=sys.stderr)
     if not args.quiet:
         print_summary(cfg)
         if merged is not None:
             print(merge_summary(merged))
-        print(
-            f"wrote {args.output}: edit roles, epsilons (or a whole-record target_total) and categories; then "
-            f"`optrr design --config {args.output} -o designed.json` (the recommended design) and optrr perturb"
-        )
+        if unreleasable:
+            print(f"wrote {args.output}")
+        else:
+            print(
+                f"wrote {args.output}: edit roles, epsilons (or a whole-record target_total) and categories; then "
+                f"`optrr design --config {args.output} -o designed.json` (the recommended design) and optrr perturb"
+            )
     return 0
+
+
+def check_output(args) -> None:
+    """Refuse CONFIG when it exists (without --force) or, even with --force, when it is the input, the data
+    dictionary, the audit record or a key file (:func:`.common.check_new_file`)."""
+    from .common import check_new_file
+
+    reads = [(args.input, "input file"), (args.codebook, "data dictionary (--codebook)")]
+    check_new_file(args.output, "configuration", args.force, reads)
+
+
+def nothing_released(cfg, output) -> str | None:
+    """Why nothing can be released with the template ``cfg`` as written to ``output`` (no column is randomized),
+    else None: one data row (every column holds a single value, nothing to randomize, whatever the roles), or no
+    column proposed for randomizing (the notes say why; roles can be changed)."""
+    if cfg.perturbed():
+        return None
+    source = cfg.source or {}
+    rows, name = source.get("rows"), source.get("file") or "the file"
+    if isinstance(rows, int) and rows < 2:
+        return (
+            f"nothing can be released from {name}: it has {rows} data row, so every column holds a single value and "
+            "there is nothing to randomize (a release needs many rows); every column was dropped"
+        )
+    return (
+        f"nothing can be released yet: every column of {name} was dropped (their notes say why); give at least one "
+        f"column the role perturb in {output} before optrr design and optrr perturb"
+    )
 
 
 def print_summary(cfg, stream=None) -> None:

@@ -77,16 +77,32 @@ def check_output_path(output, inputs=(), what: str = "output") -> str:
     return output
 
 
-def check_new_output(path, protected=(), what: str = "output", force: bool = False) -> str:
-    """``check_output_path`` plus: never one of the ``protected`` files (configuration, key, audit record,
-    inputs), even with ``force``; an existing file only with ``force``."""
+def check_new_output(
+    path, protected=(), what: str = "output", force: bool = False, recognise=None, way_out: str = "choose another name"
+) -> str:
+    """``check_output_path`` plus: never one of the ``protected`` (file, role) pairs (configuration, key, audit
+    record, inputs), nor an existing file that ``recognise(path)`` describes (a text such as "an OptRR secret key
+    file": protected by what it holds, whatever its name), even with ``force``; an existing file only with
+    ``force``. ``way_out``: what to do instead, in the messages (default "choose another name")."""
     path = check_output_path(path, [], what)
     for src, role in protected:
         if src is not None and same_file(path, src):
-            raise InputError(f"{what} {path} is the {role}; choose another name (it is never overwritten)")
+            raise InputError(f"{what} {path} is the {role}; {way_out} (it is never overwritten)")
+    held = recognise(path) if recognise is not None and os.path.isfile(path) else None
+    if held:
+        raise InputError(f"{what} {path} is {held}; {way_out} (it is never overwritten, even with --force)")
     if os.path.lexists(path) and not force:
-        raise InputError(f"{what} {path} exists; choose another name or use --force to replace it")
+        raise InputError(f"{what} {path} exists; {way_out} or use --force to replace it")
     return path
+
+
+def is_within(path, folder) -> bool:
+    """True when ``path`` is ``folder`` or lies inside it (links resolved; also through different spellings)."""
+    path, folder = (os.path.normcase(os.path.realpath(os.fspath(p))) for p in (path, folder))
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:  # different drives (Windows)
+        return False
 
 
 def host_tag(hostname: str | None = None) -> str:

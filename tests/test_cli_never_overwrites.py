@@ -143,3 +143,23 @@ def test_schema_of_one_row_says_nothing_can_be_released(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "optrr design" not in out and "optrr perturb" not in out
     assert "nothing can be released from one.csv" in err and "1 data row" in err
+
+
+def test_the_windows_release_never_overwrites_a_key_whatever_its_name(tmp_path):
+    """The desktop window calls perturb_file itself: the same rule (a file holding a key is never replaced, even with
+    force) holds there, not only on the command line."""
+    from optrr_engine.errors import InputError
+    from optrr_engine.release.perturb import perturb_file
+    from optrr_engine.release.randomness import generate_key_file
+
+    data = tmp_path / "in.csv"
+    data.write_text("a,b\n" + "".join(f"{'xy'[i % 2]},{'uvw'[i % 3]}\n" for i in range(60)), encoding="utf-8")
+    key = tmp_path / "backup.csv"
+    generate_key_file(key)
+    before = key.read_bytes()
+    categories = {"a": ["x", "y"], "b": ["u", "v", "w"]}
+    columns = [{"name": n, "role": "perturb", "epsilon": 1.0, "categories": c} for n, c in categories.items()]
+    config = {"columns": columns, "method": "kronecker"}
+    with pytest.raises(InputError, match="secret key file"):
+        perturb_file(str(data), config, str(key), force=True)
+    assert key.read_bytes() == before

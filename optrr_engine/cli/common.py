@@ -149,33 +149,6 @@ def add_release_arguments(p) -> None:
     p.add_argument("--no-hash-check", action="store_true", help="do not verify the file against the manifest hash")
 
 
-#: Bytes of an existing file read to recognise a key file or an audit record by what it holds.
-SNIFF_BYTES = 4096
-
-
-def held_by(path) -> str | None:
-    """What makes the existing file at ``path`` one that no command overwrites whatever its name, else None: a
-    secret key (a line of ``optrr keygen``'s key tag, as its reader finds it) or, named like the audit record, an
-    OptRR audit record (its "format")."""
-    import os
-    import re
-
-    from ..release.audit import AUDIT_FORMAT, AUDIT_NAME
-    from ..release.randomness import KEY_TAG
-
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(SNIFF_BYTES).decode("ascii", "replace")
-    except OSError:
-        return None
-    if any(line.split()[:1] == [KEY_TAG] for line in head.splitlines()):
-        return "an OptRR secret key file (optrr keygen)"
-    named = os.path.normcase(os.path.basename(os.fspath(path))) == os.path.normcase(AUDIT_NAME)
-    if named and re.search(r'"format"\s*:\s*"' + re.escape(AUDIT_FORMAT) + '"', head):
-        return "an OptRR audit record (the privacy ledger)"
-    return None
-
-
 def audit_record(audit_dir=None) -> str | None:
     """The audit record a release would use (``optrr perturb``'s --audit-dir ``audit_dir``, else $OPTRR_AUDIT_DIR,
     else the per-user default); None when that folder does not exist."""
@@ -192,9 +165,10 @@ def check_new_file(
 ) -> str:
     """The one rule of every command's output files: never, even with ``force``, one of the command's ``protected``
     (file, role) pairs (its inputs, its other outputs), the audit record (:func:`audit_record` of ``audit_dir``) or
-    a file that holds a key or an audit record (:func:`held_by`); an existing file only with ``force``
-    (:func:`~optrr_engine.io.atomic.check_new_output`). Returns ``path``."""
+    a file that holds a key or an audit record (:func:`~optrr_engine.release.audit.held_by`); an existing file only
+    with ``force`` (:func:`~optrr_engine.io.atomic.check_new_output`). Returns ``path``."""
     from ..io.atomic import check_new_output
+    from ..release.audit import held_by
 
     guarded = [*protected, (audit_record(audit_dir), "audit record")]
     return check_new_output(path, guarded, what, force, recognise=held_by, way_out=way_out)

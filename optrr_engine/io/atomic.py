@@ -269,3 +269,34 @@ def sha256_file(path, ctl=None, block: int = 4 << 20) -> str:
                 ctl.check()
                 ctl.report(done / size, "computing SHA-256")
     return h.hexdigest()
+
+
+#: errno values of a file system without hard links (FAT, some network shares): :func:`commit_new` falls back there.
+_NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK, errno.EXDEV}
+
+
+def commit_new(tmp: AtomicFile) -> None:
+    """Give ``tmp`` its final name only if no file has it: a rename that never replaces (``os.link`` then
+    ``os.unlink`` of the temporary on POSIX, atomic: the link fails if the name exists; ``os.rename``, which never
+    replaces, on Windows). Raises FileExistsError, the temporary kept (``tmp.discard()`` removes it), when a file
+    has the name. On a file system without hard links the name is checked and then replaced (not atomic there)."""
+    if sys.platform == "win32":
+        os.rename(tmp.path, tmp.final)
+        tmp.committed = True
+        return
+    try:
+        os.link(tmp.path, tmp.final)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+        if os.path.lexists(tmp.final):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), tmp.final) from None
+        tmp.commit()
+        return
+    tmp.committed = True
+    try:
+        os.unlink(tmp.path)
+    except OSError:
+        pass  # a hidden temporary left: removed by a later run once this process is gone

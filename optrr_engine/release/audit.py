@@ -722,3 +722,29 @@ def append_release(path, entry: dict, allow_repeat: bool = True, this_epsilon: f
         audit["releases"].append(entry)
         write_text_atomic(path, audit_text(audit), private=True)
     return previous + [entry]
+
+
+#: Bytes of an existing file read to recognise a key file or an audit record by what it holds.
+SNIFF_BYTES = 4096
+
+
+def held_by(path) -> str | None:
+    """What makes the existing file at ``path`` one that no command overwrites whatever its name, else None: a
+    secret key (a line of ``optrr keygen``'s key tag, as its reader finds it) or, named like the audit record, an
+    OptRR audit record (its "format"). Every command's outputs and the GUI's release are checked with it
+    (:func:`optrr_engine.io.atomic.check_new_output`'s ``recognise``)."""
+    import re
+
+    from .randomness import KEY_TAG
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES).decode("ascii", "replace")
+    except OSError:
+        return None
+    if any(line.split()[:1] == [KEY_TAG] for line in head.splitlines()):
+        return "an OptRR secret key file (optrr keygen)"
+    named = os.path.normcase(os.path.basename(os.fspath(path))) == os.path.normcase(AUDIT_NAME)
+    if named and re.search(r'"format"\s*:\s*"' + re.escape(AUDIT_FORMAT) + '"', head):
+        return "an OptRR audit record (the privacy ledger)"
+    return None

@@ -7,13 +7,18 @@ the header and build the codec from the configuration -> run the design (honesty
 ``allow_repeat``) -> one streaming pass: encode each chunk, perturb it with the mechanism's vectorised
 sampler, and either write it or spill it into the external shuffle (:mod:`.shuffle`) -> refuse what the pass
 found (identifier-like perturbed columns, and, unless approved, rare released categories, kept columns with a
-value unique to one row in many rows and kept columns whose combination of values is: :class:`CategoryGuard`,
+value unique to one row in many rows or a value of fewer than RARE_COUNT rows, and kept columns whose combination
+of values is unique to one row in many rows: :class:`CategoryGuard`,
 :class:`KeptUniqueGuard`, :class:`PublishRefusal`) ->
-write the shuffled records -> hash the output -> write the manifest and the external report (beside the release)
-and the audit record and internal report (in the audit folder; the audit record, read again under its lock, refuses
-a repeat found by the records' fingerprints, :class:`.audit.ColumnFingerprints`, unless ``allow_repeat``) -> rename
-the temporary files into place, the audit record first (so the ledger never misses a release). Memory is bounded by
-the chunk size and the shuffle's bucket size, not by the file, except the distinct values of the kept columns and
+write the shuffled records (kept in the input's order without ``shuffle``: a note warns that row positions can
+disclose values, naming the columns whose values come in runs, :class:`RowOrder`) -> hash the output -> write the
+manifest and the external report (beside the release) and the audit record and internal report (in the audit folder;
+the audit record, read again under its lock, refuses a repeat found by the records' fingerprints,
+:class:`.audit.ColumnFingerprints`, unless ``allow_repeat``) -> rename the temporary files into place, the audit
+record first (so the ledger never misses a release); without ``force`` the renames never replace a file
+(:func:`.io.atomic.commit_new`): an output that another run wrote during the pass refuses the release, and this run's
+files and audit entry are removed again (:func:`place_release`). Memory is bounded by the chunk size and the
+shuffle's bucket size, not by the file, except the distinct values of the kept columns and
 of their combination (:class:`KeptUniqueGuard`). A cancel, an error or a kill leaves nothing under the final names
 (only hidden temporary files for a kill, removed by the next run in that folder).
 
@@ -87,6 +92,75 @@ def _write(fn, path, *args):
         raise InputError(describe_os_error(exc, path)) from None
 
 
+def appeared_message(path: str, what: str) -> str:
+    """The refusal of an output that another run wrote while this one was working (:func:`check_still_new`)."""
+    return (
+        f"{what} {path} was written by another run while this release was being made; nothing was released and "
+        "the audit record is unchanged: choose another name, or use --force to replace it"
+    )
+
+
+def check_still_new(finals: dict[str, str]) -> None:
+    """At the commit point: refuse when one of ``finals`` ({path: what}, checked free before the pass) now exists."""
+    for path, what in finals.items():
+        if os.path.lexists(path):
+            raise InputError(appeared_message(path, what))
+
+
+def place_release(temps: list, finals: dict[str, str], force: bool, apath, entry: dict) -> None:
+    """Give the release's temporary files (AtomicFile) their final names, ``entry`` already in the audit record
+    ``apath``. With ``force`` each replaces what is there. Without it none replaces anything
+    (:func:`.io.atomic.commit_new`): when a name is taken (another run wrote it since :func:`check_still_new`) or a
+    rename fails, the files this run placed are removed again and ``entry`` is taken out of the audit record, so
+    nothing of this run is left and the ledger records no release that was refused."""
+    from ..io.atomic import commit_new, describe_os_error
+
+    if force:
+        for tmp in temps:
+            _write(tmp.commit, tmp.final)
+        return
+    placed: list[tuple[str, tuple[int, int]]] = []
+    for tmp in temps:
+        try:
+            st = os.stat(tmp.path)
+            commit_new(tmp)
+        except OSError as exc:
+            _remove_placed(placed)
+            _write(withdraw_release, apath, apath, entry)
+            if isinstance(exc, FileExistsError):
+                raise InputError(appeared_message(tmp.final, finals.get(tmp.final, "output"))) from None
+            raise InputError(describe_os_error(exc, tmp.final)) from None
+        placed.append((tmp.final, (st.st_dev, st.st_ino)))
+
+
+def _remove_placed(placed: list[tuple[str, tuple[int, int]]]) -> None:
+    """Remove the files this run gave a final name (path, (device, inode)), each only while it is still this run's."""
+    for path, ident in placed:
+        try:
+            st = os.lstat(path)
+            if (st.st_dev, st.st_ino) == ident:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def withdraw_release(apath, entry: dict) -> None:
+    """Take ``entry`` (as :func:`.audit.append_release` appended it) out of the audit record at ``apath``, under its
+    lock: its release was refused after it was recorded."""
+    import json
+
+    from ..io.atomic import write_text_atomic
+    from .audit import audit_text, load_audit, locked
+
+    stored = json.loads(audit_text(entry))
+    with locked(apath):
+        audit = load_audit(apath)
+        others = [e for e in audit["releases"] if e != stored]
+        if len(others) < len(audit["releases"]):
+            audit["releases"] = others
+            write_text_atomic(apath, audit_text(audit), private=True)
+
+
 def perturb_file(
     input_path,
     config,
@@ -121,19 +195,23 @@ def perturb_file(
     released) and returns notes for the manifest and report (it never refuses).
     ``at_commit()``, when given, is called once just before the audit record is appended, after every check of the
     pass: from there on the release is either completed or refused as a repeat of the same records
-    (:class:`.audit.RepeatReleaseError`, found by their fingerprints under the audit record's lock) or stopped by a
-    write error, never abandoned by a cancel (the command line holds Ctrl-C from there); nothing has its final name
-    yet when it is called.
+    (:class:`.audit.RepeatReleaseError`, found by their fingerprints under the audit record's lock), refused because
+    another run wrote one of its output names meanwhile (:func:`place_release`) or stopped by a write error, never
+    abandoned by a cancel (the command line holds Ctrl-C from there); nothing has its final name yet when it is called.
     ``config``: a ReleaseConfig, its dict, or the path of its JSON. ``key``: a hospital key (bytes, from
     :func:`.randomness.read_key_file` of ``key_path``); ``insecure_test_seed``: tests only, accepted in developer
     mode (``developer``; default: ``OPTRR_DEVELOPER=1`` in this process); the release is marked NOT PRIVATE in its
     first column, manifest and report. ``force``:
-    replace existing outputs. ``allow_repeat``: release a source that the audit record shows was released
+    replace existing outputs; without it an output written meanwhile (another run finishing first) refuses the release
+    at the commit point, its own files and audit entry removed (:func:`place_release`). Without ``shuffle`` the rows
+    keep the input's order and the manifest and report say what that discloses (:func:`order_kept_note`).
+    ``allow_repeat``: release a source that the audit record shows was released
     before, by its bytes (refused before the pass) or by its records (a column of another input with the same
     values, refused at the commit point); otherwise :class:`.audit.RepeatReleaseError`. After the pass, before any
     file gets its final name, the release is refused (:class:`PublishRefusal`, naming them) when a perturbed column
     releases a rare category (:meth:`CategoryGuard.rare`) not approved by ``allow_rare_categories``, or when a kept
-    column not approved by ``allow_flagged_kept`` holds a value unique to one row in too many rows, or the kept
+    column not approved by ``allow_flagged_kept`` holds a value unique to one row in too many rows or a value of
+    fewer than RARE_COUNT rows (:meth:`KeptUniqueGuard.rare`), or the kept
     columns together (two or more) hold a combination of values unique to one row in too many rows
     (:class:`KeptUniqueGuard`). Each is True (approve all: the command line's flags), False (approve none) or the
     collection of what was approved: (column, category) pairs, and kept column names and the tuple of every kept
@@ -153,6 +231,7 @@ def perturb_file(
         audit_folder,
         audit_path,
         file_stamp,
+        held_by,
         internal_report_path,
         load_audit,
         releases_of,
@@ -188,8 +267,9 @@ def perturb_file(
     mpath, rpath = manifest_path(output_path), report_path(output_path)
     protected = [(input_path, "input file"), (config_path, "configuration"), (key_path, "key file")]
     protected.append((apath, "audit record"))
-    for path, what in ((output_path, "output"), (mpath, "manifest"), (rpath, "report"), (ipath, "internal report")):
-        check_new_output(path, protected, what, force)
+    finals = {output_path: "output", mpath: "manifest", rpath: "report", ipath: "internal report"}
+    for path, what in finals.items():  # never a key or an audit record, whatever its name (as every command)
+        check_new_output(path, protected, what, force, recognise=held_by)
     if len({os.path.abspath(p) for p in (output_path, mpath, rpath, ipath)}) < 4:
         raise InputError(f"output {output_path}: its files would collide with the internal report; choose another name")
     audit = load_audit(apath)
@@ -264,9 +344,12 @@ def perturb_file(
         categories = CategoryGuard(codec)
         unique = KeptUniqueGuard.for_release(codec, kept_ok)
         records = ColumnFingerprints(codec.columns)  # the ledger's check at the commit point (append_release)
+        order = None if shuffle else RowOrder.for_release(codec)
         for n, codes, kept, ex in prefetched(encoded_chunks(source, codec, records, unique)):
             stream.check()
             categories.add(codes)
+            if order is not None:
+                order.add(codes, kept)
             for k, v in ex.items():
                 excluded[k] = excluded.get(k, 0) + v
             out = codec.output_table(mechanism.sample(codes, rng_sample), kept)
@@ -285,6 +368,8 @@ def perturb_file(
         check_unlisted_share(codec.unlisted, rows_read, source.options.decimal)
         if rows_check is not None:  # e.g. needed tables that carry no information at this row count
             release_design.notes.extend(rows_check(mechanism, codec.attributes, cfg, rows_out) or [])
+        if order is not None:
+            release_design.notes.append(order_kept_note(order.in_runs()))
         if spill is not None:
             for table in spill.tables(chunk_rows, ctl.sub(0.75, 0.95)):
                 _write(writer.write, output_path, table)
@@ -344,13 +429,14 @@ def perturb_file(
         ctl.check()
         if at_commit is not None:
             at_commit()
+        if not force:  # another run may have written one of these names during the pass
+            check_still_new(finals)
         # The audit record first (so the ledger never misses a release), read again and appended under its lock:
         # parallel runs never lose an entry, and a release of the same input recorded meanwhile is caught.
         history = _write(append_release, apath, apath, entry, allow_repeat)
         if len(history) != len(previous) + 1:
             _write(_write_text, ipath, written[0].path, render_internal_report(manifest, entry, history))
-        for tmp in temps:
-            _write(tmp.commit, tmp.final)
+        place_release(temps, finals, force, apath, entry)
         ctl.report(1.0, f"released {rows_out:,} rows")
         return Release(manifest, entry, history)
     finally:
@@ -384,15 +470,17 @@ class PublishRefusal(InputError):
     """After the pass, what the release would publish without approval (:func:`check_published`): ``rare``, the
     rare categories of perturbed columns, [(column, category, rows)], per column in column order, rarest first;
     ``kept``, the kept columns where too many rows hold a value no other row has, [(column, unique rows, rows
-    released)]; ``combination``, None or (the kept columns' names in column order, rows whose combination of their
-    values no other row has, rows released) when that combination is refused. The message is
-    :func:`.schema.rare_refusal`, :func:`.schema.kept_unique_refusal` and :func:`.schema.kept_combination_refusal`,
-    one per line."""
+    released)], in column order; ``combination``, None or (the kept columns' names in column order, rows whose
+    combination of their values no other row has, rows released) when that combination is refused; ``kept_rare``,
+    the other kept columns with values held by fewer than RARE_COUNT rows, [(column, such values, rows holding them)],
+    in column order. The message is :func:`.schema.rare_refusal`, :func:`.schema.kept_unique_refusal`,
+    :func:`kept_rare_refusal` and :func:`.schema.kept_combination_refusal`, one per line."""
 
-    def __init__(self, message: str, rare=(), kept=(), combination=None):
+    def __init__(self, message: str, rare=(), kept=(), combination=None, kept_rare=()):
         super().__init__(message)
         self.rare = [(str(c), str(v), int(n)) for c, v, n in rare]
         self.kept = [(str(c), int(u), int(n)) for c, u, n in kept]
+        self.kept_rare = [(str(c), int(v), int(h)) for c, v, h in kept_rare]
         self.combination: tuple[tuple[str, ...], int, int] | None = None
         if combination is not None:
             names, unique, rows = combination
@@ -400,10 +488,10 @@ class PublishRefusal(InputError):
 
     def reworded(self, message: str) -> PublishRefusal:
         """The same refusal with another message (e.g. worded for the window)."""
-        return type(self)(message, self.rare, self.kept, self.combination)
+        return type(self)(message, self.rare, self.kept, self.combination, self.kept_rare)
 
     def __reduce__(self):  # survives the GUI's worker processes (pickle)
-        return (type(self), (str(self), self.rare, self.kept, self.combination))
+        return (type(self), (str(self), self.rare, self.kept, self.combination, self.kept_rare))
 
 
 def approved_set(allowed, what: str) -> frozenset | None:
@@ -523,10 +611,28 @@ class _KeyCounts:
         starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
         self.keys, self.rows = keys[starts], np.add.reduceat(rows, starts)
 
+    def rows_per_value(self) -> np.ndarray:
+        """The rows of each distinct key so far."""
+        self._merge()
+        return self.rows
+
     def unique_and_distinct(self) -> tuple[int, int]:
         """(keys held by exactly one row, distinct keys) so far."""
-        self._merge()
-        return int(np.count_nonzero(self.rows == 1)), int(self.rows.size)
+        return _unique_and_distinct(self.rows_per_value())
+
+
+def _unique_and_distinct(rows: np.ndarray) -> tuple[int, int]:
+    """(values held by exactly one row, distinct values) of the rows per value ``rows``."""
+    return int(np.count_nonzero(rows == 1)), int(rows.size)
+
+
+def _rare_values(rows: np.ndarray) -> tuple[int, int]:
+    """(values, rows holding them) of the rare values of the rows per value ``rows`` (:func:`.schema.is_rare`, the
+    one rule, applied to each distinct row count)."""
+    from .schema import is_rare
+
+    rare = np.isin(rows, [n for n in np.unique(rows).tolist() if is_rare(n)])
+    return int(np.count_nonzero(rare)), int(rows[rare].sum())
 
 
 class _ValueCounts:
@@ -567,13 +673,16 @@ class _ValueCounts:
             self.hashed.add(_hash(self.merged[0]), self.merged[1])  # equal hashes of different values merge there
             self.merged = None
 
-    def unique_and_distinct(self) -> tuple[int, int]:
-        """(values held by exactly one row, distinct values) so far."""
+    def rows_per_value(self) -> np.ndarray:
+        """The rows of each distinct value so far (of each 64-bit key past the cap)."""
         self._merge()  # first: this merge may cross the cap and move the counts to ``hashed``
         if self.hashed is not None:
-            return self.hashed.unique_and_distinct()
-        rows = self.merged[1] if self.merged is not None else np.zeros(0, dtype=np.int64)
-        return int(np.count_nonzero(rows == 1)), int(rows.size)
+            return self.hashed.rows_per_value()
+        return self.merged[1] if self.merged is not None else np.zeros(0, dtype=np.int64)
+
+    def unique_and_distinct(self) -> tuple[int, int]:
+        """(values held by exactly one row, distinct values) so far."""
+        return _unique_and_distinct(self.rows_per_value())
 
 
 def _hash(values) -> np.ndarray:
@@ -588,6 +697,14 @@ def _hash(values) -> np.ndarray:
 _MISSING_KEY = np.uint64(0x9E3779B97F4A7C15)
 #: An odd multiplier: a row's combination key is ((k1 * M + k2) * M + k3 ...) mod 2**64, so the order counts.
 _KEY_SPREAD = np.uint64(0xFF51AFD7ED558CCD)
+
+
+def _value_keys(values) -> np.ndarray:
+    """The 64-bit key of each entry of ``values`` (a string Array, the missing value as null: :data:`_MISSING_KEY`)."""
+    present = values.is_valid().to_numpy(zero_copy_only=False)
+    keys = np.full(len(values), _MISSING_KEY, dtype=np.uint64)
+    keys[present] = _hash(values.drop_null())
+    return keys
 
 
 def _released_distinct(column, recode):
@@ -611,7 +728,8 @@ def _released_distinct(column, recode):
 
 class KeptUniqueGuard:
     """Refuses the kept columns (copied unchanged, in the clear) where too many released rows hold a value that no
-    other released row has (:func:`.schema.kept_too_unique`), and, when two or more columns are kept, their
+    other released row has (:func:`.schema.kept_too_unique`) or where a value is held by fewer than RARE_COUNT rows
+    (:meth:`rare`, the perturbed columns' rare-category rule), and, when two or more columns are kept, their
     combination when too many rows hold a combination of their values that no other row has: either can link the
     record to the person in another data set.
 
@@ -661,8 +779,8 @@ class KeptUniqueGuard:
             present = values.is_valid().to_numpy(zero_copy_only=False)
             given, given_rows, keys = values.drop_null(), rows[present], None
             if name in self.together:
-                all_keys = np.full(len(values), _MISSING_KEY, dtype=np.uint64)
-                all_keys[present] = keys = _hash(given)
+                all_keys = _value_keys(values)
+                keys = all_keys[present]
                 joint = all_keys[index] if joint is None else joint * _KEY_SPREAD + all_keys[index]
             if name in self.counts:
                 self.counts[name].add(given, given_rows, keys)
@@ -686,6 +804,17 @@ class KeptUniqueGuard:
                 out.append((name, unique, distinct))
         return out
 
+    def rare(self) -> list[tuple[str, int, int]]:
+        """(name, values held by fewer than RARE_COUNT rows, rows holding them) of every watched column that has
+        such values (:func:`.schema.is_rare`, the rule of the perturbed columns' categories; empty cells are no value),
+        in column order: a value so few records have discloses that such a person is in the data."""
+        out = []
+        for name in self.names:
+            values, held = _rare_values(self.counts[name].rows_per_value())
+            if values:
+                out.append((name, values, held))
+        return out
+
     def combination(self, rows: int) -> tuple[tuple[str, ...], int, int] | None:
         """(the kept columns' names, rows whose combination of their values no other row has, ``rows``) when the
         combination is refused: :func:`.schema.kept_too_unique` of its unique rows, and more of them than any of the
@@ -704,12 +833,15 @@ class KeptUniqueGuard:
 def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: int, rare_ok=frozenset()) -> None:
     """After the pass (``rows`` released), one :class:`PublishRefusal` naming every rare category not approved
     (``rare_ok``: :func:`approved_set` of ``allow_rare_categories``), every too-unique kept column that ``unique``
-    watches (the kept columns not approved) and the kept columns' combination when it watches it and refuses it
+    watches (the kept columns not approved), every other watched kept column with values of fewer than RARE_COUNT
+    rows (:meth:`KeptUniqueGuard.rare`) and the kept columns' combination when it watches it and refuses it
     (:meth:`KeptUniqueGuard.combination`)."""
     from .schema import kept_combination_refusal, kept_unique_refusal, rare_refusal
 
     rare = categories.rare(rare_ok)
     kept = unique.found(rows)
+    too_unique = {name for name, _u, _d in kept}
+    kept_rare = [found for found in unique.rare() if found[0] not in too_unique]  # the unique rule says more
     combination = unique.combination(rows)
     by_column: dict[str, list[tuple[str, int]]] = {}
     for name, value, n in rare:
@@ -717,10 +849,135 @@ def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: in
     problems = [rare_refusal(list(by_column.items()), categories.missing)] if rare else []
     if kept:
         problems.append(kept_unique_refusal(kept, rows))
+    if kept_rare:
+        problems.append(kept_rare_refusal(kept_rare))
     if combination is not None:
         problems.append(kept_combination_refusal(*combination))
     if problems:
-        raise PublishRefusal("\n".join(problems), rare, [(name, u, rows) for name, u, _d in kept], combination)
+        unique_rows = [(name, u, rows) for name, u, _d in kept]
+        raise PublishRefusal("\n".join(problems), rare, unique_rows, combination, kept_rare)
+
+
+def kept_rare_refusal(found) -> str:
+    """The perturb-time error naming every kept column with values held by fewer than RARE_COUNT rows (``found``:
+    (name, such values, rows holding them) of each, in column order: :meth:`KeptUniqueGuard.rare`), why it matters and
+    the ways out."""
+    from .schema import RARE_COUNT
+
+    named = ", ".join(
+        f"{name!r} ({values:,} value{'s' if values != 1 else ''} held by fewer than {RARE_COUNT} rows, {held:,} "
+        f"row{'s' if held != 1 else ''} in all)"
+        for name, values, held in found
+    )
+    return (
+        f"kept column(s) {named} would be published as they are, in the clear: a value that fewer than {RARE_COUNT} "
+        "records have discloses that such a person is in the data and can single them out (the rule of the perturbed "
+        "columns' rare categories). Merge the rare values into a value with enough rows or recode the column into "
+        "groups (its recode in the configuration, e.g. ages into bands), perturb it, drop it, or give "
+        "--allow-flagged-kept if publishing its values is intended"
+    )
+
+
+#: A released column is named as in runs in the kept record order (:class:`RowOrder`) when adjacent rows hold the same
+#: value this much closer to always than a shuffled order gives ((observed - expected) / (1 - expected))...
+ORDER_RUN_EXCESS = 0.25
+#: ... and this many standard deviations above a shuffled order (no warning from chance in a small file).
+ORDER_RUN_Z = 4.0
+#: Rows sampled (uniformly, by random priority) to estimate how often two rows of a shuffled order agree.
+ORDER_SAMPLE_ROWS = 1 << 16
+
+
+class RowOrder:
+    """Whether the released columns' values come in runs in the input's order (the file sorted or grouped by them),
+    for a release that keeps that order: then a row's position discloses its value, whatever the randomization.
+
+    :meth:`add` takes each chunk's codes of the perturbed columns (the values before randomization) and kept columns
+    of the rows released (their released values, by 64-bit key, empty cells one key): it counts the adjacent rows
+    that agree, per column, and keeps a uniform sample of ORDER_SAMPLE_ROWS rows (by random priority) from which
+    the share of agreeing pairs in a shuffled order, sum(p²), is estimated (exact for smaller files). Memory:
+    8 bytes per column and sampled row, whatever the file's size or the columns' distinct values."""
+
+    def __init__(self, names, sample_rows: int = ORDER_SAMPLE_ROWS, kept=(), recodes: dict | None = None):
+        self.names = list(names) + list(kept)
+        self.kept = list(kept)
+        self.recodes = dict(recodes or {})
+        self.sample_rows = sample_rows
+        self.agree = np.zeros(len(self.names), dtype=np.int64)
+        self.rows = 0
+        self.last: np.ndarray | None = None
+        self.sample = np.zeros((0, len(self.names)), dtype=np.uint64)
+        self.priority = np.zeros(0)
+        self.rng = np.random.default_rng(0)  # the same note for the same file; nothing released depends on it
+
+    @classmethod
+    def for_release(cls, codec) -> RowOrder:
+        """Every released column of ``codec``: the perturbed ones, then the kept ones (after their recoding)."""
+        return cls(codec.attributes, kept=codec.kept, recodes=codec.kept_recode)
+
+    def add(self, codes: np.ndarray, kept=None) -> None:
+        """A chunk of the rows released: their codes (rows x perturbed columns) and kept columns (a table, or None)."""
+        parts = [codes.astype(np.uint64)]
+        for name in self.kept:
+            values, index, _rows = _released_distinct(kept.column(name), self.recodes.get(name))
+            parts.append(_value_keys(values)[index][:, None])
+        keys = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+        if not len(keys):
+            return
+        if self.last is not None:
+            self.agree += keys[0] == self.last
+        self.agree += np.count_nonzero(keys[1:] == keys[:-1], axis=0)
+        self.last = keys[-1].copy()
+        self.rows += len(keys)
+        sample = np.concatenate([self.sample, keys])
+        priority = np.concatenate([self.priority, self.rng.random(len(keys))])
+        if len(priority) > self.sample_rows:
+            chosen = np.argpartition(priority, self.sample_rows)[: self.sample_rows]
+            sample, priority = sample[chosen], priority[chosen]
+        self.sample, self.priority = sample, priority
+
+    def in_runs(self) -> list[str]:
+        """The columns whose values come in runs (:data:`ORDER_RUN_EXCESS`, :data:`ORDER_RUN_Z`), in :attr:`names`
+        order. Adjacent pairs agreeing in a shuffled order: mean (n-1)q, variance (n-1)q(1-q) + 2(n-2)(r-q²), with
+        q = sum(p²) and r = sum(p³) estimated without bias from the sample of m rows; when m < n the estimate's own
+        variance, about (n-1)² 4(r-q²)/m, is added."""
+        m, pairs = len(self.sample), self.rows - 1
+        if m < 3 or pairs < 2:
+            return []
+        out = []
+        for j, name in enumerate(self.names):
+            c = np.unique(self.sample[:, j], return_counts=True)[1].astype(float)
+            q = float((c * (c - 1)).sum()) / (m * (m - 1))
+            r = float((c * (c - 1) * (c - 2)).sum()) / (m * (m - 1) * (m - 2))
+            if q >= 1.0:  # one value: its order discloses nothing
+                continue
+            spread = max(r - q * q, 0.0)
+            var = pairs * q * (1 - q) + 2 * (pairs - 1) * spread
+            if m < self.rows:  # q estimated from a sample
+                var += pairs**2 * 4 * spread / m
+            var = max(var, 1e-12)
+            observed = float(self.agree[j])
+            excess = (observed / pairs - q) / (1 - q)
+            if excess >= ORDER_RUN_EXCESS and (observed - pairs * q) / var**0.5 >= ORDER_RUN_Z:
+                out.append(name)
+        return out
+
+
+def order_kept_note(in_runs: list[str]) -> str:
+    """The note (manifest, reports, the command line's stderr) of a release in the input's record order: what row
+    positions can disclose, naming the columns ``in_runs`` (:meth:`RowOrder.in_runs`)."""
+    risk = (
+        "the records keep the input file's row order (not shuffled): in a file sorted or grouped by a released "
+        "column, a row's position discloses that column's value, whatever the randomization (e.g. all cases first)"
+    )
+    if in_runs:
+        named = ", ".join(repr(n) for n in in_runs)
+        found = (
+            f"; in this file the values of {named} come in long runs in row order (sorted or grouped), so their "
+            "positions disclose them"
+        )
+    else:
+        found = "; no released column's values come in long runs here, but an order the recipient knows still may"
+    return f"WARNING: {risk}{found}. Release shuffled unless the order is needed"
 
 
 def encoded_chunks(source, codec, fingerprints=None, kept_values=None):

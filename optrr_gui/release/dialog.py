@@ -395,6 +395,17 @@ def kept_unique_columns(state, summaries: dict, released=None) -> list[tuple[str
     return out
 
 
+def kept_rare_entry(name: str, values: int, held: int) -> str:
+    """The orange entry of a kept column with values held by fewer than RARE_COUNT rows that the release found
+    (:attr:`PublishRefusal.kept_rare`; before the release such values are named in the rare categories' line)."""
+    what = "1 value" if values == 1 else f"{values:,} values"
+    rows = "1 row" if held == 1 else f"{held:,} rows"
+    return (
+        f"{name!r}: {what} held by fewer than {RARE_COUNT} rows ({rows}), published in the clear: it can single the "
+        "person out"
+    )
+
+
 def kept_entry(name: str, unique: int, rows: int) -> str:
     """The orange entry of a kept column with too many values held by one row (:func:`kept_unique_columns`)."""
     return f"{name!r}: {unique:,} of {rows:,} rows have a value no other row has: it can link a record to the person"
@@ -574,7 +585,7 @@ class ReleaseDialog(QDialog):
         # (rare (column, category) pairs, kept columns and the tuple of their names when their combination is) named
         self._approvable: tuple = (frozenset(), frozenset())
         # (session version, rare, kept, combination) of the last PublishRefusal
-        self._found_by_release: tuple = (None, [], [], None)
+        self._found_by_release: tuple = (None, [], [], None, [])
         self._identifiers: tuple = (None, [])  # (what they were counted for, identifier_columns)
         self._combination: tuple = (None, None)  # (what it is counted for, kept_combination: None while counted)
         self._columns_key: tuple | None = None  # what the column list and the tick were last shown for
@@ -819,14 +830,17 @@ class ReleaseDialog(QDialog):
             return
         self._columns_key = key
         outside = outside_epsilon(self.state, refused)
-        found_rare, found_kept, combination = self._current_found()
+        found_rare, found_kept, combination, found_kept_rare = self._current_found()
         combination = combination or self.kept_combination()  # the release's count first (on the rows it releases)
         released: dict = {}  # rows per category of each column, counted once for both lists
         rare = merge_found(self.state, rare_categories(self.state, summaries, refused, released), found_rare)
-        flagged = {name: (unique, rows) for name, unique, rows in kept_unique_columns(self.state, summaries, released)}
-        flagged.update({name: (unique, rows) for name, unique, rows in found_kept})
+        # each flagged kept column's entry: values held by few rows (their names are in the rare categories' line
+        # before the release; this entry when the release found them), unless too many are held by one (says more)
+        flagged = {n: kept_rare_entry(n, v, h) for n, v, h in found_kept_rare}
+        flagged.update({n: kept_entry(n, u, r) for n, u, r in kept_unique_columns(self.state, summaries, released)})
+        flagged.update({n: kept_entry(n, u, r) for n, u, r in found_kept})
         outside["rare_categories"] = rare_entries(rare)
-        outside["kept"] = [kept_entry(n, *flagged[n]) if n in flagged else n for n in outside["kept"]]
+        outside["kept"] = [flagged.get(n, n) for n in outside["kept"]]
         kept = tuple(c.name for c in self.state.columns if c.role == "keep")
         approvable_kept: set = set(kept)
         if combination is not None and combination[0] == kept:  # the kept columns the release found it for
@@ -895,20 +909,22 @@ class ReleaseDialog(QDialog):
     def _current_found(self) -> tuple[list, list, tuple | None]:
         """(rare, kept, combination) the last PublishRefusal found, or nothing (and forgotten) when the design changed
         since."""
-        version, rare, kept, combination = self._found_by_release
+        version, rare, kept, combination, kept_rare = self._found_by_release
         if version != self._session_version():
-            self._found_by_release = (None, [], [], None)
-            return [], [], None
-        return rare, kept, combination
+            self._found_by_release = (None, [], [], None, [])
+            return [], [], None, []
+        return rare, kept, combination, kept_rare
 
     def add_found(self, exc: PublishRefusal) -> bool:
         """Add what the release refused (:class:`PublishRefusal`: rare categories, kept columns and the kept columns'
         combination, counted on the rows it releases) to the orange list, the tick shown and cleared; False when it
         names nothing new."""
-        rare, kept, combination = self._current_found()
+        rare, kept, combination, kept_rare = self._current_found()
         before = self.published_outside()
         combination = exc.combination or combination
-        self._found_by_release = (self._session_version(), [*rare, *exc.rare], [*kept, *exc.kept], combination)
+        self._found_by_release = (
+            self._session_version(), [*rare, *exc.rare], [*kept, *exc.kept], combination, [*kept_rare, *exc.kept_rare]
+        )
         self._columns_key = None  # list again
         return self.published_outside() != before
 

@@ -103,8 +103,8 @@ def add_parser(sub):
         action="store_true",
         help="publish kept columns that optrr schema proposed to drop (likely identifiers, free text), or where "
         f"more than {KEPT_UNIQUE_SHARE * 100:g}%% of the released rows hold a value no other row has (a linkage key), "
-        "as they are; also approves the kept columns together when that many rows hold a combination of their "
-        "values no other row has",
+        "or with a value fewer than 5 rows hold, as they are; also approves the kept columns together when that many "
+        "rows hold a combination of their values no other row has",
     )
     p.add_argument(
         "--allow-rare-categories",
@@ -199,8 +199,9 @@ def check_flagged_kept(args, cfg) -> None:
     """Refuse, before any work, kept columns of ``cfg`` (copied unchanged, in the clear) that ``optrr schema``
     proposed to drop (a likely identifier or free text: the reason is in the column's warnings), unless
     --allow-flagged-kept: such a column's values would be published as they are (the window asks for the same with
-    its tick). Kept columns with values unique to one row in many rows, and kept columns whose combination of values
-    is, are refused by perturb_file after its pass (the same flag allows them: it passes allow_flagged_kept=True)."""
+    its tick). Kept columns with values unique to one row in many rows or with values of fewer than 5 rows, and kept
+    columns whose combination of values is unique in many rows, are refused by perturb_file after its pass (the same
+    flag allows them: it passes allow_flagged_kept=True)."""
     from ..errors import InputError
     from ..release.schema import drop_reason
 

@@ -134,3 +134,14 @@ def test_a_release_data_file_that_is_a_named_pipe_is_refused_not_hashed(tmp_path
     os.mkfifo(pipe)
     with pytest.raises(InputError, match="is not a regular file"):
         check_data_hash({"output_sha256": "0" * 64}, tmp_path / "release.manifest.json", data_path=pipe)
+
+
+def test_the_repeat_message_says_a_keyed_reproduction_adds_nothing():
+    """An attacker review: the refusal said any further release adds its epsilon, but the same key and configuration
+    give the byte-identical release, which the ledger counts once."""
+    from optrr_engine.release.audit import repeat_message
+
+    previous = [{"created": "2026-11-27", "input": {"file": "in.csv"}, "overall_epsilon": 2.0}]
+    message = repeat_message(previous, 2.0)
+    assert "another release with fresh noise brings the accumulated whole-record epsilon to 4" in message
+    assert "a reproduction with the same key and configuration repeats the same noise and adds nothing" in message

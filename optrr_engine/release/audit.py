@@ -667,8 +667,9 @@ def repeat_message(
         what = f"{near_sentence(near)}: {what}"
     return (
         f"{what} released {len(previous)} time(s) before ({dates}); another release with fresh noise "
-        f"brings the accumulated whole-record epsilon to {accumulated_words(f'{total:.6g}', bool(near))}; confirm "
-        "with --allow-repeat if that is intended"
+        f"brings the accumulated whole-record epsilon to {accumulated_words(f'{total:.6g}', bool(near))} (a "
+        "reproduction with the same key and configuration repeats the same noise and adds nothing); confirm with "
+        "--allow-repeat if that is intended"
     )
 
 

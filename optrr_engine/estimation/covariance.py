@@ -8,8 +8,10 @@ covariance (diag(lambda) - lambda lambda^T) / n. Pushed through the symmetric M^
 This is the covariance around the distribution the records are drawn from (records i.i.d. from pi). For
 a fixed data set the spread around its own empirical distribution is smaller by diag(pi) - pi pi^T (the
 sampling part), so intervals built from it are conservative for that target. The plug-in uses lambda_hat
-and pi_hat. Its diagonal is (sum_y Z_{S(x,y)}^2 lambda_y - pi_x^2) / n, and (M^{-1})^{o2} is again pattern-
-structured, so every quantity here is a per-axis operation.
+and pi_hat; the intervals' standard error (:func:`interval_variance`) takes a count of 0 as 1 record, so it is
+never 0 where the records sit on few cells. Its diagonal is
+(sum_y Z_{S(x,y)}^2 lambda_y - pi_x^2) / n, and (M^{-1})^{o2} is again pattern-structured, so every quantity here
+is a per-axis operation.
 """
 
 from __future__ import annotations
@@ -20,12 +22,28 @@ from ..errors import TooLargeError
 
 #: Largest number of cells for which a full covariance matrix is returned.
 MAX_COVARIANCE_CELLS = 4096
+#: Records a count of 0 stands for in the intervals' standard error (:func:`interval_variance`).
+EMPTY_CELL_RECORDS = 1.0
 
 
 def variance(operator, observed: np.ndarray, estimate: np.ndarray, n: float) -> np.ndarray:
     """Var(pi_hat_x) for every cell x (same shape as the table); never negative."""
     second = operator.apply_spectrum(observed, operator.squared_inverse_spectrum())
     return np.clip(second - np.asarray(estimate) ** 2, 0.0, None) / float(n)
+
+
+def interval_variance(operator, counts: np.ndarray) -> np.ndarray:
+    """Var(pi_hat_x) of the n records for every cell x, at the observed frequencies with every count of 0 taken as
+    1 record (EMPTY_CELL_RECORDS): the standard error of the intervals. The plug-in :func:`variance` itself where
+    no count is 0; never 0 for an invertible mechanism (every perturbed cell then has mass, and no row of M^-1 is
+    constant), whereas the plug-in is 0 (or rounding noise) where the records sit on few cells: a cell whose
+    coefficients Z agree on every observed value (two records of a 2 x 2 table), or a count of 0 at a strong
+    epsilon, gave the interval [0, 0]."""
+    counts = np.asarray(counts, dtype=float)
+    n = float(counts.sum())
+    filled = np.where(counts > 0, counts, EMPTY_CELL_RECORDS)
+    observed = filled / float(filled.sum())
+    return variance(operator, observed, operator.solve(observed), n)
 
 
 def linear_variance(operator, observed: np.ndarray, estimate: np.ndarray, n: int, weights: np.ndarray) -> np.ndarray:

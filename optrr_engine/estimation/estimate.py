@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..tasks import TaskControl
-from .covariance import variance
+from .covariance import interval_variance
 from .nonnegative import clip_and_rescale, iterative_bayesian_update
 from .operator import StructuredOperator
 from .result import MarginalEstimate
@@ -54,6 +54,23 @@ FEW_ROWS_EFFECT = {
 }
 
 
+def too_few_rows(rows: float, cells: int) -> bool:
+    """Fewer than MIN_ROWS_PER_CELL records per cell: the rule of :func:`few_rows` and of :func:`intervals`."""
+    return rows < MIN_ROWS_PER_CELL * cells
+
+
+def intervals(unbiased: np.ndarray, se: np.ndarray, z: float, few: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of every cell (result.INTERVAL_NOTE): u +- z se of the unbiased estimate u, cut to [0, 1]; a u
+    outside [0, 1] first moved to the nearest bound, so [0, z se] or [1 - z se, 1], never the "certainly 0" [0, 0]
+    the cut u +- z se would be. With too few records for the normal approximation (``few``: :func:`too_few_rows`)
+    every interval is the whole [0, 1]: unknown. NaN where u is (a table the release cannot answer)."""
+    if few:
+        unknown = np.isnan(unbiased) | np.isnan(se)
+        return np.where(unknown, np.nan, 0.0), np.where(unknown, np.nan, 1.0)
+    centre = np.clip(unbiased, 0.0, 1.0)
+    return np.clip(centre - z * se, 0.0, 1.0), np.clip(centre + z * se, 0.0, 1.0)
+
+
 def few_rows_head(rows: float, cells: int) -> str:
     """The count of :func:`few_rows`: "only 1 record reports this table for 4 cells (fewer than 5 per cell)" (the
     records that do report it, counted in the release)."""
@@ -70,16 +87,17 @@ def few_rows(rows: float, cells: int, method: str | None = DEFAULT_METHOD) -> st
     point estimate; None: no point estimate named, only the intervals and tests), or None when there are enough
     records. One rule for ``optrr estimate``, the Analyse tab and ``optrr analyze`` (which reads the estimate's
     ``info["few_rows"]``)."""
-    if rows >= MIN_ROWS_PER_CELL * cells:
+    if not too_few_rows(rows, cells):
         return None
     head = few_rows_head(rows, cells)
     tail = "a normal approximation that does not hold here"
     effect = FEW_ROWS_EFFECT.get(method) if method is not None else None
     if effect is None:
         return f"{head}: its intervals and tests lean on {tail}"
+    unknown = f"{tail}, so every interval is the whole [0, 1] (unknown: too few records for an interval)"
     if method == DEFAULT_METHOD:  # "leans on its prior, and its intervals and tests [lean] on ..."
-        return f"{head}: {effect}, and its intervals and tests on {tail}"
-    return f"{head}: {effect}, and its intervals and tests lean on {tail}"
+        return f"{head}: {effect}, and its intervals and tests on {unknown}"
+    return f"{head}: {effect}, and its intervals and tests lean on {unknown}"
 
 
 def prior_records(cells: int, n: float) -> float:
@@ -140,7 +158,7 @@ def estimate_from_counts(
     info: dict = {}
     try:
         unbiased = op.solve(observed)
-        se = np.sqrt(variance(op, observed, unbiased, n))
+        se = np.sqrt(interval_variance(op, counts))
     except InputError:
         if method not in ITERATIVE:
             raise
@@ -172,12 +190,7 @@ def estimate_from_counts(
     few = few_rows(n, op.cells, method)
     if few:
         info["few_rows"] = few
-    # a share is in [0, 1]: an unbiased estimate u outside it gives the interval of the nearest bound, [0, z se]
-    # or [1 - z se, 1] (the truncated u +- z se would shrink to [0, 0] or [1, 1] when u is more than z se outside:
-    # "certainly 0", which it is not)
-    centre = np.clip(unbiased, 0.0, 1.0)
-    low = np.clip(centre - z * se, 0.0, 1.0)
-    high = np.clip(centre + z * se, 0.0, 1.0)
+    low, high = intervals(unbiased, se, z, too_few_rows(n, op.cells))
     info["min_abs_eigenvalue"] = float(np.min(np.abs(op.eigenvalues)))
     return MarginalEstimate(
         sizes=op.sizes,

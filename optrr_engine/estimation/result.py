@@ -22,10 +22,11 @@ METHOD_NOTES = {
 
 INTERVAL_NOTE = (
     "intervals: estimate of the unbiased estimator +/- z * standard error, where the standard error comes from "
-    "the multinomial covariance of the observed frequencies pushed through M^-1 (records i.i.d.), truncated to "
-    "[0, 1]; an unbiased estimate below 0 (above 1) gives [0, z * standard error] ([1 - z * standard error, 1]), "
-    "never the empty [0, 0]; they are "
-    "per-cell (not simultaneous) and do not depend on the point-estimate method"
+    "the multinomial covariance of the observed frequencies pushed through M^-1 (records i.i.d.; a count of 0 "
+    "taken as 1 record, so that it never gives a standard error of 0), truncated to [0, 1]; an unbiased estimate "
+    "below 0 (above 1) gives [0, z * standard error] ([1 - z * standard error, 1]), never the empty [0, 0]; with "
+    "fewer than 5 records per cell every interval is the whole [0, 1] (unknown: too few records for an interval); "
+    "they are per-cell (not simultaneous) and do not depend on the point-estimate method"
 )
 
 

@@ -14,19 +14,25 @@ the output is a full record y with P(y | x) = (1/prod a) sum_j w_j a_j M_j(y_j |
 maximised (x_j = y_j) or minimised independently, so eps = ln(sum_j w_j a_j p_j / sum_j w_j a_j q_j) = the
 inner GRR's epsilon when all are equal. (The paper's smaller epsilon is the guarantee for records that differ
 in one attribute; its "amplified" epsilon is the whole-record one.) Every epsilon is recomputed from the
-inner mechanisms; tests check them against brute force over every input and output.
+inner mechanisms; tests check them against brute force over every input and output. The whole-record epsilon so
+recomputed is never above the target (a design whose rounding or LP noise put it above is made again a little
+lower: :func:`_at_most_target`), and within 1e-9 below it (tests/test_sampling_intervals_and_margin.py).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
-from ..errors import InputError
+from ..designs.auto import MARGIN
+from ..errors import InfeasibleError, InputError
 from ..mechanism import Mechanism
+from ..tolerance import ABS_FLOOR, REL_TOL
 
 #: Code of a cell that a record does not report (in code arrays; the release file writes NOT_REPORTED_LABEL).
 NOT_REPORTED = -1
@@ -36,6 +42,12 @@ SAMPLING_METHODS = ("smp", "sample-m", "rsfd")
 INNER_METHODS = ("optimal", "kronecker")
 #: Largest number of reported subsets C(k, m) a sample-m design may have.
 MAX_SUBSETS = 5000
+#: Relative margins of the successive lower requests of a design whose whole-record epsilon came out above its
+#: target (:func:`_at_most_target`): none (rounding), then auto's MARGIN and larger ones for the noise of an LP.
+FIT_MARGINS = (0.0, MARGIN, 10 * MARGIN, 100 * MARGIN)
+#: Below this an epsilon's rounding is absolute, not relative (optrr_engine.tolerance): margins are taken of it.
+EPS_SCALE_FLOOR = ABS_FLOOR / REL_TOL
+T = TypeVar("T")
 
 
 def unequal_weights(weights) -> bool:
@@ -272,31 +284,71 @@ def _weights(weights, k: int) -> np.ndarray:
     return w / w.sum()
 
 
-def smp_design(sizes, target: float, weights=None) -> SamplingDesign:
-    """SMP: attribute j with probability w_j, GRR at the whole-record epsilon ``target``."""
+def _at_most_target(build: Callable[[float], T], start: float, target: float, achieved: Callable[[T], float]) -> T:
+    """``build(start)``, or ``build`` at a lower parameter: while the whole-record epsilon recomputed from the result
+    (``achieved``, as the manifest does) is above ``target``, the parameter is scaled by target / achieved, lowered
+    by the next of FIT_MARGINS (relative, absolute below EPS_SCALE_FLOOR) and stepped down to the next float, so the
+    result is never above ``target`` and, the epsilon rising with the parameter about in proportion, at most a margin
+    below it (rounding alone: a few ulps). InfeasibleError if it is still above after every margin."""
+    param = float(start)
+    for margin in (*FIT_MARGINS, None):
+        result = build(param)
+        got = achieved(result)
+        if got <= target:
+            return result
+        if margin is not None:
+            param = float(np.nextafter(param * (target / got) - margin * (param + EPS_SCALE_FLOOR), 0.0))
+    raise InfeasibleError(
+        f"the sampling design's whole-record epsilon stays above the target {target:g} after {len(FIT_MARGINS)} "
+        "smaller requests (numerical trouble of its inner design); try a slightly different target_total"
+    )
+
+
+def _one_attribute_design(method: str, sizes, target: float, weights=None) -> SamplingDesign:
+    """SMP or RS+FD: attribute j with probability w_j by GRR at one epsilon, the largest found whose recomputed
+    whole-record epsilon is at most ``target`` (:func:`_at_most_target`)."""
     sizes, target = _check_common(sizes, target)
     w = _weights(weights, sizes.size)
     keep = np.flatnonzero(w > 0)
-    inner: dict[int, Mechanism] = {}
-    mechs = [inner.setdefault(int(sizes[j]), _grr(int(sizes[j]), target)) for j in keep]
-    return SamplingDesign("smp", sizes, 1, [(int(j),) for j in keep], w[keep], mechs, target).check()
+
+    def build(eps: float) -> SamplingDesign:
+        inner: dict[int, Mechanism] = {}
+        mechs = [inner.setdefault(int(sizes[j]), _grr(int(sizes[j]), eps)) for j in keep]
+        return SamplingDesign(method, sizes, 1, [(int(j),) for j in keep], w[keep], mechs, target)
+
+    return _at_most_target(build, target, target, SamplingDesign.whole_record_epsilon).check()
+
+
+def smp_design(sizes, target: float, weights=None) -> SamplingDesign:
+    """SMP: attribute j with probability w_j, GRR at the whole-record epsilon ``target`` (never above it)."""
+    return _one_attribute_design("smp", sizes, target, weights)
 
 
 def rsfd_design(sizes, target: float, weights=None) -> SamplingDesign:
     """RS+FD[GRR]: attribute j with probability w_j by GRR, uniform fakes elsewhere; every inner GRR gets the
-    same epsilon, which is then exactly the whole-record epsilon (module docstring)."""
-    sizes, target = _check_common(sizes, target)
-    w = _weights(weights, sizes.size)
-    keep = np.flatnonzero(w > 0)
-    inner: dict[int, Mechanism] = {}
-    mechs = [inner.setdefault(int(sizes[j]), _grr(int(sizes[j]), target)) for j in keep]
-    return SamplingDesign("rsfd", sizes, 1, [(int(j),) for j in keep], w[keep], mechs, target).check()
+    same epsilon, which is then the whole-record epsilon (module docstring; never above ``target``)."""
+    return _one_attribute_design("rsfd", sizes, target, weights)
+
+
+def _inner_design(method: str, sizes: tuple, target: float) -> Mechanism:
+    """The inner mechanism of sample-m on ``sizes``: equal epsilons, the largest found (the budget search to within
+    REL_TOL) whose recomputed whole-record epsilon is at most ``target`` (:func:`_at_most_target`)."""
+    from ..budget import distribute_budget
+    from ..designs import run_design
+
+    ones = np.ones(len(sizes))
+    found = distribute_budget(method, list(sizes), ones, target, rel_tol=REL_TOL)
+    first = found.design.mechanism
+
+    def build(scale: float) -> Mechanism:
+        return first if scale == found.scale else run_design(method, list(sizes), scale * ones).mechanism
+
+    return _at_most_target(build, found.scale, target, Mechanism.overall_epsilon)
 
 
 def sample_m_design(sizes, target: float, m: int, inner_method: str = "optimal") -> SamplingDesign:
     """m attributes uniformly at random, jointly perturbed by an inner design at the whole-record epsilon
     (equal weights; one design per distinct tuple of category counts)."""
-    from ..budget import distribute_budget
     from ..validation import check_sizes
 
     k = check_sizes(sizes).size
@@ -315,8 +367,7 @@ def sample_m_design(sizes, target: float, m: int, inner_method: str = "optimal")
     for s in subsets:
         key = tuple(int(a) for a in sizes[list(s)])
         if key not in cache:
-            method = inner_method if m > 1 else "kronecker"
-            cache[key] = distribute_budget(method, list(key), np.ones(m), target).design.mechanism
+            cache[key] = _inner_design(inner_method if m > 1 else "kronecker", key, target)
         inner.append(cache[key])
     probs = np.full(len(subsets), 1.0 / len(subsets))
     info = {"inner_method": inner_method if m > 1 else "kronecker (GRR)"}

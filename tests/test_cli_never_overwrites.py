@@ -33,13 +33,11 @@ def audit_record_at(path) -> str:
 
 @pytest.fixture
 def car_config(tmp_path, capsys) -> str:
-    """A configuration of car.csv that optrr design accepts (two perturbed columns)."""
+    """A configuration of car.csv that optrr design accepts (its first two columns perturbed)."""
+    from tests.test_release_design_step_messages import car_schema
+
+    cfg = car_schema(tmp_path, capsys, ("buying", "maint"))
     path = tmp_path / "schema.json"
-    assert main(["schema", str(CAR), "-o", str(path), "--quiet"]) == 0
-    capsys.readouterr()
-    cfg = json.loads(path.read_text())
-    for i, c in enumerate(cfg["columns"]):
-        c["role"] = "perturb" if i < 2 else "drop"
     path.write_text(json.dumps(cfg))
     return str(path)
 

@@ -137,12 +137,17 @@ def sketch(frame: pd.DataFrame, chunk_rows: int | None = None):
 
 
 def raw_sketch(frame: pd.DataFrame, chunk_rows: int | None = None) -> dict | None:
+    return fingerprints(frame, chunk_rows).sketch()
+
+
+def fingerprints(frame: pd.DataFrame, chunk_rows: int | None = None) -> ColumnFingerprints:
+    """ColumnFingerprints of ``frame`` (its columns as strings) fed ``chunk_rows`` at a time (all at once: None)."""
     table = pa.Table.from_pandas(frame.astype(str), preserve_index=False)
     prints = ColumnFingerprints(list(frame.columns))
     step = chunk_rows or max(1, len(frame))
     for start in range(0, len(frame), step):
         prints.add(table.slice(start, step))
-    return prints.sketch()
+    return prints
 
 
 def assert_not_flagged(tmp_path, one: pd.DataFrame, two: pd.DataFrame, cfg: dict) -> None:

@@ -12,7 +12,6 @@ import os
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 from optrr_engine.release.audit import (
@@ -21,7 +20,6 @@ from optrr_engine.release.audit import (
     NEAR_REPEAT_SHARE,
     SET_MIN_DISTINCT_SHARE,
     SKETCH_K,
-    ColumnFingerprints,
     RepeatReleaseError,
     load_audit,
     near_shares,
@@ -213,12 +211,9 @@ def test_old_entries_without_the_set_sketch_are_not_compared_this_way(tmp_path, 
 
 def raw_set(frame: pd.DataFrame, chunk_rows: int | None = None) -> dict | None:
     """ColumnFingerprints.record_set of ``frame`` (its columns as strings) fed ``chunk_rows`` at a time."""
-    table = pa.Table.from_pandas(frame.astype(str), preserve_index=False)
-    prints = ColumnFingerprints(list(frame.columns))
-    step = chunk_rows or max(1, len(frame))
-    for start in range(0, len(frame), step):
-        prints.add(table.slice(start, step))
-    return prints.record_set()
+    from tests.test_ledger_near_repeat import fingerprints
+
+    return fingerprints(frame, chunk_rows).record_set()
 
 
 def test_the_set_sketch_ignores_order_chunking_and_repeated_records_and_stays_small():

@@ -33,12 +33,18 @@ def utility_mechanism() -> dict:
 @pytest.fixture
 def schema(tmp_path, capsys) -> dict:
     """`optrr schema` of car.csv (every column at epsilon 1.0), with only KEPT perturbed."""
+    return car_schema(tmp_path, capsys, KEPT)
+
+
+def car_schema(tmp_path, capsys, perturbed) -> dict:
+    """`optrr schema` of car.csv written to tmp_path/schema.json and read back, the columns not named in
+    ``perturbed`` dropped."""
     path = tmp_path / "schema.json"
     assert main(["schema", str(CAR), "-o", str(path), "--quiet"]) == 0
     capsys.readouterr()
     cfg = json.loads(path.read_text())
     for c in cfg["columns"]:
-        if c["name"] not in KEPT:
+        if c["name"] not in perturbed:
             c["role"] = "drop"
     return cfg
 

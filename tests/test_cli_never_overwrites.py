@@ -1,6 +1,6 @@
 """No command overwrites, even with --force, a file it must never replace: its own inputs and other outputs, the
-audit record (the resolved audit folder's, or any optrr-audit.json holding one) or a secret key (by its content,
-whatever its name); ``optrr compare`` refuses an earlier run's files without --force; perturb warns about an
+audit record (the resolved audit folder's, or any file holding one, whatever its name) or a secret key (by its
+content, whatever its name); ``optrr compare`` refuses an earlier run's files without --force; perturb warns about an
 audit folder inside the release's folder; schema says when nothing can be released."""
 
 import json
@@ -59,6 +59,9 @@ def test_design_never_replaces_a_key_the_audit_record_or_its_prior(tmp_path, cap
     refused(capsys, [*base, str(audit_dir / "optrr-audit.json")], audit_dir / "optrr-audit.json", "audit record")
     elsewhere = audit_record_at(str(tmp_path / "old" / "optrr-audit.json"))
     refused(capsys, [*base, elsewhere], elsewhere, "audit record")
+    backup = tmp_path / "copy-audit.json"  # a copy kept under another name (a second review replaced it)
+    backup.write_text((tmp_path / "old" / "optrr-audit.json").read_text())
+    refused(capsys, [*base, str(backup)], backup, "audit record")
     prior = tmp_path / "prior.json"
     prior.write_text(json.dumps({"1": [1, 1, 1, 1]}))
     refused(capsys, [*base, str(prior), "--prior", str(prior)], prior, "prior")

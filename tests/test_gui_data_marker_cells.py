@@ -20,4 +20,15 @@ def test_plain_columns_and_counted_missing_cells_are_unchanged():
     sex = ColumnSummary("sex", ["F", "M"], [50, 40], 0, ".")
     assert marker_cells(sex) == [] and missing_part(sex) == "no missing cells"
     age = ColumnSummary("age", ["40", "NA"], [50, 5], 3, ".")
-    assert missing_part(age, marked=5) == "8 missing (14%: 3 empty, 5 treated as missing)"  # of 58 rows
+    assert missing_part(age, marked=5, treated=("NA",)) == "8 missing (14%: 3 empty, 5 treated as missing)"  # 58 rows
+
+
+def test_untreated_markers_are_named_beside_empty_cells_too():
+    """A second review: with 3 empty cells the line said "3 missing" and nothing of the 201 'N/A'; a marker already
+    treated as missing is not named again."""
+    bmi = ColumnSummary("bmi", ["28.1", "N/A", "31.0", "?"], [300, 201, 250, 3], 3, ".")
+    text = missing_part(bmi)
+    assert text.startswith("3 missing (") and "; and 201 'N/A', 3 '?': a missing-value marker?" in text
+    assert missing_part(bmi, marked=201, treated=("N/A",)).endswith("; and 3 '?': a missing-value marker? (Treat as "
+                                                                      "missing in the Design tab's side panel)")
+    assert "'N/A'" not in missing_part(bmi, marked=204, treated=("N/A", "?"))

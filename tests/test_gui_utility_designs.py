@@ -506,3 +506,85 @@ def test_a_design_that_ignores_the_weights_says_so(qtbot, window):
     window.state.set_session_value("method", "auto")
     window.mechanism.flush()
     assert "does not use the column weights" not in panel.status_line.text()
+
+
+def gate_designs(monkeypatch, methods, fail=()):
+    """compute_design held for ``methods`` until the returned event is set; those in ``fail`` then raise."""
+    import optrr_gui.design.controller as dc
+
+    gate = threading.Event()
+    real = dc.compute_design
+
+    def gated(method, *args, **kwargs):
+        if method in methods:
+            gate.wait(120)
+            if method in fail:
+                raise RuntimeError(f"{method} failed on purpose")
+        return real(method, *args, **kwargs)
+
+    monkeypatch.setattr(dc, "compute_design", gated)
+    return gate
+
+
+@pytest.mark.parametrize("how", ["failed", "cancelled"])
+def test_a_chosen_design_that_failed_or_was_cancelled_is_never_replaced(qtbot, tmp_path, monkeypatch, how):
+    """A second review: a chosen Optimal that was cancelled left the release to Auto with no choice shown, and a
+    failed one let Release go on with "being recomputed". Now nothing is released in its place: the dialog says
+    what happened and the way out (pick another, or follow the recommendation)."""
+    window = open_window(qtbot, tmp_path, binary_file(tmp_path, k=3))
+    gate = threading.Event()
+    try:
+        budget(qtbot, window, 2.0)
+        c = window.controller
+        window.state.set_session_value("method", "optimal")
+        gate = gate_designs(monkeypatch, {"optimal"}, fail={"optimal"} if how == "failed" else ())
+        window.attributes.target.setValue(3.0)
+        qtbot.waitUntil(lambda: c.is_running("optimal") and not c.is_stale("kronecker"), timeout=WAIT_MS)
+        dialog = ReleaseDialog(window, window)
+        qtbot.addWidget(dialog)
+        assert dialog.problems()[0] == "Waiting for Optimal, the design you chose for release."
+        if how == "cancelled":
+            c.cancel("optimal")
+        gate.set()
+        qtbot.waitUntil(lambda: not c.is_running("optimal") and c.is_idle(), timeout=WAIT_MS)
+        dialog._design_changed()
+        assert dialog.chosen_method() is None and not dialog.release_button.isEnabled()
+        why = "failed: RuntimeError: optimal failed on purpose" if how == "failed" else "is not computed"
+        problem = next(p for p in dialog.problems() if p.startswith("The design you chose for release, Optimal,"))
+        assert why in problem and "Follow recommendation" in problem
+        dialog.output.setText(str(tmp_path / "o.csv"))
+        assert not dialog.start() and why in dialog.progress_label.text()
+        window.state.set_session_value("method", "recommended")  # the way out
+        dialog._design_changed()
+        assert dialog.chosen_method() == c.recommended() and not dialog.picked_problem()
+    finally:
+        gate.set()
+        close_window(window)
+
+
+def test_after_a_mode_switch_nothing_is_said_to_have_ranked_before(qtbot, tmp_path, monkeypatch):
+    """A second review: after per-column and back to total budget the dialog said designs "were ranked above
+    Heuristic" (results of the other mode) and released the first design back by default. Without results of this
+    mode before, nothing is claimed, and the dialog waits for the designs when each was quick last time."""
+    window = open_window(qtbot, tmp_path, binary_file(tmp_path, k=3))
+    gate = threading.Event()
+    try:
+        budget(qtbot, window, 2.0)
+        c = window.controller
+        window.attributes.per_column.setChecked(True)
+        qtbot.waitUntil(lambda: c.is_idle() and not c.request.get("budget_mode"), timeout=WAIT_MS)
+        gate = gate_designs(monkeypatch, {"sample-2"})
+        window.attributes.total.setChecked(True)
+        qtbot.waitUntil(lambda: c.is_running("sample-2") and not c.is_stale("kronecker"), timeout=WAIT_MS)
+        assert c.ranked_before() == []  # no total-budget results survive the switch
+        dialog = ReleaseDialog(window, window)
+        qtbot.addWidget(dialog)
+        assert "ranked above" not in dialog.running_label.text() and "recommended" not in dialog.running_label.text()
+        assert dialog.wait_designs.isChecked() and dialog.chosen_method() is None  # every design was quick before
+        gate.set()
+        qtbot.waitUntil(lambda: c.is_idle(), timeout=WAIT_MS)
+        dialog._design_changed()
+        assert dialog.chosen_method() == c.recommended()
+    finally:
+        gate.set()
+        close_window(window)

@@ -87,5 +87,6 @@ def test_the_title_counts_an_unlisted_text_of_a_numeric_column_as_missing_as_rel
     released = {view.model.data(view.model.index(r, 0)): view.model.data(view.model.index(r, 3)) for r in range(6)}
     assert released["see notes"] == "NA" and released["?"] == "NA"  # both released as missing
     assert "10 missing (10%: 5 empty, 5 treated as missing)" in view.title.text()
-    assert view.title.text() == f"age: {summary_line(s, None, None, {'NA'}, rows=released_rows(col, s), marked=5)}"
+    line = summary_line(s, None, None, {'NA'}, rows=released_rows(col, s), marked=5, treated=("?", "see notes"))
+    assert view.title.text() == f"age: {line}"  # '?' is treated as missing: not named as a marker
     assert "[0, 45): 60 (67%); [45, 100]: 30 (33%). Percentages of the 90 rows" in view.bins_text.text()

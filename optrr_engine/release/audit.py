@@ -731,9 +731,9 @@ SNIFF_BYTES = 4096
 
 def held_by(path) -> str | None:
     """What makes the existing file at ``path`` one that no command overwrites whatever its name, else None: a
-    secret key (a line of ``optrr keygen``'s key tag, as its reader finds it) or, named like the audit record, an
-    OptRR audit record (its "format"). Every command's outputs and the GUI's release are checked with it
-    (:func:`optrr_engine.io.atomic.check_new_output`'s ``recognise``)."""
+    secret key (a line of ``optrr keygen``'s key tag, as its reader finds it) or an OptRR audit record (its
+    "format", whatever the file's name: a copy kept as a backup too). Every command's outputs and the GUI's release
+    are checked with it (:func:`optrr_engine.io.atomic.check_new_output`'s ``recognise``)."""
     import re
 
     from .randomness import KEY_TAG
@@ -745,7 +745,6 @@ def held_by(path) -> str | None:
         return None
     if any(line.split()[:1] == [KEY_TAG] for line in head.splitlines()):
         return "an OptRR secret key file (optrr keygen)"
-    named = os.path.normcase(os.path.basename(os.fspath(path))) == os.path.normcase(AUDIT_NAME)
-    if named and re.search(r'"format"\s*:\s*"' + re.escape(AUDIT_FORMAT) + '"', head):
+    if re.search(r'"format"\s*:\s*"' + re.escape(AUDIT_FORMAT) + '"', head):  # a copy under any name too
         return "an OptRR audit record (the privacy ledger)"
     return None

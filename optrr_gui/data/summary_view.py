@@ -43,21 +43,21 @@ def percent(x: float) -> str:
     return f"{100 * x:.2g}%" if 0 < x < 0.1 else f"{100 * x:.0f}%"
 
 
-def missing_part(summary, marked: int = 0) -> str:
-    """The title's missing count: the empty cells plus the ``marked`` cells whose text is treated as missing; when
-    none, the cells holding a text that looks like a missing-value marker (schema.MISSING_MARKERS: 'N/A', '?')
-    are named, since they are values until treated as missing (a reviewer read "no missing cells" beside 201 'N/A')."""
+def missing_part(summary, marked: int = 0, treated=()) -> str:
+    """The title's missing count: the empty cells plus the ``marked`` cells whose text is treated as missing; then
+    the cells holding a text that looks like a missing-value marker (schema.MISSING_MARKERS: 'N/A', '?') not among
+    those ``treated`` as missing, named: they are values until treated as missing (a reviewer read "no missing
+    cells" beside 201 'N/A')."""
     s, total = summary, summary.missing + marked
+    markers = [(text, n) for text, n in marker_cells(s) if text not in set(treated)]
+    named = ", ".join(f"{n:,} '{text}'" for text, n in markers)
+    untreated = f"{named}: a missing-value marker? (Treat as missing in the Design tab's side panel)"
     if not total:
-        markers = marker_cells(s)
-        if not markers:
-            return "no missing cells"
-        named = ", ".join(f"{n:,} '{text}'" for text, n in markers)
-        return f"no empty cells, but {named}: a missing-value marker? (Treat as missing in the Design tab's side panel)"
+        return f"no empty cells, but {untreated}" if markers else "no missing cells"
     text = f"{total:,} missing ({percent(total / s.rows) if s.rows else '0%'}"
     if marked:
         text += f": {s.missing:,} empty, {marked:,} treated as missing" if s.missing else ": treated as missing"
-    return text + ")"
+    return text + ")" + (f"; and {untreated}" if markers else "")
 
 
 def marker_cells(summary) -> list[tuple[str, int]]:
@@ -78,22 +78,28 @@ def bin_shares_base(numbers: int) -> str:
 
 
 def marked_missing(summary, column, labels: list[str] | None = None) -> int:
-    """Cells with a text that the perturbed ``column`` releases as missing, as "Released as" shows it
+    """Cells with a text that the perturbed ``column`` releases as missing (:func:`texts_released_as_missing`)."""
+    return sum(texts_released_as_missing(summary, column, labels).values())
+
+
+def texts_released_as_missing(summary, column, labels: list[str] | None = None) -> dict[str, int]:
+    """{text: cells} of the texts that the perturbed ``column`` releases as missing, as "Released as" shows it
     (:func:`..state.config_bridge.value_labels`: its missing-value category, or a row left out): its missing values,
     and in a numeric column the texts neither numbers nor listed. None for a kept column (copied as it is) or a
     dropped one (not released). ``labels``: :func:`value_labels` already computed."""
     if column is None or column.role != "perturb":
-        return 0
+        return {}
     from optrr_engine.release.codec import ROW_LEFT_OUT
     from optrr_engine.release.recode import released_label
 
     missing = {released_label(column.missing_label, column.recode), ROW_LEFT_OUT}
     labels = value_labels(column, summary) if labels is None else labels
-    return sum(int(n) for label, n in zip(labels, summary.counts.tolist(), strict=True) if label in missing)
+    pairs = zip(summary.values.tolist(), labels, summary.counts.tolist(), strict=True)
+    return {str(text): int(n) for text, label, n in pairs if label in missing}
 
 
 def summary_line(summary, released_count: int | None = None, recode=None, listed=None, rows=None,
-                 marked: int = 0, dropped: bool = False) -> str:
+                 marked: int = 0, dropped: bool = False, treated=()) -> str:
     """One sentence: rows, missing (empty cells plus the ``marked`` cells treated as missing), distinct values,
     rare values named with their counts (after ``recode``, the released categories: a value merged into a frequent
     category is no longer rare; with ``rows``, the rows per category the column releases now). For a numeric
@@ -101,7 +107,7 @@ def summary_line(summary, released_count: int | None = None, recode=None, listed
     listed, ``listed`` are its categories: only those can be rare. A ``dropped`` column is never released: the
     sentence says so, with no advice about rare values."""
     s = summary
-    parts = [f"{s.rows:,} rows", missing_part(s, marked), f"{s.distinct:,} distinct values"]
+    parts = [f"{s.rows:,} rows", missing_part(s, marked, treated), f"{s.distinct:,} distinct values"]
     if released_count is not None and released_count != s.distinct and not dropped:
         parts.append(f"released as {released_count:,} categories")
     text = ", ".join(parts)
@@ -315,8 +321,9 @@ class ColumnSummaryView(QWidget):
         if column is None:
             return {}
         dropped = column.role == "drop"
-        marked = marked_missing(summary, column, labels)
-        return {"rows": None if dropped else rows, "marked": marked, "dropped": dropped}
+        treated = texts_released_as_missing(summary, column, labels)
+        marked = sum(treated.values())
+        return {"rows": None if dropped else rows, "marked": marked, "dropped": dropped, "treated": tuple(treated)}
 
     def _draw_histogram(self, summary, column, rows: dict) -> None:
         """The numbers' histogram with the release bins; ``rows``: rows per released category (the bins line)."""

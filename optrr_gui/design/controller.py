@@ -347,6 +347,11 @@ class DesignController(QObject):
         ]
         return better + [m for m in unknown if m not in better]
 
+    def ranked_before(self) -> list[str]:
+        """The ranking of the latest results of the same columns and mode when the current request started (best
+        first; empty when there were none: the first request, or the columns or the mode changed)."""
+        return list(self._before)
+
     def _latest_ranking(self, sizes, budget_mode: bool) -> list[str]:
         """:func:`ranked` over the latest result of every design answering a request of ``sizes`` in this mode."""
         shape = (tuple(sizes), budget_mode)

@@ -731,11 +731,31 @@ class ReleaseDialog(QDialog):
         chose to release now, the best design already available when the chosen one is not (issue 14)."""
         controller = self.window_.controller
         picked = controller.picked()
-        if picked is not None and picked in controller.current():
-            return picked
-        if self.waiting():  # the picked design still computing is always waited for
+        if picked is not None:  # the design the user chose, or none: never another in its place
+            summary = controller.current().get(picked)
+            return picked if summary is not None and summary.ok else None
+        if self.waiting():
             return None
         return controller.recommended()
+
+    def picked_problem(self) -> str:
+        """Why the design the user chose for release cannot be released now ("" when it can, or none was chosen):
+        still computing, failed (its error), or cancelled / not computed for these settings; with the way out."""
+        controller = self.window_.controller
+        picked = controller.picked()
+        if picked is None:
+            return ""
+        label = short_label(picked)
+        if controller.is_running(picked):
+            return f"Waiting for {label}, the design you chose for release."
+        summary = controller.current().get(picked)
+        if summary is not None and summary.ok:
+            return ""
+        why = f"failed: {summary.error}" if summary is not None else "is not computed for these settings (cancelled)"
+        return (
+            f"The design you chose for release, {label}, {why}. Pick another design or press Follow recommendation "
+            "(Design tab)."
+        )
 
     def awaited(self) -> list[str]:
         """The designs the release waits for, as the user chose: none (release now), those still computing that
@@ -766,10 +786,12 @@ class ReleaseDialog(QDialog):
         of those still computing ranked above the best one finished before the last change (or have no result
         yet) and others do not; until the user clicks one, the dialog waits for them by default when each took
         at most :data:`DEFAULT_WAIT_S` seconds last time (an edit just restarted Auto and Utility: Kronecker,
-        back first, is not released in their place), and releases now otherwise."""
+        back first, is not released in their place), and releases now otherwise. Without results of these columns
+        and mode before (a new file, a switch of mode) it waits for every design unless one took longer than that
+        in any earlier result."""
         controller = self.window_.controller
         picked = controller.picked()
-        if picked is not None and running:  # the user chose the design: nothing else to choose here
+        if picked is not None:  # the user chose the design: nothing else to choose here (problems() says the rest)
             for w in (self.release_now, self.wait_better, self.wait_designs):
                 w.setVisible(False)
             self.running_label.setVisible(controller.is_running(picked))
@@ -786,7 +808,8 @@ class ReleaseDialog(QDialog):
             return
         labels = ", ".join(METHOD_LABELS.get(m, m) for m in running)
         text = f"Still computing: {labels}. Release now, or wait?"
-        known = [m for m in better if m in controller.summaries and controller.is_stale(m)]
+        before = controller.ranked_before()
+        known = [m for m in better if m in before]  # ranked at the settings before the last change
         took = max((controller.summaries[m].seconds for m in known), default=0.0)
         best_now = controller.recommended()
         self.release_now.setText(
@@ -807,7 +830,11 @@ class ReleaseDialog(QDialog):
             if self.wait_better.isChecked() and not offered:  # the same wait, shown by a visible choice
                 self._check_quietly(self.wait_designs if better else self.release_now)
             return
-        quick = bool(known) and len(known) == len(better) and took <= DEFAULT_WAIT_S
+        if before:  # results of these columns and mode before the change: wait for those that ranked higher
+            quick = bool(known) and len(known) == len(better) and took <= DEFAULT_WAIT_S
+        else:  # none (a new file, or the mode or columns changed): wait unless one of them took long last time
+            last = [controller.summaries[m].seconds for m in running if m in controller.summaries]
+            quick = bool(better) and max(last, default=0.0) <= DEFAULT_WAIT_S
         self._check_quietly((self.wait_better if offered else self.wait_designs) if quick else self.release_now)
 
     def _check_quietly(self, radio: QRadioButton) -> None:
@@ -1139,7 +1166,10 @@ class ReleaseDialog(QDialog):
         if not self.state.perturbed_indices():
             out.append("Choose at least one column to perturb.")
         out.extend(self.data_problems())
-        if self.waiting():
+        picked = self.picked_problem()
+        if picked:
+            out.append(picked)
+        elif self.waiting():
             awaited = ", ".join(short_label(m) for m in self.awaited())
             out.append(f"Waiting for {awaited} (or choose to release now).")
         elif self.chosen_method() is None:
@@ -1236,7 +1266,8 @@ class ReleaseDialog(QDialog):
         method = self.chosen_method()
         summary = self.window_.controller.current().get(method) if method else None
         if summary is None or not summary.ok or summary.design is None:
-            self.progress_label.setText("The design shown is being recomputed; wait for it, then release.")
+            why = self.picked_problem() or "The design shown is being recomputed; wait for it, then release."
+            self.progress_label.setText(why)
             return False
         self._refresh_columns()
         if self.needs_check():

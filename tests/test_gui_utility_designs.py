@@ -588,3 +588,39 @@ def test_after_a_mode_switch_nothing_is_said_to_have_ranked_before(qtbot, tmp_pa
     finally:
         gate.set()
         close_window(window)
+
+
+def test_designs_repredicted_for_new_needed_tables_count_as_computing(qtbot, tmp_path, monkeypatch):
+    """A second review: after only the needed tables changed, the designs whose predicted error was being recomputed
+    were neither current nor running, so "release now" could take a design while the one recommended before was
+    a moment from coming back. They count as computing: the dialog waits for the one ranked first before."""
+    import optrr_gui.design.controller as dc
+
+    window = open_window(qtbot, tmp_path, binary_file(tmp_path, k=3))
+    gate = threading.Event()
+    try:
+        budget(qtbot, window, 2.0)
+        c = window.controller
+        real = dc.repredict
+
+        def held(*args, **kwargs):
+            gate.wait(120)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(dc, "repredict", held)  # every re-prediction waits (one quick thread: in turn)
+        window.state.set_session_value("needed_marginals", {"orders": [1]})
+        qtbot.waitUntil(lambda: bool(c.ranked_before()) and c.runner.is_busy(f"predict:{c.ranked_before()[0]}"),
+                        timeout=WAIT_MS)
+        before = c.ranked_before()
+        assert not c.is_running(before[0]) and before[0] not in c.current()  # premise: re-predicted, not computed
+        assert c.recommended() is None and c.better_running()[:1] == [before[0]]
+        dialog = ReleaseDialog(window, window)
+        qtbot.addWidget(dialog)
+        assert dialog.chosen_method() is None and before[0] in dialog.awaited()
+        gate.set()
+        qtbot.waitUntil(lambda: c.is_idle(), timeout=WAIT_MS)
+        dialog._design_changed()
+        assert dialog.chosen_method() == c.recommended() is not None
+    finally:
+        gate.set()
+        close_window(window)

@@ -328,9 +328,11 @@ class DesignController(QObject):
         """The designs still computing that may beat the best one finished (:meth:`recommended`): those ranked above
         it among the latest results of the same columns and mode when this request started (each design's result
         for the settings before the last change: compared with each other, never with results at other settings;
-        with no design finished yet, the one recommended then), and those without such a result. Best first;
-        empty when nothing is computing."""
-        running = [m for m in self.running() if m != "clusters"]
+        with no design finished yet, the one recommended then), and those without such a result; a design whose
+        predicted error is recomputed for new needed tables counts as computing. Best first; empty when nothing is
+        computing."""
+        predicting = [m for m in self.methods if self.runner.is_busy(f"predict:{m}") and not self.is_running(m)]
+        running = [m for m in self.running() if m != "clusters"] + predicting  # (only the needed tables changed)
         if not running:
             return []
         best_now = self.recommended()

@@ -725,6 +725,22 @@ def append_release(path, entry: dict, allow_repeat: bool = True, this_epsilon: f
     return previous + [entry]
 
 
+def withdraw_release(apath, entry: dict) -> None:
+    """Take ``entry`` (as :func:`append_release` appended it) out of the audit record at ``apath``, under its
+    lock: its release was refused after it was recorded."""
+    import json
+
+    from ..io.atomic import write_text_atomic
+
+    stored = json.loads(audit_text(entry))
+    with locked(apath):
+        audit = load_audit(apath)
+        others = [e for e in audit["releases"] if e != stored]
+        if len(others) < len(audit["releases"]):
+            audit["releases"] = others
+            write_text_atomic(apath, audit_text(audit), private=True)
+
+
 #: Bytes of an existing file read to recognise a key file or an audit record by what it holds.
 SNIFF_BYTES = 4096
 

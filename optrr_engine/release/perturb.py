@@ -114,6 +114,7 @@ def place_release(temps: list, finals: dict[str, str], force: bool, apath, entry
     rename fails, the files this run placed are removed again and ``entry`` is taken out of the audit record, so
     nothing of this run is left and the ledger records no release that was refused."""
     from ..io.atomic import commit_new, describe_os_error
+    from .audit import withdraw_release
 
     if force:
         for tmp in temps:
@@ -142,23 +143,6 @@ def _remove_placed(placed: list[tuple[str, tuple[int, int]]]) -> None:
                 os.unlink(path)
         except OSError:
             pass
-
-
-def withdraw_release(apath, entry: dict) -> None:
-    """Take ``entry`` (as :func:`.audit.append_release` appended it) out of the audit record at ``apath``, under its
-    lock: its release was refused after it was recorded."""
-    import json
-
-    from ..io.atomic import write_text_atomic
-    from .audit import audit_text, load_audit, locked
-
-    stored = json.loads(audit_text(entry))
-    with locked(apath):
-        audit = load_audit(apath)
-        others = [e for e in audit["releases"] if e != stored]
-        if len(others) < len(audit["releases"]):
-            audit["releases"] = others
-            write_text_atomic(apath, audit_text(audit), private=True)
 
 
 def perturb_file(
@@ -474,7 +458,7 @@ class PublishRefusal(InputError):
     combination of their values no other row has, rows released) when that combination is refused; ``kept_rare``,
     the other kept columns with values held by fewer than RARE_COUNT rows, [(column, such values, rows holding them)],
     in column order. The message is :func:`.schema.rare_refusal`, :func:`.schema.kept_unique_refusal`,
-    :func:`kept_rare_refusal` and :func:`.schema.kept_combination_refusal`, one per line."""
+    :func:`.schema.kept_rare_refusal` and :func:`.schema.kept_combination_refusal`, one per line."""
 
     def __init__(self, message: str, rare=(), kept=(), combination=None, kept_rare=()):
         super().__init__(message)
@@ -836,7 +820,7 @@ def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: in
     watches (the kept columns not approved), every other watched kept column with values of fewer than RARE_COUNT
     rows (:meth:`KeptUniqueGuard.rare`) and the kept columns' combination when it watches it and refuses it
     (:meth:`KeptUniqueGuard.combination`)."""
-    from .schema import kept_combination_refusal, kept_unique_refusal, rare_refusal
+    from .schema import kept_combination_refusal, kept_rare_refusal, kept_unique_refusal, rare_refusal
 
     rare = categories.rare(rare_ok)
     kept = unique.found(rows)
@@ -856,26 +840,6 @@ def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: in
     if problems:
         unique_rows = [(name, u, rows) for name, u, _d in kept]
         raise PublishRefusal("\n".join(problems), rare, unique_rows, combination, kept_rare)
-
-
-def kept_rare_refusal(found) -> str:
-    """The perturb-time error naming every kept column with values held by fewer than RARE_COUNT rows (``found``:
-    (name, such values, rows holding them) of each, in column order: :meth:`KeptUniqueGuard.rare`), why it matters and
-    the ways out."""
-    from .schema import RARE_COUNT
-
-    named = ", ".join(
-        f"{name!r} ({values:,} value{'s' if values != 1 else ''} held by fewer than {RARE_COUNT} rows, {held:,} "
-        f"row{'s' if held != 1 else ''} in all)"
-        for name, values, held in found
-    )
-    return (
-        f"kept column(s) {named} would be published as they are, in the clear: a value that fewer than {RARE_COUNT} "
-        "records have discloses that such a person is in the data and can single them out (the rule of the perturbed "
-        "columns' rare categories). Merge the rare values into a value with enough rows or recode the column into "
-        "groups (its recode in the configuration, e.g. ages into bands), perturb it, drop it, or give "
-        "--allow-flagged-kept if publishing its values is intended"
-    )
 
 
 #: A released column is named as in runs in the kept record order (:class:`RowOrder`) when adjacent rows hold the same

@@ -530,6 +530,24 @@ def kept_too_unique(unique_rows: int, rows: int) -> bool:
     return unique_rows > KEPT_UNIQUE_SHARE * rows
 
 
+def kept_rare_refusal(found) -> str:
+    """The perturb-time error naming every kept column with values held by fewer than RARE_COUNT rows (``found``:
+    (name, such values, rows holding them) of each, in column order: :meth:`KeptUniqueGuard.rare`), why it matters and
+    the ways out."""
+    named = ", ".join(
+        f"{name!r} ({values:,} value{'s' if values != 1 else ''} held by fewer than {RARE_COUNT} rows, {held:,} "
+        f"row{'s' if held != 1 else ''} in all)"
+        for name, values, held in found
+    )
+    return (
+        f"kept column(s) {named} would be published as they are, in the clear: a value that fewer than {RARE_COUNT} "
+        "records have discloses that such a person is in the data and can single them out (the rule of the perturbed "
+        "columns' rare categories). Merge the rare values into a value with enough rows or recode the column into "
+        "groups (its recode in the configuration, e.g. ages into bands), perturb it, drop it, or give "
+        "--allow-flagged-kept if publishing its values is intended"
+    )
+
+
 def kept_unique_refusal(found, rows: int) -> str:
     """The perturb-time error naming every kept column that :func:`kept_too_unique` refuses (``found``: (name, rows
     with a value no other row has, distinct values) of each, in column order; ``rows``: the rows released), saying

@@ -77,11 +77,6 @@ def bin_shares_base(numbers: int) -> str:
     return f"Percentages of the {numbers:,} rows with a number (not of all rows)."
 
 
-def marked_missing(summary, column, labels: list[str] | None = None) -> int:
-    """Cells with a text that the perturbed ``column`` releases as missing (:func:`texts_released_as_missing`)."""
-    return sum(texts_released_as_missing(summary, column, labels).values())
-
-
 def texts_released_as_missing(summary, column, labels: list[str] | None = None) -> dict[str, int]:
     """{text: cells} of the texts that the perturbed ``column`` releases as missing, as "Released as" shows it
     (:func:`..state.config_bridge.value_labels`: its missing-value category, or a row left out): its missing values,

@@ -775,9 +775,11 @@ class ReleaseDialog(QDialog):
         return bool(self.awaited())
 
     def _when_toggled(self, checked: bool) -> None:
-        """One of the three choices changed (each change toggles two: the one left, then the one chosen)."""
-        if not self._setting_default:
-            self._when_chosen = True
+        """One of the three choices changed (each change toggles two: the one left, then the one chosen). A default
+        set by :meth:`_update_when` is already inside a refresh: nothing more to do."""
+        if self._setting_default:
+            return
+        self._when_chosen = True
         if checked:
             self._design_changed()
 

@@ -126,19 +126,16 @@ def open_named_release(args, text: str, option: str) -> tuple[list[str], tuple]:
     release, the hash."""
     import os
 
-    from ..estimation.release_estimate import default_manifest_path
-    from ..estimation.release_source import load_manifest, mechanism_from_manifest
+    from ..estimation.release_estimate import default_manifest_path, open_release
     from ..release.manifest import check_data_hash
 
     if not os.path.exists(args.release):
         split_names(text, option)
-        raise InputError(f"release file {args.release} does not exist")
-    manifest_path = args.manifest or default_manifest_path(args.release)
-    manifest = load_manifest(manifest_path, check_hash=False)
-    names = release_names(manifest, text, option)
+    opened = open_release(args.release, args.manifest, check_hash=False)  # (the missing release's error)
+    names = release_names(opened[0], text, option)
     if not args.no_hash_check:
-        check_data_hash(manifest, manifest_path, args.release)
-    return names, (manifest, mechanism_from_manifest(manifest))
+        check_data_hash(opened[0], args.manifest or default_manifest_path(args.release), args.release)
+    return names, opened
 
 
 def add_release_arguments(p) -> None:

@@ -32,18 +32,20 @@ def variance(operator, observed: np.ndarray, estimate: np.ndarray, n: float) -> 
     return np.clip(second - np.asarray(estimate) ** 2, 0.0, None) / float(n)
 
 
-def interval_variance(operator, counts: np.ndarray) -> np.ndarray:
+def interval_variance(operator, counts: np.ndarray, unbiased: np.ndarray | None = None) -> np.ndarray:
     """Var(pi_hat_x) of the n records for every cell x, at the observed frequencies with every count of 0 taken as
     1 record (EMPTY_CELL_RECORDS): the standard error of the intervals. The plug-in :func:`variance` itself where
     no count is 0; never 0 for an invertible mechanism (every perturbed cell then has mass, and no row of M^-1 is
     constant), whereas the plug-in is 0 (or rounding noise) where the records sit on few cells: a cell whose
     coefficients Z agree on every observed value (two records of a 2 x 2 table), or a count of 0 at a strong
-    epsilon, gave the interval [0, 0]."""
+    epsilon, gave the interval [0, 0]. ``unbiased``: M^-1 of the observed frequencies, when the caller has it
+    (used where no count is 0: the same frequencies, not solved again)."""
     counts = np.asarray(counts, dtype=float)
     n = float(counts.sum())
     filled = np.where(counts > 0, counts, EMPTY_CELL_RECORDS)
     observed = filled / float(filled.sum())
-    return variance(operator, observed, operator.solve(observed), n)
+    solved = unbiased if unbiased is not None and not (counts == 0).any() else operator.solve(observed)
+    return variance(operator, observed, solved, n)
 
 
 def linear_variance(operator, observed: np.ndarray, estimate: np.ndarray, n: int, weights: np.ndarray) -> np.ndarray:

@@ -158,7 +158,7 @@ def estimate_from_counts(
     info: dict = {}
     try:
         unbiased = op.solve(observed)
-        se = np.sqrt(interval_variance(op, counts))
+        se = np.sqrt(interval_variance(op, counts, unbiased))
     except InputError:
         if method not in ITERATIVE:
             raise
@@ -190,7 +190,7 @@ def estimate_from_counts(
     few = few_rows(n, op.cells, method)
     if few:
         info["few_rows"] = few
-    low, high = intervals(unbiased, se, z, too_few_rows(n, op.cells))
+    low, high = intervals(unbiased, se, z, few is not None)
     info["min_abs_eigenvalue"] = float(np.min(np.abs(op.eigenvalues)))
     return MarginalEstimate(
         sizes=op.sizes,

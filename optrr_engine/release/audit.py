@@ -551,11 +551,12 @@ def near_repeat(sketch, record_set, earlier: dict) -> dict | None:
     :func:`sketch_of`: in the same order, "reordered" False) when they find it, else from the set sketches
     (``record_set``, :func:`set_sketch_of`, :func:`set_shares`: in any order, "reordered" True); None otherwise or
     when neither pair can be compared."""
-    for ours, theirs, shares, reordered in (
-        (sketch, sketch_of(earlier), near_shares, False),
-        (record_set, set_sketch_of(earlier), set_shares, True),
-    ):
-        if ours is not None and theirs is not None:
+    for ours, read, shares, reordered in (
+        (sketch, sketch_of, near_shares, False),
+        (record_set, set_sketch_of, set_shares, True),
+    ):  # the earlier entry's set sketch is parsed only when the order sketches found nothing
+        theirs = read(earlier) if ours is not None else None
+        if theirs is not None:
             earlier_share, this_share = shares(ours, theirs)
             if max(earlier_share, this_share) >= NEAR_REPEAT_SHARE:
                 return {"earlier_share": earlier_share, "this_share": this_share, "reordered": reordered}

@@ -6,7 +6,7 @@
   records nothing in the audit record (:func:`optrr_engine.release.perturb.place_release`);
 - a release in the input's record order (--no-shuffle): the manifest's notes, the report and stderr warn that a file
   sorted or grouped by a released column discloses its values through row positions, naming the columns whose values
-  come in long runs (:class:`optrr_engine.release.perturb.RowOrder`);
+  come in long runs (:class:`optrr_engine.release.perturb.RowOrder`; named to the hospital only);
 - a kept column (copied in the clear) with a value of fewer than RARE_COUNT rows is refused as a perturbed column's
   rare category is, unless approved (--allow-flagged-kept or the column's name): :meth:`KeptUniqueGuard.rare`."""
 
@@ -189,7 +189,10 @@ def order_note(manifest: dict) -> str:
     return notes[0]
 
 
-def test_a_file_sorted_by_a_perturbed_column_names_it_in_the_manifest_report_and_stderr(tmp_path, capsys):
+def test_a_column_the_file_is_sorted_by_is_named_to_the_hospital_not_the_recipient(tmp_path, capsys, audit_dir):
+    """The note the recipient gets (manifest, report) warns of the kept order without naming a column: which column
+    the raw file is sorted by is data-derived and would tell an attacker how to read the positions. The hospital
+    is told (stderr, the audit record, the internal report)."""
     src = source(tmp_path, rows(sorted_cases=True))
     cfg = tmp_path / "release.json"
     cfg.write_text(json.dumps(config(kept=("site",))))
@@ -198,23 +201,25 @@ def test_a_file_sorted_by_a_perturbed_column_names_it_in_the_manifest_report_and
     manifest = json.loads((tmp_path / OUTPUTS[1]).read_text())
     note = order_note(manifest)
     assert note.startswith("WARNING") and "sorted or grouped" in note and "row's position discloses" in note
-    assert "values of 'outcome' come in long runs" in note and "'smoker'" not in note and "'site'" not in note
-    assert note in err
-    assert "values of &#x27;outcome&#x27; come in long runs" in (tmp_path / OUTPUTS[2]).read_text()
+    assert "outcome" not in note and "outcome" not in json.dumps(manifest["design"]["notes"])
+    assert "come in long runs" not in (tmp_path / OUTPUTS[2]).read_text()
+    assert note in err and "the values of 'outcome' come in long runs" in err and "'smoker'" not in err
+    assert audit_releases(audit_dir)[0]["order_in_runs"] == ["outcome"]
+    internal = next(n for n in os.listdir(audit_dir) if n.endswith(".internal-report.html"))
+    assert "the values of &#x27;outcome&#x27; come in long runs" in (audit_dir / internal).read_text()
 
 
-def test_a_file_grouped_by_a_kept_column_names_it(tmp_path):
+def test_a_file_grouped_by_a_kept_column_names_it_to_the_hospital(tmp_path):
     src = source(tmp_path, rows(site=lambda i: ["north", "south", "east", "west"][i // 100]))
     made = perturb_file(src, config(kept=("site", "gender")), tmp_path / "rel.csv", shuffle=False)
-    note = order_note(made.manifest)
-    assert "values of 'site' come in long runs" in note
-    assert "'outcome'" not in note and "'gender'" not in note  # spread at random; alternating
+    assert made.audit_entry["order_in_runs"] == ["site"]  # not 'outcome' (at random) nor 'gender' (alternating)
+    assert "site" not in order_note(made.manifest)
 
 
 def test_the_order_kept_is_warned_of_even_when_no_column_is_in_runs(tmp_path):
     made = perturb_file(source(tmp_path), config(kept=("site",)), tmp_path / "rel.csv", shuffle=False)
     note = order_note(made.manifest)
-    assert "sorted or grouped by a released column" in note and "no released column's values come in long runs" in note
+    assert "sorted or grouped by a released column" in note and made.audit_entry["order_in_runs"] == []
 
 
 def test_a_shuffled_release_has_no_order_note(tmp_path):

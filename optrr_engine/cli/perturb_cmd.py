@@ -234,7 +234,7 @@ def run(args) -> int:
     from ..io.atomic import is_within, same_file
     from ..release.audit import audit_folder, audit_path
     from ..release.manifest import manifest_path, noise_attributes, report_path
-    from ..release.perturb import perturb_file
+    from ..release.perturb import order_runs_warning, perturb_file
     from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
     from ..release.risk import strength, weak_protection_warnings
     from ..utility.release_check import check_release, release_rows_notes
@@ -291,6 +291,9 @@ def run(args) -> int:
     manifest = made.manifest
     for note in manifest["design"]["notes"]:
         print(f"optrr: note: {note}", file=sys.stderr)
+    runs = order_runs_warning(made.audit_entry.get("order_in_runs") or [])
+    if runs:
+        print(f"optrr: warning: {runs} (said here and in the internal report, never to the recipient)", file=sys.stderr)
     for line in weak_protection_warnings(manifest):
         print(f"optrr: warning: {line}", file=sys.stderr)
     attrs = manifest["attributes"]

@@ -188,7 +188,8 @@ def perturb_file(
     first column, manifest and report. ``force``:
     replace existing outputs; without it an output written meanwhile (another run finishing first) refuses the release
     at the commit point, its own files and audit entry removed (:func:`place_release`). Without ``shuffle`` the rows
-    keep the input's order and the manifest and report say what that discloses (:func:`order_kept_note`).
+    keep the input's order and the manifest and report say what that can disclose (:func:`order_kept_note`); the
+    columns in long runs are named to the hospital only (:func:`order_runs_warning`).
     ``allow_repeat``: release a source that the audit record shows was released
     before, by its bytes (refused before the pass) or by its records (a column of another input with the same
     values, refused at the commit point); otherwise :class:`.audit.RepeatReleaseError`. After the pass, before any
@@ -352,8 +353,9 @@ def perturb_file(
         check_unlisted_share(codec.unlisted, rows_read, source.options.decimal)
         if rows_check is not None:  # e.g. needed tables that carry no information at this row count
             release_design.notes.extend(rows_check(mechanism, codec.attributes, cfg, rows_out) or [])
-        if order is not None:
-            release_design.notes.append(order_kept_note(order.in_runs()))
+        in_runs = None if order is None else order.in_runs()  # the hospital's only: it describes the raw order
+        if in_runs is not None:
+            release_design.notes.append(order_kept_note())
         if spill is not None:
             for table in spill.tables(chunk_rows, ctl.sub(0.75, 0.95)):
                 _write(writer.write, output_path, table)
@@ -400,6 +402,8 @@ def perturb_file(
         entry["input"]["records_multiset"] = records.multiset()  # the same records in any order (never sent)
         entry["input"]["records_sketch"] = records.sketch()  # near repeats: rows added, removed, changed (never sent)
         entry["input"]["records_set_sketch"] = records.record_set()  # near repeats in another order (never sent)
+        if in_runs is not None:
+            entry["order_in_runs"] = in_runs  # the columns by which the raw file is sorted or grouped (never sent)
         written = []
         for path, text in (
             (ipath, render_internal_report(manifest, entry, previous + [entry])),
@@ -926,22 +930,27 @@ class RowOrder:
         return out
 
 
-def order_kept_note(in_runs: list[str]) -> str:
+def order_kept_note() -> str:
     """The note (manifest, reports, the command line's stderr) of a release in the input's record order: what row
-    positions can disclose, naming the columns ``in_runs`` (:meth:`RowOrder.in_runs`)."""
-    risk = (
-        "the records keep the input file's row order (not shuffled): in a file sorted or grouped by a released "
-        "column, a row's position discloses that column's value, whatever the randomization (e.g. all cases first)"
+    positions can disclose. It names no column: which columns the raw file is sorted or grouped by is the hospital's
+    to know (:func:`order_runs_warning`, in the audit record, the internal report and stderr)."""
+    return (
+        "WARNING: the records keep the input file's row order (not shuffled): in a file sorted or grouped by a "
+        "released column, a row's position discloses that column's value, whatever the randomization (e.g. all "
+        "cases first). Release shuffled unless the order is needed"
     )
-    if in_runs:
-        named = ", ".join(repr(n) for n in in_runs)
-        found = (
-            f"; in this file the values of {named} come in long runs in row order (sorted or grouped), so their "
-            "positions disclose them"
-        )
-    else:
-        found = "; no released column's values come in long runs here, but an order the recipient knows still may"
-    return f"WARNING: {risk}{found}. Release shuffled unless the order is needed"
+
+
+def order_runs_warning(in_runs: list[str]) -> str | None:
+    """For the hospital only (the audit entry's ``order_in_runs``, :meth:`RowOrder.in_runs`): the released columns
+    whose values come in long runs in the kept row order, or None when none do."""
+    if not in_runs:
+        return None
+    named = ", ".join(repr(n) for n in in_runs)
+    return (
+        f"the release keeps the row order, and the values of {named} come in long runs in it (the file is sorted or "
+        "grouped by them): their positions disclose them; release shuffled"
+    )
 
 
 def encoded_chunks(source, codec, fingerprints=None, kept_values=None):

@@ -287,6 +287,11 @@ def render_internal_report(manifest: dict, entry: dict, history: list[dict]) -> 
     if entry.get("rows_excluded"):
         by = ", ".join(f"{_e(k)}: {v:,}" for k, v in entry.get("rows_excluded_by_column", {}).items())
         warnings.append(f"{entry['rows_excluded']:,} input rows with missing values were left out ({by}).")
+    from .perturb import order_runs_warning
+
+    runs = order_runs_warning(entry.get("order_in_runs") or [])
+    if runs:
+        warnings.append(_e(runs[0].upper() + runs[1:]) + ".")
     unlisted = entry.get("unlisted_values_as_missing") or {}
     if unlisted:
         by = ", ".join(f"{_e(k)}: {v:,}" for k, v in unlisted.items())

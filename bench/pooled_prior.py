@@ -32,7 +32,7 @@ import numpy as np
 import optrr_engine.estimation.estimate as estimate_module
 from optrr_engine.analysis.avd import avd
 from optrr_engine.compare.datasets import load_dataset
-from optrr_engine.compare.designs_on_data import estimate_marginal, release_of
+from optrr_engine.compare.designs_on_data import estimate_marginal, release_of, released_prior_bound
 from optrr_engine.errors import InputError
 from optrr_engine.sampling import make_sampling_design
 from optrr_engine.utility.recommend import recommend
@@ -75,7 +75,7 @@ def run(path, eps, reps, rng, design):
         cand = SamplingCandidate(make_sampling_design("smp", sizes, eps))
     else:
         cand = recommend(sizes, eps, rows=data.rows, marginals={"orders": [1]}).best.candidate
-    out: dict = {"map": [], "clip": [], "eb": [], "own": []}
+    out: dict = {"map": [], "clip": [], "eb": [], "own": [], "gate": []}
     weights = []
     for _ in range(reps):
         released = release_of(cand).sample(codes, rng)
@@ -83,6 +83,7 @@ def run(path, eps, reps, rng, design):
         a = pooled_concentration(unbiased, sizes)
         weights.append(a)
         w = a if np.isfinite(a) else 1e9
+        upper = released_prior_bound(cand, released, sizes)  # the product's rule (estimation.pooled_prior)
         for method in out:
             per = []
             for j in range(k):
@@ -94,6 +95,9 @@ def run(path, eps, reps, rng, design):
                     own = pooled_concentration([unbiased[j]], [sizes[j]])
                     today = DEFAULT_WEIGHT(sizes[j], float(max(unbiased[j].rows, 1)))
                     est = with_weight(cand, released, sizes, j, min(today, own))
+                elif method == "gate":
+                    today = DEFAULT_WEIGHT(sizes[j], float(max(unbiased[j].rows, 1)))
+                    est = estimate_marginal(cand, released, sizes, [j], "map", upper).estimate
                 else:
                     est = estimate_marginal(cand, released, sizes, [j], method).estimate
                 per.append(avd(est, truths[j]))
@@ -118,7 +122,8 @@ def main():
             cols = " ".join(f"{m} {v[0]:.4f}+-{v[1]:.4f}" for m, v in s.items())
             print(
                 f"{os.path.basename(path):22s} eps {eps:g} {name:9s} pooled A (median) {a:8.1f}  {cols}  "
-                f"eb/map {s['eb'][0] / s['map'][0]:.3f} eb/clip {s['eb'][0] / s['clip'][0]:.3f} "
+                f"eb/map {s['eb'][0] / s['map'][0]:.3f} gate/map {s['gate'][0] / s['map'][0]:.3f} "
+                f"gate/clip {s['gate'][0] / s['clip'][0]:.3f} "
                 f"({time.perf_counter() - t0:.0f} s)",
                 flush=True,
             )

@@ -45,7 +45,7 @@ import numpy as np
 from optrr_engine.compare.avd_marginals import draw_subsets
 from optrr_engine.compare.budgets import budgeted_design
 from optrr_engine.compare.datasets import load_dataset
-from optrr_engine.compare.designs_on_data import estimate_marginal, release_of
+from optrr_engine.compare.designs_on_data import estimate_marginal, release_of, released_prior_bound
 from optrr_engine.errors import InputError, OptRRError
 from optrr_engine.estimation import DEFAULT_METHOD
 from optrr_engine.estimation.counts import count_codes
@@ -97,10 +97,11 @@ def project_to_simplex(estimate: np.ndarray) -> np.ndarray:
     return np.maximum(np.asarray(estimate, dtype=float) - excess[rho - 1] / rho, 0.0)
 
 
-def estimate(cand, released, sizes, attrs, method):
+def estimate(cand, released, sizes, attrs, method, bound=None):
+    """The estimate of ``method`` (``bound``: the release's 1-way prior bound, used by the default method)."""
     if method == "normsub":
         return project_to_simplex(estimate(cand, released, sizes, attrs, "unbiased"))
-    est = estimate_marginal(cand, released, sizes, attrs, method)
+    est = estimate_marginal(cand, released, sizes, attrs, method, bound if method == DEFAULT_METHOD else None)
     if "converged" in est.info:
         CONVERGENCE[method] = CONVERGENCE.get(method, 0) + 1
         if not est.info["converged"]:
@@ -117,10 +118,11 @@ def ours_avd(cand, codes, sizes, sets, truths, rng, others) -> dict:
     estimate are left out); the default estimator, and the estimators listed in ``others``."""
     out: dict = {}
     released = release_of(cand).sample(codes, rng)
+    bound = released_prior_bound(cand, released, sizes) if any(len(s) == 1 for s in sets) else None
     for attrs, truth in zip(sets, truths, strict=True):
         for method in (DEFAULT_METHOD, *others):
             try:
-                est = estimate(cand, released, sizes, attrs, method)
+                est = estimate(cand, released, sizes, attrs, method, bound)
             except InputError:
                 continue  # the design cannot estimate this marginal
             out.setdefault((len(attrs), method), []).append(avd(est, truth))

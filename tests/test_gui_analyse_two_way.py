@@ -193,3 +193,17 @@ def test_a_row_without_a_positive_sum_has_no_row_shares(qtbot, view):
     view._estimated({"estimate": estimate([[0.0, 0.0], [0.6, 0.4]], method="unbiased"), "chi2": None})
     view.shares.setCurrentIndex(view.shares.findData("row"))
     assert cell_texts(view) == [["—", "—"], ["60.0 %", "40.0 %"]]
+
+
+def test_a_one_way_estimate_whose_prior_the_release_lowered_says_so(qtbot, view, tmp_path):
+    """The Analyse tab's estimate (its worker job, run here in the test's thread) of a column of mushroom's SMP
+    release: the label says that the release's columns together lowered the uniform prior (engine's words)."""
+    from optrr_gui.workers.jobs.analyse import estimate_task
+    from tests.test_estimation_pooled_prior import release
+
+    out, _ = release(tmp_path, "smp", 2.0)
+    result = estimate_task(str(out), ["odor"], None, "map", 0.95, None)
+    note = result["estimate"].info["prior_lowered"]
+    view._estimated(result)
+    assert note in view.result_label.text()
+    screenshot(view, "analyse_prior_lowered.png")

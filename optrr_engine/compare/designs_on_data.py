@@ -56,15 +56,32 @@ def release_of(candidate):
     return mechanism if mechanism is not None else candidate.design
 
 
-def estimate_marginal(candidate, released: np.ndarray, sizes, attrs, method: str = DEFAULT_METHOD):
+def estimate_marginal(candidate, released: np.ndarray, sizes, attrs, method: str = DEFAULT_METHOD, prior_bound=None):
     """The MarginalEstimate of the marginal on ``attrs`` from codes released by ``candidate`` (a mechanism or
-    a sampling design candidate; InputError when the design cannot answer it)."""
+    a sampling design candidate; InputError when the design cannot answer it). ``prior_bound``: the release's
+    bound on the 1-way prior (:func:`released_prior_bound`), as a recipient's estimate of the release uses it."""
     from ..estimation.sampled import estimate_sampled_codes
 
     if getattr(candidate, "mechanism", None) is not None:
         counts = count_codes(released[:, list(attrs)], [int(sizes[a]) for a in attrs])
-        return estimate_from_counts(candidate.mechanism.marginal(list(attrs)), counts, method=method)
-    return estimate_sampled_codes(candidate.design, released, list(attrs), method=method)
+        return estimate_from_counts(
+            candidate.mechanism.marginal(list(attrs)), counts, method=method, prior_bound=prior_bound
+        )
+    return estimate_sampled_codes(candidate.design, released, list(attrs), method=method, prior_bound=prior_bound)
+
+
+def released_prior_bound(candidate, released: np.ndarray, sizes) -> float | None:
+    """The bound A_up on the 1-way default estimate's prior (optrr_engine.estimation.pooled_prior) of codes
+    released by ``candidate``, from all of its columns."""
+    from ..estimation.pooled_prior import one_way_prior_bound
+    from ..estimation.sampled import sampled_codes_prior_bound
+
+    mechanism = getattr(candidate, "mechanism", None)
+    if mechanism is None:
+        return sampled_codes_prior_bound(candidate.design, released)
+    return one_way_prior_bound(
+        (mechanism.marginal([j]), np.bincount(released[:, j], minlength=int(a))) for j, a in enumerate(sizes)
+    )
 
 
 def compare_designs(
@@ -127,10 +144,11 @@ def compare_designs(
         for rep in range(int(repetitions)):
             work.check()
             released = release_of(cand).sample(codes, rng)
+            bound = released_prior_bound(cand, released, sizes) if estimator == "map" and 1 in chosen else None
             for w, subsets in chosen.items():
                 for s in subsets:
                     try:
-                        est = estimate_marginal(cand, released, sizes, s, estimator).estimate
+                        est = estimate_marginal(cand, released, sizes, s, estimator, bound).estimate
                     except (InputError, OptRRError):
                         unanswered[w].add(s)
                         continue

@@ -107,6 +107,22 @@ def prior_records(cells: int, n: float) -> float:
     return float(min(float(cells), np.sqrt(float(n))))
 
 
+def prior_weight(cells: int, n: float, bound: float | None = None) -> float:
+    """The default estimate's prior weight on a table: prior_records(cells, n), lowered to the release's bound
+    A_up (1-way tables only; ``pooled_prior``) where that is smaller."""
+    weight = prior_records(cells, n)
+    return weight if bound is None else float(min(weight, bound))
+
+
+def prior_lowered_note(weight: float, default: float) -> str:
+    """Said with a 1-way default estimate whose prior the release's own spread lowered (``pooled_prior``)."""
+    return (
+        f"the uniform prior weighs {weight:.3g} records instead of {default:.3g}: the release's columns, taken "
+        "together, are further from uniform than the default prior assumes (95 % one-sided bound), so this estimate "
+        "is pulled less towards uniform"
+    )
+
+
 def z_value(confidence: float) -> float:
     """Two-sided standard-normal quantile for the given confidence level (scipy.stats, imported here: it
     costs ~0.9 s, and this module is imported when the window starts)."""
@@ -140,10 +156,13 @@ def estimate_from_counts(
     ibu_tol: float | None = None,
     progress=None,
     cancel=None,
+    prior_bound: float | None = None,
 ) -> MarginalEstimate:
     """Estimate pi on the marginal's attributes from the perturbed counts (array of shape sizes).
 
-    ``marginal_mechanism``: the induced Mechanism, or directly its StructuredOperator (e.g. a pooled channel)."""
+    ``marginal_mechanism``: the induced Mechanism, or directly its StructuredOperator (e.g. a pooled channel).
+    ``prior_bound``: for a 1-way table, the release's bound A_up on the prior weight (``pooled_prior``); the
+    default estimate's prior is then min(prior_records, A_up) records (joint tables ignore it)."""
     if method not in METHODS:
         raise InputError(f"unknown estimation method {method!r}; choose one of {', '.join(METHODS)}")
     ctl = TaskControl(progress, cancel)
@@ -173,7 +192,13 @@ def estimate_from_counts(
         point = clip_and_rescale(unbiased)
     else:
         tol = ibu_tol if ibu_tol is not None else float(np.clip(IBU_TOTAL_GAP / n, 1e-10, 1e-6))
-        pseudo = None if method == "ibu" else np.full(op.sizes, prior_records(op.cells, n) / (op.cells * n))
+        pseudo = None
+        if method == "map":
+            weight = prior_weight(op.cells, n, prior_bound if op.m == 1 else None)
+            pseudo = np.full(op.sizes, weight / (op.cells * n))
+            info["prior_records"] = weight
+            if weight < prior_records(op.cells, n):
+                info["prior_lowered"] = prior_lowered_note(weight, prior_records(op.cells, n))
         res = iterative_bayesian_update(op, observed, max_iter=ibu_max_iter, tol=tol, ctl=ctl, pseudo=pseudo)
         point = res.estimate
         info.update(

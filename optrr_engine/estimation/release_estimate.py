@@ -11,6 +11,7 @@ from ..mechanism import Mechanism
 from ..tasks import TaskControl
 from .counts import StreamingCounter
 from .estimate import DEFAULT_METHOD, estimate_from_counts
+from .pooled_prior import one_way_prior_bound
 from .release_source import (
     attribute_index,
     iter_code_chunks,
@@ -48,6 +49,26 @@ def count_release(release_path: str, manifest: dict, names: list[str], progress=
     if total is not None and int(total) != counter.rows:
         raise InputError(f"the release has {counter.rows} rows but its manifest says {total}; the files do not match")
     return counter.table
+
+
+def count_one_way_release(release_path: str, manifest: dict, progress=None, cancel=None) -> list[np.ndarray]:
+    """The perturbed 1-way counts of every attribute of a release, in one pass."""
+    ctl = TaskControl(progress, cancel)
+    names = [str(a["name"]) for a in manifest["attributes"]]
+    cats = [[str(c) for c in a["categories"]] for a in manifest["attributes"]]
+    tables = [np.zeros(len(c), dtype=np.int64) for c in cats]
+    rows = 0
+    total = manifest.get("rows")
+    for codes in iter_code_chunks(release_path, names, cats):
+        ctl.check()
+        for j, t in enumerate(tables):
+            t += np.bincount(codes[:, j], minlength=t.size)
+        rows += codes.shape[0]
+        if total:
+            ctl.report(rows / float(total), f"counted {rows:,} rows")
+    if total is not None and int(total) != rows:
+        raise InputError(f"the release has {rows} rows but its manifest says {total}; the files do not match")
+    return tables
 
 
 def open_release(release_path: str, manifest_path: str | None = None, check_hash: bool = True):
@@ -90,7 +111,13 @@ def estimate_release(
         return est
     idx = attribute_index(manifest, names)
     names = [str(manifest["attributes"][i]["name"]) for i in idx]
-    counts = count_release(release_path, manifest, names, ctl.sub(0.0, 0.8).progress, cancel)
+    bound = None
+    if method == DEFAULT_METHOD and len(idx) == 1:  # the 1-way prior's bound needs every column (pooled_prior)
+        tables = count_one_way_release(release_path, manifest, ctl.sub(0.0, 0.8).progress, cancel)
+        counts = tables[idx[0]]
+        bound = one_way_prior_bound((mechanism.marginal([j]), t) for j, t in enumerate(tables))
+    else:
+        counts = count_release(release_path, manifest, names, ctl.sub(0.0, 0.8).progress, cancel)
     cats = [[str(c) for c in manifest["attributes"][i]["categories"]] for i in idx]
     est = estimate_from_counts(
         mechanism.marginal(idx),
@@ -101,6 +128,7 @@ def estimate_release(
         categories=cats,
         progress=ctl.sub(0.8, 1.0).progress,
         cancel=cancel,
+        prior_bound=bound,
     )
     est.info["release"] = os.path.basename(release_path)
     est.info["whole_record_epsilon"] = mechanism.overall_epsilon()

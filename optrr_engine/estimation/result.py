@@ -10,7 +10,8 @@ import numpy as np
 #: What each method means, for reports.
 METHOD_NOTES = {
     "map": "smoothed maximum likelihood: the posterior mode under a uniform prior worth min(cells, sqrt(rows)) "
-    "pseudo-records in all (EM, SQUAREM-accelerated): non-negative, sums to 1, consistent, lower error than "
+    "pseudo-records in all (on a single column, fewer where the release's columns together are shown further from "
+    "uniform) (EM, SQUAREM-accelerated): non-negative, sums to 1, consistent, lower error than "
     "maximum likelihood on sparse or noisy tables, pulled towards uniform where the data say little; the default "
     "for shown and exported distributions",
     "ibu": "maximum-likelihood estimate (iterative Bayesian update = EM, SQUAREM-accelerated): non-negative, "

@@ -204,11 +204,42 @@ def reporting_info(design: SamplingDesign, counter: SamplingCounter, attributes=
     return info
 
 
-def estimate_sampled_codes(design: SamplingDesign, released: np.ndarray, attrs, method: str = DEFAULT_METHOD, **kw):
-    """Estimate the marginal on ``attrs`` from released codes held in memory."""
+def sampling_prior_bound(design: SamplingDesign, counters: list[SamplingCounter]) -> float | None:
+    """The release's bound A_up on the 1-way prior weight (``pooled_prior``) from one 1-way counter per attribute;
+    an attribute no record reports is left out."""
+    from .pooled_prior import one_way_prior_bound
+
+    tables = []
+    for c in counters:
+        try:
+            op = marginal_operator(design, c.attrs, c.subset_rows, c.rows_seen)
+        except InputError:
+            continue
+        tables.append((op, c.counter.table))
+    return one_way_prior_bound(tables)
+
+
+def one_way_counters(design: SamplingDesign) -> list[SamplingCounter]:
+    """One 1-way counter per attribute of the design (for :func:`sampling_prior_bound`)."""
+    return [SamplingCounter(design, [j]) for j in range(design.k)]
+
+
+def estimate_sampled_codes(
+    design: SamplingDesign, released: np.ndarray, attrs, method: str = DEFAULT_METHOD, prior_bound=None, **kw
+):
+    """Estimate the marginal on ``attrs`` from released codes held in memory (``prior_bound``: the release's
+    A_up, :func:`sampled_codes_prior_bound`)."""
     counter = SamplingCounter(design, attrs)
     counter.add(released)
-    return estimate_sampling_counts(design, counter, method=method, **kw)
+    return estimate_sampling_counts(design, counter, method=method, prior_bound=prior_bound, **kw)
+
+
+def sampled_codes_prior_bound(design: SamplingDesign, released: np.ndarray) -> float | None:
+    """A_up (``pooled_prior``) of released codes held in memory."""
+    counters = one_way_counters(design)
+    for c in counters:
+        c.add(released)
+    return sampling_prior_bound(design, counters)
 
 
 def estimate_sampling_release(release_path, manifest, design, names, method, confidence, progress=None, cancel=None):
@@ -224,10 +255,13 @@ def estimate_sampling_release(release_path, manifest, design, names, method, con
     cats = [[str(c) for c in a["categories"]] for a in manifest["attributes"]]
     marker = manifest["mechanism"].get("not_reported_label")
     counter = SamplingCounter(design, idx)
+    pooled = one_way_counters(design) if method == DEFAULT_METHOD and len(idx) == 1 else []
     total = manifest.get("rows")
     for codes in iter_code_chunks(release_path, names, cats, marker):
         ctl.check()
         counter.add(codes)
+        for c in pooled:
+            c.add(codes)
         if total:
             ctl.report(0.8 * counter.rows_seen / float(total), f"counted {counter.rows_seen:,} rows")
     if total is not None and int(total) != counter.rows_seen:
@@ -244,6 +278,7 @@ def estimate_sampling_release(release_path, manifest, design, names, method, con
         progress=ctl.sub(0.8, 1.0).progress,
         cancel=cancel,
         column_names=names,
+        prior_bound=sampling_prior_bound(design, pooled) if pooled else None,
     )
     est.info["release"] = os.path.basename(release_path)
     est.info["whole_record_epsilon"] = design.whole_record_epsilon()

@@ -441,6 +441,8 @@ class AnalyseView(QWidget):
             negatives += f"; NOT converged after {est.info['iterations']} iterations"
         if "suppression" in est.info:
             negatives += f"; {est.info['suppression']}"
+        if "prior_lowered" in est.info:
+            negatives += f"; {est.info['prior_lowered']}"
         for key in ("not_identifiable", *INFORMATION_WARNINGS, "few_rows"):  # the 2nd: estimate_information
             if key in est.info:
                 negatives += f"; warning: {est.info[key]}"

@@ -136,6 +136,7 @@ def release_preview(
     from optrr_engine.errors import InputError
     from optrr_engine.estimation import estimate_from_counts
     from optrr_engine.estimation.operator import StructuredOperator
+    from optrr_engine.estimation.pooled_prior import one_way_prior_bound
     from optrr_engine.io.readers import open_source
     from optrr_engine.release.codec import Codec
     from optrr_engine.release.config import ReleaseConfig
@@ -155,43 +156,47 @@ def release_preview(
     if unknown:
         raise InputError(f"column {unknown[0]!r} is not perturbed in this design")
     positions = [codec.attributes.index(c) for c in columns]
-    channels = [mech.marginal([j]) for j in positions]
-    original = [np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in positions]
-    observed = [np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in positions]
+    # every column is perturbed (in the codec's order, so a column's picture does not depend on which are shown):
+    # the default estimate's 1-way prior is bounded by all of the release's columns (estimation.pooled_prior)
+    every = range(len(codec.attributes))
+    channels = [mech.marginal([j]) for j in every]
+    original = [np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in every]
+    observed = [np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in every]
     rng = np.random.default_rng(seed)
     rows = 0
     reading = ctl.sub(0.1, 0.9)
     for table in source.tables(codec.attributes):
         reading.check()
         codes = codec.encode_table(table, rows)[0]
-        for m, j in enumerate(positions):
-            a = original[m].size
-            original[m] += np.bincount(codes[:, j], minlength=a)
-            observed[m] += np.bincount(channels[m].sample(codes[:, [j]], rng)[:, 0], minlength=a)
+        for j in every:
+            a = original[j].size
+            original[j] += np.bincount(codes[:, j], minlength=a)
+            observed[j] += np.bincount(channels[j].sample(codes[:, [j]], rng)[:, 0], minlength=a)
         rows += codes.shape[0]
         reading.report(source.fraction_done(), f"{rows:,} rows encoded")
     if rows == 0:
         raise InputError("no rows to preview: the file is empty or every row is left out")
+    bound = one_way_prior_bound(zip(channels, observed, strict=True)) if estimator == "map" else None
     frames = []
     epsilons = mech.attribute_epsilons()
     for m, j in enumerate(positions):
         ctl.check()
-        shares = original[m] / rows
-        expected = StructuredOperator.from_mechanism(channels[m]).apply(shares)
-        est = estimate_from_counts(channels[m], observed[m], method=estimator, confidence=confidence)
+        shares = original[j] / rows
+        expected = StructuredOperator.from_mechanism(channels[j]).apply(shares)
+        est = estimate_from_counts(channels[j], observed[j], method=estimator, confidence=confidence, prior_bound=bound)
         frames.append(
             pd.DataFrame(
                 {
                     "attribute": columns[m],
                     "category": [str(c) for c in codec.specs[j].labels],
-                    "rows": original[m],
+                    "rows": original[j],
                     "original": shares,
                     "perturbed": expected,
                     "estimated": est.estimate,
                     "unbiased": est.unbiased,
                     "ci_low": est.ci_low,
                     "ci_high": est.ci_high,
-                    "simulated_perturbed": observed[m] / rows,
+                    "simulated_perturbed": observed[j] / rows,
                     "estimator": estimator,
                     "attribute_epsilon": float(epsilons[j]),
                     "overall_epsilon": float(mech.overall_epsilon()),

@@ -1,0 +1,193 @@
+"""The default estimate's 1-way prior, bounded by the release's own spread (optrr_engine.estimation.pooled_prior):
+the spread term against dense matrices, the bound's coverage and power under its model, the estimate that uses it,
+and releases (mechanism and sampling) estimated from every column."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrr_engine.cli.main import main
+from optrr_engine.dense import dense_matrix
+from optrr_engine.designs import run_design
+from optrr_engine.estimation import estimate_from_counts, estimate_release
+from optrr_engine.estimation.estimate import prior_records
+from optrr_engine.estimation.pooled_prior import (
+    SpreadTerm,
+    concentration_bound,
+    one_way_prior_bound,
+    spread_term,
+)
+from optrr_engine.release.config import ReleaseConfig
+from optrr_engine.release.perturb import perturb_file
+from optrr_engine.release.schema import infer_schema
+from tests.conftest import ROOT
+
+
+def grr(d: int, eps: float):
+    """A one-column mechanism (generalized randomized response at eps)."""
+    return run_design("optimal", [d], [eps]).mechanism
+
+
+def test_spread_term_matches_dense_matrices():
+    mech = grr(5, 1.3)
+    counts = np.array([40, 7, 0, 19, 134])
+    n = counts.sum()
+    lam = counts / n
+    m = dense_matrix(mech)
+    inv = np.linalg.inv(m)
+    pi = inv @ lam
+    cov = (inv @ np.diag(lam) @ inv.T - np.outer(pi, pi)) / n
+    dev = pi - 0.2
+    term = spread_term(mech, counts)
+    assert term.excess == pytest.approx(dev @ dev - np.trace(cov), rel=1e-9)
+    assert term.variance == pytest.approx(4 * dev @ cov @ dev + 2 * np.sum(cov * cov), rel=1e-9)
+    assert term.expected == pytest.approx(0.8)
+
+
+def test_spread_term_of_an_unreported_or_joint_table_is_none():
+    assert spread_term(grr(3, 1.0), np.zeros(3)) is None
+    two = run_design("optimal", [2, 3], [1.0, 1.0]).mechanism
+    assert spread_term(two.marginal([0, 1]), np.ones((2, 3))) is None
+
+
+def test_bound_from_terms():
+    # S = 0.5, sd = sqrt(0.01) = 0.1, S_low = 0.5 - 1.645 * 0.1 = 0.3355; A_up = 1.5 / 0.3355 - 1
+    terms = [SpreadTerm(0.25, 0.005, 0.75), SpreadTerm(0.25, 0.005, 0.75), None]
+    assert concentration_bound(terms) == pytest.approx(1.5 / (0.5 - 1.6448536269514722 * 0.1) - 1, rel=1e-9)
+    assert concentration_bound([SpreadTerm(0.1, 0.01, 0.5)]) is None  # S_low < 0: no bound
+    assert concentration_bound([None]) is None
+    assert concentration_bound([SpreadTerm(10.0, 1e-6, 0.5)]) == 0.0  # never negative
+
+
+def simulated_bound(rng, conc: float, k: int, d: int, n: int, eps: float) -> tuple[float | None, float]:
+    """One release of k columns of d categories whose shares are drawn from Dirichlet(conc / d), n records each,
+    every column through GRR at eps: (the release's bound, the concentration A_data the columns' own shares have,
+    sum_j (1 - 1/d) / sum_j ||pi_j - u||^2 - 1)."""
+    mech = grr(d, eps)
+    m = dense_matrix(mech)
+    tables, spread = [], 0.0
+    for _ in range(k):
+        data = rng.multinomial(n, rng.dirichlet(np.full(d, conc / d)))
+        spread += float(np.sum((data / n - 1.0 / d) ** 2))
+        perturbed = sum(rng.multinomial(int(c), m[:, x]) for x, c in enumerate(data))
+        tables.append((mech, perturbed))
+    return one_way_prior_bound(tables), k * (1.0 - 1.0 / d) / spread - 1.0
+
+
+def test_bound_covers_the_columns_own_concentration_and_fires_with_enough_reports():
+    """The bound is one-sided at 95 % for the spread of the release's own columns (given their data: the noise is
+    the perturbation's): at least A_data in about 95 % of releases. With 15 columns of 2,000 records drawn with
+    concentration 3 it is finite and below the default prior of 6 records in most releases; with 20 records per
+    column it almost never is."""
+    rng = np.random.default_rng(11)
+    runs = [simulated_bound(rng, 3.0, 15, 6, 2000, 2.0) for _ in range(150)]
+    covered = sum(b is None or b >= a for b, a in runs) / len(runs)
+    assert covered >= 0.9
+    finite = [b for b, _ in runs if b is not None]
+    assert len(finite) / len(runs) >= 0.8
+    assert np.median(finite) < prior_records(6, 2000)
+    few = [simulated_bound(rng, 3.0, 15, 6, 20, 1.0)[0] for _ in range(100)]
+    assert sum(b is not None and b < prior_records(6, 20) for b in few) <= 10
+
+
+def test_a_uniform_release_is_not_bounded_below_the_default():
+    rng = np.random.default_rng(3)
+    lowered = []
+    for _ in range(60):
+        b = simulated_bound(rng, 1e6, 15, 6, 2000, 2.0)[0]  # every column almost exactly uniform
+        lowered.append(b is not None and b < prior_records(6, 2000))
+    assert sum(lowered) <= 6  # the one-sided 5 % (pooled over the columns: one test per release)
+
+
+def test_the_estimate_uses_the_bound_on_one_way_tables_only():
+    mech = grr(4, 1.0)
+    counts = np.array([300, 20, 10, 70])
+    plain = estimate_from_counts(mech, counts)
+    assert plain.info["prior_records"] == prior_records(4, 400) and "prior_lowered" not in plain.info
+    above = estimate_from_counts(mech, counts, prior_bound=50.0)
+    np.testing.assert_array_equal(above.estimate, plain.estimate)
+    assert "prior_lowered" not in above.info
+    low = estimate_from_counts(mech, counts, prior_bound=0.5)
+    assert low.info["prior_records"] == 0.5 and "0.5 records instead of 4" in low.info["prior_lowered"]
+    assert low.estimate[0] > plain.estimate[0]  # pulled less towards uniform: the large share stays larger
+    assert low.estimate.sum() == pytest.approx(1.0)
+    for method in ("ibu", "unbiased", "clip"):  # only the default estimate has a prior
+        a = estimate_from_counts(mech, counts, method=method, prior_bound=0.5)
+        np.testing.assert_array_equal(a.estimate, estimate_from_counts(mech, counts, method=method).estimate)
+    two = run_design("optimal", [2, 3], [1.0, 1.0]).mechanism.marginal([0, 1])
+    table = np.array([[50, 3, 2], [4, 1, 40]])
+    joint = estimate_from_counts(two, table, prior_bound=0.1)
+    np.testing.assert_array_equal(joint.estimate, estimate_from_counts(two, table).estimate)
+    assert joint.info["prior_records"] == prior_records(6, table.sum())
+
+
+MUSHROOM = ROOT / "tests" / "data" / "mushroom.csv"
+
+
+def release(tmp_path, method, target):
+    cfg = infer_schema(MUSHROOM).to_dict()
+    cfg.update({"method": method, "target_total": target})
+    for c in cfg["columns"]:
+        c.pop("epsilon", None)
+    out = tmp_path / f"{method}.csv"
+    manifest = perturb_file(
+        MUSHROOM, ReleaseConfig.from_dict(cfg), out, audit_dir=tmp_path, allow_rare_categories=True
+    ).manifest
+    return out, manifest
+
+
+def test_an_smp_release_of_skewed_columns_lowers_the_prior_from_every_column(tmp_path, capsys):
+    """Mushroom's 22 columns are far from uniform (many near-empty categories); an SMP release at whole-record
+    epsilon 2 carries about 370 reports per column, enough to show it: every 1-way estimate of the release uses
+    the same bound, read from all columns, and says so; joint tables and the other estimators are unchanged."""
+    out, manifest = release(tmp_path, "smp", 2.0)
+    odor = estimate_release(str(out), ["odor"])
+    color = estimate_release(str(out), ["gill-color"])
+    for est in (odor, color):
+        assert "prior_lowered" in est.info
+    assert odor.info["prior_records"] == pytest.approx(color.info["prior_records"], rel=1e-12)
+    assert odor.info["prior_records"] < prior_records(9, odor.rows)
+    # the bound, recomputed from the release file with the sampling estimator's own per-column operators
+    from optrr_engine.estimation.release_source import mechanism_from_manifest
+    from optrr_engine.estimation.sampled import SamplingCounter, marginal_operator
+    from optrr_engine.sampling import NOT_REPORTED
+
+    design = mechanism_from_manifest(manifest)
+    frame = pd.read_csv(out, dtype=str, keep_default_na=False)
+    names = [a["name"] for a in manifest["attributes"]]
+    codes = np.full((len(frame), len(names)), NOT_REPORTED)
+    for j, a in enumerate(manifest["attributes"]):
+        lookup = {c: i for i, c in enumerate(a["categories"])}
+        codes[:, j] = [lookup.get(v, NOT_REPORTED) for v in frame[a["name"]]]
+    tables = []
+    for j in range(len(names)):
+        counter = SamplingCounter(design, [j])
+        counter.add(codes)
+        tables.append((marginal_operator(design, [j], counter.subset_rows), counter.counter.table))
+    assert odor.info["prior_records"] == pytest.approx(one_way_prior_bound(tables), rel=1e-9)
+    assert "prior_lowered" not in estimate_release(str(out), ["odor"], method="ibu").info
+    assert main(["estimate", str(out), "--marginal", "odor"]) == 0
+    assert "release's columns, taken together, are further from uniform" in capsys.readouterr().out
+
+
+def test_a_mechanism_release_bounds_its_one_way_prior_from_every_column(tmp_path):
+    """A release every row reports: the 1-way estimate's prior is the bound of all of its columns' tables."""
+    out, manifest = release(tmp_path, "auto", 4.0)
+    frame = pd.read_csv(out, dtype=str, keep_default_na=False)
+    from optrr_engine.estimation.release_source import mechanism_from_manifest
+
+    mech = mechanism_from_manifest(manifest)
+    tables = []
+    for j, a in enumerate(manifest["attributes"]):
+        lookup = {c: i for i, c in enumerate(a["categories"])}
+        codes = np.array([lookup[v] for v in frame[a["name"]]])
+        tables.append((mech.marginal([j]), np.bincount(codes, minlength=len(a["categories"]))))
+    bound = one_way_prior_bound(tables)
+    est = estimate_release(str(out), ["cap-color"])
+    expected = prior_records(10, est.rows) if bound is None else min(prior_records(10, est.rows), bound)
+    assert est.info["prior_records"] == pytest.approx(expected, rel=1e-9)
+    j = [a["name"] for a in manifest["attributes"]].index("cap-color")
+    again = estimate_from_counts(mech.marginal([j]), tables[j][1], prior_bound=bound)
+    np.testing.assert_allclose(est.estimate, again.estimate, atol=1e-12)
+    pair = estimate_release(str(out), ["cap-color", "odor"])
+    assert pair.info["prior_records"] == prior_records(pair.estimate.size, pair.rows)

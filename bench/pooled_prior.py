@@ -1,5 +1,5 @@
-"""The default estimate's prior weight chosen from the release itself, pooled over its attributes (an experiment,
-docs/utility.md "Pooled prior weight"; nothing here is used by the product).
+"""The default estimate's prior weight chosen from the release itself, pooled over its attributes (experiments,
+docs/utility.md; of its columns only ``gate`` is the product's rule).
 
 The default estimate of a 1-way table is the posterior mode under Dirichlet(1 + w / d), w = prior_records(d, n)
 (one record per cell, at most sqrt(n)). Here w is instead the total concentration A of a symmetric Dirichlet that
@@ -14,11 +14,16 @@ few reports (docs/utility.md); pooled over k attributes the noise falls by about
 Column ``own``: each attribute's own moment, capped at the default weight (min(prior_records, A_j): smooth less only
 where the attribute itself looks further from uniform than the prior assumes).
 
+Column ``gate``: the product's rule since 2026-11-27 (optrr_engine.estimation.pooled_prior): the default weight
+lowered to the pooled concentration's one-sided 95 % upper bound A_up where that is smaller (the release's
+1-way prior bound, as ``optrr estimate`` applies it).
+
     python3 bench/pooled_prior.py --reps 20 --design smp tests/data/car.csv tests/data/mushroom.csv
 
 Prints, per data set and epsilon, the mean AVD of the 1-way estimates against the data's own marginals for the
-default estimate (map), clip-and-rescale (the peers' SMP estimator), the pooled weight (eb) and the capped own weight
-(own), with standard errors.
+default estimate as it was before the bound (map: min(cells, sqrt(n)) records), clip-and-rescale (the peers' SMP
+estimator), the pooled weight (eb), the capped own weight (own) and the product's bounded weight (gate), with
+standard errors.
 """
 
 from __future__ import annotations

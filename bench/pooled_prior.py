@@ -101,7 +101,6 @@ def run(path, eps, reps, rng, design):
                     today = DEFAULT_WEIGHT(sizes[j], float(max(unbiased[j].rows, 1)))
                     est = with_weight(cand, released, sizes, j, min(today, own))
                 elif method == "gate":
-                    today = DEFAULT_WEIGHT(sizes[j], float(max(unbiased[j].rows, 1)))
                     est = estimate_marginal(cand, released, sizes, [j], "map", upper).estimate
                 else:
                     est = estimate_marginal(cand, released, sizes, [j], method).estimate

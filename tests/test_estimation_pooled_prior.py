@@ -9,6 +9,7 @@ import pytest
 from optrr_engine.cli.main import main
 from optrr_engine.dense import dense_matrix
 from optrr_engine.designs import run_design
+from optrr_engine.errors import InputError
 from optrr_engine.estimation import estimate_from_counts, estimate_release
 from optrr_engine.estimation.estimate import prior_records
 from optrr_engine.estimation.pooled_prior import (
@@ -108,7 +109,8 @@ def test_the_estimate_uses_the_bound_on_one_way_tables_only():
     np.testing.assert_array_equal(above.estimate, plain.estimate)
     assert "prior_lowered" not in above.info
     low = estimate_from_counts(mech, counts, prior_bound=0.5)
-    assert low.info["prior_records"] == 0.5 and "0.5 records instead of 4" in low.info["prior_lowered"]
+    assert low.info["prior_records"] == 0.5 and "0.5 pseudo-records instead of 4" in low.info["prior_lowered"]
+    assert "maximum likelihood" in estimate_from_counts(mech, counts, prior_bound=0.0).info["prior_lowered"]
     assert low.estimate[0] > plain.estimate[0]  # pulled less towards uniform: the large share stays larger
     assert low.estimate.sum() == pytest.approx(1.0)
     for method in ("ibu", "unbiased", "clip"):  # only the default estimate has a prior
@@ -126,7 +128,7 @@ MUSHROOM = ROOT / "tests" / "data" / "mushroom.csv"
 
 def release(tmp_path, method, target):
     cfg = infer_schema(MUSHROOM).to_dict()
-    cfg.update({"method": method, "target_total": target})
+    cfg.update({"method": method, "target_total": target, **({"sample_m": 2} if method == "sample-m" else {})})
     for c in cfg["columns"]:
         c.pop("epsilon", None)
     out = tmp_path / f"{method}.csv"
@@ -184,10 +186,141 @@ def test_a_mechanism_release_bounds_its_one_way_prior_from_every_column(tmp_path
         tables.append((mech.marginal([j]), np.bincount(codes, minlength=len(a["categories"]))))
     bound = one_way_prior_bound(tables)
     est = estimate_release(str(out), ["cap-color"])
-    expected = prior_records(10, est.rows) if bound is None else min(prior_records(10, est.rows), bound)
-    assert est.info["prior_records"] == pytest.approx(expected, rel=1e-9)
+    assert bound is not None and bound < prior_records(10, est.rows)  # mushroom's columns are far from uniform
+    assert est.info["prior_records"] == pytest.approx(bound, rel=1e-9) and "prior_lowered" in est.info
     j = [a["name"] for a in manifest["attributes"]].index("cap-color")
     again = estimate_from_counts(mech.marginal([j]), tables[j][1], prior_bound=bound)
     np.testing.assert_allclose(est.estimate, again.estimate, atol=1e-12)
     pair = estimate_release(str(out), ["cap-color", "odor"])
     assert pair.info["prior_records"] == prior_records(pair.estimate.size, pair.rows)
+    # a column the file lacks, or one holding a label outside its categories, is left out of the bound; the column
+    # asked for is still estimated (it used to fail because of the other column)
+    names = [a["name"] for a in manifest["attributes"]]
+    trimmed = tmp_path / "trimmed.csv"
+    frame.drop(columns=["odor"]).to_csv(trimmed, index=False)
+    (tmp_path / "trimmed.csv.manifest.json").write_text((tmp_path / "auto.csv.manifest.json").read_text())
+    without = one_way_prior_bound(t for j, t in enumerate(tables) if names[j] != "odor")
+    est = estimate_release(str(trimmed), ["cap-color"], check_hash=False)
+    assert est.info["prior_records"] == pytest.approx(min(prior_records(10, est.rows), without), rel=1e-9)
+    bad = frame.copy()
+    bad.loc[0, "odor"] = "not a category"
+    bad.to_csv(trimmed, index=False)
+    est = estimate_release(str(trimmed), ["cap-color"], check_hash=False)
+    assert est.info["prior_records"] == pytest.approx(min(prior_records(10, est.rows), without), rel=1e-9)
+    with pytest.raises(InputError, match="not one of the manifest's categories"):
+        estimate_release(str(trimmed), ["odor"], check_hash=False)  # the column asked for must be readable
+
+
+def test_a_column_of_pure_noise_or_an_erased_one_is_left_out_of_the_bound():
+    """One column at eps 0.02 beside fifteen skewed ones at eps 2 used to switch the bound off (its noise drowned
+    S); an erased column (eigenvalue 0) carries nothing. Both are left out; the erased column's own estimate is
+    uniform whatever the prior, and says nothing about a lowered prior."""
+    from optrr_engine.estimation.operator import StructuredOperator
+
+    rng = np.random.default_rng(4)
+    mech = grr(6, 2.0)
+    m = dense_matrix(mech)
+    tables = []
+    for _ in range(15):
+        data = rng.multinomial(2000, rng.dirichlet(np.full(6, 0.5)))
+        tables.append((mech, sum(rng.multinomial(int(c), m[:, x]) for x, c in enumerate(data))))
+    bound = one_way_prior_bound(tables)
+    assert bound is not None and bound < 6
+    noisy = grr(6, 0.02)
+    counts = rng.multinomial(2000, np.full(6, 1 / 6))
+    assert spread_term(noisy, counts) is None
+    assert one_way_prior_bound([*tables, (noisy, counts)]) == pytest.approx(bound, rel=1e-12)
+    erased = StructuredOperator((4,), np.array([1.0, 0.0]))
+    assert spread_term(erased, np.array([10, 20, 30, 40])) is None
+    est = estimate_from_counts(erased, np.array([10, 20, 30, 40]), prior_bound=0.0)
+    np.testing.assert_allclose(est.estimate, 0.25, atol=1e-9)
+    assert "not_identifiable" in est.info and "prior_lowered" not in est.info
+
+
+@pytest.mark.parametrize("method", ["rsfd", "sample-m"])
+def test_rsfd_and_sample_m_releases_bound_their_one_way_prior_from_every_column(tmp_path, method):
+    """The other sampling designs: every column's 1-way counter enters (RS+FD: the fakes are in the channel), and
+    two columns get the same bound."""
+    out, manifest = release(tmp_path, method, 4.0)
+    from optrr_engine.estimation.release_source import mechanism_from_manifest
+    from optrr_engine.estimation.sampled import OneWayCounters, sampled_codes_prior_bound
+    from optrr_engine.sampling import NOT_REPORTED
+
+    design = mechanism_from_manifest(manifest)
+    frame = pd.read_csv(out, dtype=str, keep_default_na=False)
+    codes = np.full((len(frame), design.k), NOT_REPORTED)
+    for j, a in enumerate(manifest["attributes"]):
+        lookup = {c: i for i, c in enumerate(a["categories"])}
+        codes[:, j] = [lookup.get(v, NOT_REPORTED) for v in frame[a["name"]]]
+    bound = sampled_codes_prior_bound(design, codes)
+    assert bound is not None
+    one = estimate_release(str(out), ["odor"])
+    two = estimate_release(str(out), ["gill-color"])
+    assert one.info["prior_records"] == pytest.approx(min(prior_records(9, one.rows), bound), rel=1e-9)
+    assert two.info["prior_records"] == pytest.approx(min(prior_records(12, two.rows), bound), rel=1e-9)
+    counters = OneWayCounters(design)
+    counters.add(codes[:1000])
+    counters.add(codes[1000:])  # chunks add up
+    assert [c.counter.table.sum() for c in counters.counters] == [
+        int((codes[:, j] != NOT_REPORTED).sum()) for j in range(design.k)
+    ]
+
+
+def test_the_json_output_says_the_prior_it_used(tmp_path, capsys):
+    import json
+
+    out, _ = release(tmp_path, "smp", 2.0)
+    assert main(["estimate", str(out), "--marginal", "odor", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)["info"]
+    assert info["prior_records"] < 9 and "pseudo-records" in info["prior_lowered"]
+
+
+def test_the_comparison_estimates_one_way_tables_with_the_release_bound(monkeypatch):
+    """compare_designs (the Compare tab's designs at your epsilon, optrr compare) passes each release's bound to
+    every 1-way default estimate, the bound of that release's codes, and none to the joint tables."""
+    import optrr_engine.compare.designs_on_data as dod
+    from optrr_engine.compare.datasets import load_dataset
+
+    data = load_dataset(str(MUSHROOM))
+    seen = []
+    original = dod.estimate_marginal
+
+    def spy(cand, released, sizes, attrs, method="map", prior_bound=None):
+        if len(attrs) == 1:
+            seen.append((prior_bound, dod.released_prior_bound(cand, released, sizes)))
+        else:
+            assert prior_bound is None or len(attrs) == 1
+        return original(cand, released, sizes, attrs, method, prior_bound)
+
+    monkeypatch.setattr(dod, "estimate_marginal", spy)
+    dod.compare_designs(data.codes[:, :8], data.sizes[:8], 2.0, ways=(1,), sets=8, repetitions=1, seed=3)
+    assert seen and all(b == pytest.approx(expected) if expected is not None else b is None for b, expected in seen)
+    assert any(b is not None for b, _ in seen)
+
+
+def test_the_release_preview_bounds_its_one_way_prior_by_every_column_and_keeps_each_columns_picture():
+    """The Compare tab's release preview (its worker job): the shown estimates use the bound of every column's
+    simulated perturbation, and each column draws from its own stream of the preview's seed, so its picture does
+    not change with the columns ticked (they used to share one stream)."""
+    from optrr_engine.release.codec import Codec
+    from optrr_gui.workers.jobs.compare import release_preview
+
+    cfg = infer_schema(MUSHROOM)
+    cfg.method = "kronecker"
+    codec = Codec(cfg)
+    mech = run_design("kronecker", list(codec.sizes), [1.0] * len(codec.sizes)).mechanism
+    config = cfg.to_dict()
+    one = release_preview(str(MUSHROOM), {}, config, mech, ["odor"])
+    three = release_preview(str(MUSHROOM), {}, config, mech, ["class", "gill-color", "odor"])
+    np.testing.assert_array_equal(one["frames"][0]["estimated"], three["frames"][2]["estimated"])
+    np.testing.assert_array_equal(
+        one["frames"][0]["simulated_perturbed"], three["frames"][2]["simulated_perturbed"]
+    )
+    j = list(codec.attributes).index("odor")
+    observed = np.round(one["frames"][0]["simulated_perturbed"].to_numpy() * one["rows"]).astype(int)
+    plain = estimate_from_counts(mech.marginal([j]), observed)
+    assert not np.allclose(one["frames"][0]["estimated"], plain.estimate, atol=1e-6)  # the bound lowered the prior
+    unbounded = release_preview(str(MUSHROOM), {}, config, mech, ["odor"], estimator="ibu")
+    np.testing.assert_array_equal(
+        unbounded["frames"][0]["simulated_perturbed"], one["frames"][0]["simulated_perturbed"]
+    )

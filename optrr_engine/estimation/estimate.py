@@ -116,11 +116,13 @@ def prior_weight(cells: int, n: float, bound: float | None = None) -> float:
 
 def prior_lowered_note(weight: float, default: float) -> str:
     """Said with a 1-way default estimate whose prior the release's own spread lowered (``pooled_prior``)."""
-    return (
-        f"the uniform prior weighs {weight:.3g} records instead of {default:.3g}: the release's columns, taken "
-        "together, are further from uniform than the default prior assumes (95 % one-sided bound), so this estimate "
-        "is pulled less towards uniform"
+    head = (
+        "the release's columns, taken together, are further from uniform than the default prior assumes (shown at "
+        f"95 % confidence), so the uniform prior weighs {weight:.3g} pseudo-records instead of {default:.3g}"
     )
+    if weight <= 0:
+        return f"{head}: this estimate is then maximum likelihood"
+    return f"{head}: this estimate is pulled less towards uniform"
 
 
 def z_value(confidence: float) -> float:
@@ -197,7 +199,7 @@ def estimate_from_counts(
             weight = prior_weight(op.cells, n, prior_bound if op.m == 1 else None)
             pseudo = np.full(op.sizes, weight / (op.cells * n))
             info["prior_records"] = weight
-            if weight < prior_records(op.cells, n):
+            if weight < prior_records(op.cells, n) and "not_identifiable" not in info:  # erased: uniform anyway
                 info["prior_lowered"] = prior_lowered_note(weight, prior_records(op.cells, n))
         res = iterative_bayesian_update(op, observed, max_iter=ibu_max_iter, tol=tol, ctl=ctl, pseudo=pseudo)
         point = res.estimate

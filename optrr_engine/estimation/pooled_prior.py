@@ -1,26 +1,30 @@
 """The default estimate's prior weight on a release's 1-way tables, lowered where the release itself shows its
 attributes further from uniform than the prior assumes (empirical Bayes with a one-sided bound; docs/estimation.md
-§1b, docs/math.md §6b).
+§1, docs/math.md §6).
 
-The default estimate (``map``) of a table of d cells is the posterior mode under Dirichlet(1 + w / d), with
-w = prior_records(d, n) = min(d, sqrt(n)) records: a truth drawn from a symmetric Dirichlet of total concentration
-w. Under such a truth, E||pi - u||^2 = (1 - 1/d) / (w + 1) (u: the uniform table). Over the release's attributes j,
+The default estimate (``map``) of a table of d cells adds w / d pseudo-records to every cell, w = prior_records(d, n)
+= min(d, sqrt(n)): the posterior mean of a multinomial under a symmetric Dirichlet(w / d) prior does the same, so w
+plays the part of that Dirichlet's total concentration (one pseudo-record per cell: Dirichlet(1), uniform on the
+simplex). Under a symmetric Dirichlet of total concentration A, E||pi - u||^2 = (1 - 1/d) / (A + 1) (u: the
+uniform table). Over the release's attributes j,
 
     S = sum_j (||pi_hat_j - u_j||^2 - tr Cov_j)
 
 estimates sum_j ||pi_j - u_j||^2 without bias (pi_hat_j: the unbiased estimate, Cov_j its covariance), with
-Var(S) ~ sum_j 4 d_j' Cov_j d_j + 2 tr(Cov_j^2), d_j = pi_hat_j - u_j (normal approximation, plug-in). Its one-sided
-lower bound S_low = S - z sd(S), z = the standard normal's 95 % quantile, gives the most concentrated common
-Dirichlet the release is consistent with:
+Var(S) ~ sum_j 4 d_j' Cov_j d_j + 2 tr(Cov_j^2), d_j = pi_hat_j - u_j (the columns' noises independent, normal
+approximation, plug-in). Its one-sided lower bound S_low = S - z sd(S), z = the standard normal's 95 % quantile,
+gives the most concentrated common Dirichlet whose expected spread is consistent with the release's own columns:
 
     A_up = sum_j (1 - 1/d_j) / S_low - 1      (no bound when S_low <= 0)
 
 A 1-way table's prior weight is then min(prior_records(d, n), A_up): lowered only where the attributes, taken
 together, are shown (at 95 % one-sided confidence) more spread than the prior assumes; never raised. With few
 reports S is noisy, S_low <= 0 and nothing changes: the bound moves the estimate only where the data can tell a
-skewed file from a uniform one (bench/pooled_prior.py measures it on the nine bench files). Pooling over all the
-release's attributes makes one table's estimate depend on the release's other columns (all of them, whichever
-table is asked for, so the same release always gives the same estimate). Joint tables keep prior_records.
+skewed file from a uniform one (bench/pooled_prior.py measures it on the nine bench files). A column whose noise
+alone exceeds the largest possible spread is left out (:func:`spread_term`), and so is one the file lacks or that
+cannot be read. Pooling over all the release's attributes makes a column's 1-way estimate depend on the release's
+other columns (all of them, whichever column is asked for, so a release always gives the same 1-way estimate of a
+column). Joint tables keep prior_records.
 """
 
 from __future__ import annotations
@@ -30,8 +34,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
-from .covariance import MAX_COVARIANCE_CELLS, covariance_matrix, variance
 from .operator import StructuredOperator
 
 #: One-sided confidence of the bound A_up.
@@ -49,26 +51,31 @@ class SpreadTerm:
 
 
 def spread_term(marginal, counts) -> SpreadTerm | None:
-    """The 1-way table's term of S from its perturbed counts; None when no record reports it or the table cannot be
-    inverted (it then tells nothing about the spread). ``marginal``: the induced Mechanism or its operator."""
+    """The 1-way table's term of S from its perturbed counts; None when no record reports it, the table cannot be
+    inverted, or its noise alone, sqrt(2 tr Cov^2), exceeds 1 - 1/d, the spread of a point mass (the largest any
+    column can have): such a column cannot tell skewed from uniform and would only drown the others' evidence.
+    ``marginal``: the induced Mechanism or its operator.
+
+    A 1-way channel is M = P_0 + l P_1 (l: its contrast eigenvalue), so M^-1 = (1/l) I + c J and
+    Cov(pi_hat) = (diag(lambda) - lambda lambda') / (n l^2): every quantity below in O(d)."""
     op = marginal if isinstance(marginal, StructuredOperator) else StructuredOperator.from_mechanism(marginal)
     counts = np.asarray(counts, dtype=float).reshape(-1)
     n = float(counts.sum())
     d = counts.size
     if op.m != 1 or n <= 0 or d < 2:
         return None
-    observed = counts / n
-    try:
-        unbiased = np.asarray(op.solve(observed), dtype=float).reshape(-1)
-    except InputError:
+    contrast = float(op.eigenvalues[1])
+    if contrast == 0.0:
+        return None  # the column is erased: nothing of it reaches the release
+    lam = counts / n
+    dev = np.asarray(op.solve(lam), dtype=float).reshape(-1) - 1.0 / d
+    scale = 1.0 / (n * contrast * contrast)
+    sq = float(np.sum(lam * lam))
+    trace = scale * (1.0 - sq)
+    quad = scale * (float(np.sum(dev * dev * lam)) - float(np.dot(dev, lam)) ** 2)
+    square = scale * scale * (sq - 2.0 * float(np.sum(lam**3)) + sq * sq)
+    if np.sqrt(2.0 * max(square, 0.0)) > 1.0 - 1.0 / d:
         return None
-    dev = unbiased - 1.0 / d
-    if d <= MAX_COVARIANCE_CELLS:
-        cov = covariance_matrix(op, observed, unbiased, int(round(n)))
-        trace, quad, square = float(np.trace(cov)), float(dev @ cov @ dev), float(np.sum(cov * cov))
-    else:  # a column with thousands of categories: the diagonal only
-        var = np.asarray(variance(op, observed, unbiased, n), dtype=float).reshape(-1)
-        trace, quad, square = float(var.sum()), float(np.sum(dev * dev * var)), float(np.sum(var * var))
     return SpreadTerm(float(dev @ dev) - trace, 4.0 * quad + 2.0 * square, 1.0 - 1.0 / d)
 
 

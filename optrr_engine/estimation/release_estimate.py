@@ -14,10 +14,12 @@ from .estimate import DEFAULT_METHOD, estimate_from_counts
 from .pooled_prior import one_way_prior_bound
 from .release_source import (
     attribute_index,
+    encode_arrow,
     iter_code_chunks,
     load_manifest,
     mechanism_from_manifest,
     not_private_warning,
+    reader_options,
 )
 from .result import MarginalEstimate
 
@@ -51,19 +53,43 @@ def count_release(release_path: str, manifest: dict, names: list[str], progress=
     return counter.table
 
 
-def count_one_way_release(release_path: str, manifest: dict, progress=None, cancel=None) -> list[np.ndarray]:
-    """The perturbed 1-way counts of every attribute of a release, in one pass."""
+def count_one_way_release(
+    release_path: str, manifest: dict, required: int, progress=None, cancel=None
+) -> list[np.ndarray | None]:
+    """The perturbed 1-way counts of every attribute of a release, in one pass, each column encoded on its own (no
+    rows x columns array). A column other than ``required`` that the file lacks or that holds a label outside its
+    categories is None: it is left out of the 1-way prior's bound (``pooled_prior``), never a reason to refuse the
+    column asked for."""
+    from ..io.readers import column_names, iter_tables
+
     ctl = TaskControl(progress, cancel)
     names = [str(a["name"]) for a in manifest["attributes"]]
     cats = [[str(c) for c in a["categories"]] for a in manifest["attributes"]]
-    tables = [np.zeros(len(c), dtype=np.int64) for c in cats]
+    present = set(column_names(release_path, reader_options()))
+    tables: list[np.ndarray | None] = [
+        np.zeros(len(c), dtype=np.int64) if n in present or j == required else None
+        for j, (n, c) in enumerate(zip(names, cats, strict=True))
+    ]
+    read = [n for j, n in enumerate(names) if tables[j] is not None]
     rows = 0
     total = manifest.get("rows")
-    for codes in iter_code_chunks(release_path, names, cats):
+    for chunk in iter_tables(release_path, reader_options(), columns=read):
         ctl.check()
-        for j, t in enumerate(tables):
-            t += np.bincount(codes[:, j], minlength=t.size)
-        rows += codes.shape[0]
+        for j, name in enumerate(names):
+            table = tables[j]
+            if table is None:
+                continue
+            try:
+                if name not in chunk.column_names:
+                    raise InputError(f"the release file has no column {name!r}")
+                codes = encode_arrow(chunk.column(name), cats[j], name)
+            except InputError:
+                if j == required:
+                    raise
+                tables[j] = None
+                continue
+            table += np.bincount(codes, minlength=table.size)
+        rows += chunk.num_rows
         if total:
             ctl.report(rows / float(total), f"counted {rows:,} rows")
     if total is not None and int(total) != rows:
@@ -113,9 +139,10 @@ def estimate_release(
     names = [str(manifest["attributes"][i]["name"]) for i in idx]
     bound = None
     if method == DEFAULT_METHOD and len(idx) == 1:  # the 1-way prior's bound needs every column (pooled_prior)
-        tables = count_one_way_release(release_path, manifest, ctl.sub(0.0, 0.8).progress, cancel)
+        tables = count_one_way_release(release_path, manifest, idx[0], ctl.sub(0.0, 0.8).progress, cancel)
         counts = tables[idx[0]]
-        bound = one_way_prior_bound((mechanism.marginal([j]), t) for j, t in enumerate(tables))
+        assert counts is not None  # the column asked for is read or refused
+        bound = one_way_prior_bound((mechanism.marginal([j]), t) for j, t in enumerate(tables) if t is not None)
     else:
         counts = count_release(release_path, manifest, names, ctl.sub(0.0, 0.8).progress, cancel)
     cats = [[str(c) for c in manifest["attributes"][i]["categories"]] for i in idx]

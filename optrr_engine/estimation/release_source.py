@@ -33,7 +33,8 @@ def mechanism_from_manifest(manifest: dict) -> Mechanism | SamplingDesign:
     return rebuild(manifest)
 
 
-def _reader_options():
+def reader_options():
+    """The reader options of a release file (chunks of CHUNK_ROWS rows)."""
     from ..io.readers import ReaderOptions
 
     return ReaderOptions(chunk_rows=CHUNK_ROWS)
@@ -45,7 +46,7 @@ def not_private_warning(path: str, manifest: dict | None = None) -> str | None:
     from ..io.readers import column_names
     from ..release.randomness import not_private_reason
 
-    return not_private_reason(column_names(path, _reader_options()), manifest)
+    return not_private_reason(column_names(path, reader_options()), manifest)
 
 
 def iter_code_chunks(path: str, names: list[str], categories: list[list[str]], not_reported: str | None = None):
@@ -53,7 +54,7 @@ def iter_code_chunks(path: str, names: list[str], categories: list[list[str]], n
     ``not_reported`` (a sampling release's marker) that label becomes code -1."""
     from ..io.readers import iter_tables
 
-    for table in iter_tables(path, _reader_options(), columns=names):
+    for table in iter_tables(path, reader_options(), columns=names):
         missing = [n for n in names if n not in table.column_names]
         if missing:
             raise InputError(f"the release file has no column {missing[0]!r}")

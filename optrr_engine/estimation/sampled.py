@@ -55,24 +55,64 @@ class SamplingCounter:
         if self.design.fills_fakes:
             self.counter.add(out[:, self.attrs])
             return
-        reported = out != NOT_REPORTED
-        counts = reported.sum(axis=1)
-        if np.any(counts != self.design.m):
-            raise InputError(
-                f"a row of the release reports {int(counts[counts != self.design.m][0])} attributes; this design "
-                f"reports exactly {self.design.m} per row: the file does not match its manifest"
-            )
+        reported = reported_cells(self.design, out)
         rows = np.flatnonzero(reported[:, self.attrs].all(axis=1))
         if rows.size == 0:
             return
-        cols = np.nonzero(reported[rows])[1].reshape(rows.size, self.design.m)
-        weights = self.design.k ** np.arange(self.design.m - 1, -1, -1, dtype=np.int64)
-        code = cols.astype(np.int64) @ weights
-        pos = np.searchsorted(self._codes, code)
-        if np.any(pos >= self._codes.size) or np.any(self._codes[np.minimum(pos, self._codes.size - 1)] != code):
-            raise InputError("a row of the release reports a set of attributes this design never samples")
-        self.subset_rows += np.bincount(self._index[pos], minlength=len(self.design.subsets))
+        self.subset_rows += np.bincount(
+            row_subsets(self.design, reported[rows], self._codes, self._index), minlength=len(self.design.subsets)
+        )
         self.counter.add(out[np.ix_(rows, np.asarray(self.attrs, dtype=np.int64))])
+
+
+def reported_cells(design: SamplingDesign, out: np.ndarray) -> np.ndarray:
+    """Which cells of a chunk of released codes are reported (not NOT_REPORTED); every row must report exactly the
+    design's m attributes."""
+    reported = out != NOT_REPORTED
+    counts = reported.sum(axis=1)
+    if np.any(counts != design.m):
+        raise InputError(
+            f"a row of the release reports {int(counts[counts != design.m][0])} attributes; this design "
+            f"reports exactly {design.m} per row: the file does not match its manifest"
+        )
+    return reported
+
+
+def row_subsets(design: SamplingDesign, reported: np.ndarray, codes: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The subset of the design (its index) each row of ``reported`` (rows x k, m True per row) reports;
+    ``codes``/``index``: :func:`_subset_codes`."""
+    cols = np.nonzero(reported)[1].reshape(reported.shape[0], design.m)
+    weights = design.k ** np.arange(design.m - 1, -1, -1, dtype=np.int64)
+    code = cols.astype(np.int64) @ weights
+    pos = np.searchsorted(codes, code)
+    if np.any(pos >= codes.size) or np.any(codes[np.minimum(pos, codes.size - 1)] != code):
+        raise InputError("a row of the release reports a set of attributes this design never samples")
+    return index[pos]
+
+
+class OneWayCounters:
+    """Every attribute's 1-way :class:`SamplingCounter`, filled in one pass per chunk (which cells are reported and
+    each row's subset are found once per chunk, not once per attribute): for :func:`sampling_prior_bound`."""
+
+    def __init__(self, design: SamplingDesign):
+        self.design = design
+        self.counters = [SamplingCounter(design, [j]) for j in range(design.k)]
+        self._codes, self._index = _subset_codes(design)
+
+    def add(self, out: np.ndarray) -> None:
+        out = np.asarray(out)
+        if self.design.fills_fakes:
+            for c in self.counters:
+                c.add(out)
+            return
+        reported = reported_cells(self.design, out)
+        subsets = row_subsets(self.design, reported, self._codes, self._index)
+        for j, c in enumerate(self.counters):
+            c.rows_seen += out.shape[0]
+            rows = reported[:, j]
+            if rows.any():
+                c.subset_rows += np.bincount(subsets[rows], minlength=len(self.design.subsets))
+                c.counter.add(out[rows][:, [j]])
 
 
 def no_rows_message(design: SamplingDesign, attrs, rows_total: int | None = None) -> str:
@@ -204,24 +244,19 @@ def reporting_info(design: SamplingDesign, counter: SamplingCounter, attributes=
     return info
 
 
-def sampling_prior_bound(design: SamplingDesign, counters: list[SamplingCounter]) -> float | None:
-    """The release's bound A_up on the 1-way prior weight (``pooled_prior``) from one 1-way counter per attribute;
-    an attribute no record reports is left out."""
+def sampling_prior_bound(counters: OneWayCounters) -> float | None:
+    """The release's bound A_up on the 1-way prior weight (``pooled_prior``) from its 1-way counters; an attribute
+    no record reports is left out."""
     from .pooled_prior import one_way_prior_bound
 
     tables = []
-    for c in counters:
+    for c in counters.counters:
         try:
-            op = marginal_operator(design, c.attrs, c.subset_rows, c.rows_seen)
+            op = marginal_operator(counters.design, c.attrs, c.subset_rows, c.rows_seen)
         except InputError:
             continue
         tables.append((op, c.counter.table))
     return one_way_prior_bound(tables)
-
-
-def one_way_counters(design: SamplingDesign) -> list[SamplingCounter]:
-    """One 1-way counter per attribute of the design (for :func:`sampling_prior_bound`)."""
-    return [SamplingCounter(design, [j]) for j in range(design.k)]
 
 
 def estimate_sampled_codes(
@@ -236,10 +271,9 @@ def estimate_sampled_codes(
 
 def sampled_codes_prior_bound(design: SamplingDesign, released: np.ndarray) -> float | None:
     """A_up (``pooled_prior``) of released codes held in memory."""
-    counters = one_way_counters(design)
-    for c in counters:
-        c.add(released)
-    return sampling_prior_bound(design, counters)
+    counters = OneWayCounters(design)
+    counters.add(released)
+    return sampling_prior_bound(counters)
 
 
 def estimate_sampling_release(release_path, manifest, design, names, method, confidence, progress=None, cancel=None):
@@ -255,13 +289,13 @@ def estimate_sampling_release(release_path, manifest, design, names, method, con
     cats = [[str(c) for c in a["categories"]] for a in manifest["attributes"]]
     marker = manifest["mechanism"].get("not_reported_label")
     counter = SamplingCounter(design, idx)
-    pooled = one_way_counters(design) if method == DEFAULT_METHOD and len(idx) == 1 else []
+    pooled = OneWayCounters(design) if method == DEFAULT_METHOD and len(idx) == 1 else None
     total = manifest.get("rows")
     for codes in iter_code_chunks(release_path, names, cats, marker):
         ctl.check()
         counter.add(codes)
-        for c in pooled:
-            c.add(codes)
+        if pooled is not None:
+            pooled.add(codes)
         if total:
             ctl.report(0.8 * counter.rows_seen / float(total), f"counted {counter.rows_seen:,} rows")
     if total is not None and int(total) != counter.rows_seen:
@@ -278,7 +312,7 @@ def estimate_sampling_release(release_path, manifest, design, names, method, con
         progress=ctl.sub(0.8, 1.0).progress,
         cancel=cancel,
         column_names=names,
-        prior_bound=sampling_prior_bound(design, pooled) if pooled else None,
+        prior_bound=sampling_prior_bound(pooled) if pooled is not None else None,
     )
     est.info["release"] = os.path.basename(release_path)
     est.info["whole_record_epsilon"] = design.whole_record_epsilon()

@@ -156,27 +156,30 @@ def release_preview(
     if unknown:
         raise InputError(f"column {unknown[0]!r} is not perturbed in this design")
     positions = [codec.attributes.index(c) for c in columns]
-    # every column is perturbed (in the codec's order, so a column's picture does not depend on which are shown):
-    # the default estimate's 1-way prior is bounded by all of the release's columns (estimation.pooled_prior)
-    every = range(len(codec.attributes))
-    channels = [mech.marginal([j]) for j in every]
-    original = [np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in every]
-    observed = [np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in every]
-    rng = np.random.default_rng(seed)
+    # the default estimate's 1-way prior is bounded by all of the release's columns (estimation.pooled_prior), so
+    # with it every column is perturbed; each column draws from its own stream of the seed, so that its picture does
+    # not depend on which columns are shown
+    k = len(codec.attributes)
+    drawn = list(range(k)) if estimator == "map" else sorted(set(positions))
+    streams = np.random.SeedSequence(seed).spawn(k)
+    rngs = {j: np.random.default_rng(streams[j]) for j in drawn}
+    channels = {j: mech.marginal([j]) for j in drawn}
+    original = {j: np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in drawn}
+    observed = {j: np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in drawn}
     rows = 0
     reading = ctl.sub(0.1, 0.9)
     for table in source.tables(codec.attributes):
         reading.check()
         codes = codec.encode_table(table, rows)[0]
-        for j in every:
+        for j in drawn:
             a = original[j].size
             original[j] += np.bincount(codes[:, j], minlength=a)
-            observed[j] += np.bincount(channels[j].sample(codes[:, [j]], rng)[:, 0], minlength=a)
+            observed[j] += np.bincount(channels[j].sample(codes[:, [j]], rngs[j])[:, 0], minlength=a)
         rows += codes.shape[0]
         reading.report(source.fraction_done(), f"{rows:,} rows encoded")
     if rows == 0:
         raise InputError("no rows to preview: the file is empty or every row is left out")
-    bound = one_way_prior_bound(zip(channels, observed, strict=True)) if estimator == "map" else None
+    bound = one_way_prior_bound((channels[j], observed[j]) for j in drawn) if estimator == "map" else None
     frames = []
     epsilons = mech.attribute_epsilons()
     for m, j in enumerate(positions):

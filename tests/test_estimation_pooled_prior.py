@@ -324,3 +324,17 @@ def test_the_release_preview_bounds_its_one_way_prior_by_every_column_and_keeps_
     np.testing.assert_array_equal(
         unbounded["frames"][0]["simulated_perturbed"], one["frames"][0]["simulated_perturbed"]
     )
+
+
+def test_the_information_warning_of_an_estimate_whose_prior_was_lowered_does_not_say_it_is_the_prior():
+    """"Close to uniform (the prior) whatever the data" is the default estimate's effect under its full prior; with
+    the prior lowered the estimate follows the data more, so the warnings use the other estimates' words."""
+    from types import SimpleNamespace
+
+    from optrr_engine.utility.release_check import NO_INFORMATION_EFFECT, effect_of
+
+    assert effect_of(SimpleNamespace(method="map", info={})) == "map"
+    lowered = SimpleNamespace(method="map", info={"prior_lowered": "..."})
+    assert effect_of(lowered) == "estimate"
+    assert NO_INFORMATION_EFFECT[effect_of(lowered)] != NO_INFORMATION_EFFECT["map"]
+    assert effect_of(SimpleNamespace(method="ibu", info={})) == "ibu"

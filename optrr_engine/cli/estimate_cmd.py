@@ -25,7 +25,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from ..estimation import METHODS, estimate_release
-    from ..utility.release_check import INFORMATION_WARNINGS, estimate_information
+    from ..utility.release_check import INFORMATION_WARNINGS, effect_of, estimate_information
     from .common import open_named_release, print_json, warn_not_private
     from .release_hints import release_hints
 
@@ -34,7 +34,7 @@ def run(args) -> int:
     with release_hints(args):
         names, opened = open_named_release(args, args.marginal, "--marginal")
         est = estimate_release(args.release, names, method=args.method, confidence=args.confidence, opened=opened)
-        est.info.update(estimate_information(opened[0], opened[1], names, args.method))
+        est.info.update(estimate_information(opened[0], opened[1], names, effect_of(est)))
     warn_not_private(est.info.get("not_private"))
     for key in ("not_identifiable", *INFORMATION_WARNINGS, "few_rows"):
         if key in est.info:

@@ -203,6 +203,13 @@ def estimate_information(manifest: dict, mechanism, names, effect: str = "map") 
     return out
 
 
+def effect_of(estimate) -> str:
+    """The ``effect`` key of :func:`estimate_information` for a MarginalEstimate: its method, except that a default
+    estimate whose 1-way prior the release lowered (estimation.pooled_prior) leans less on the prior than the
+    "map" sentences say, and reads as "estimate"."""
+    return "estimate" if "prior_lowered" in estimate.info else estimate.method
+
+
 #: The keys of :func:`estimate_information`'s warning sentences, as the CLI and the Analyse tab print them.
 INFORMATION_WARNINGS = ("uninformative", "too_noisy_warning")
 

@@ -6,7 +6,7 @@ from optrr_engine.analysis.release_chi2 import chi2_release
 from optrr_engine.estimation import estimate_release
 from optrr_engine.estimation.release_estimate import default_manifest_path, open_release
 from optrr_engine.estimation.release_source import not_private_warning
-from optrr_engine.utility.release_check import estimate_information
+from optrr_engine.utility.release_check import effect_of, estimate_information
 
 
 def open_release_task(path: str, manifest_path: str | None, progress=None, cancel=None) -> dict:
@@ -37,7 +37,7 @@ def estimate_task(path, names, manifest_path, method, confidence, opened, progre
         opened=opened,
     )
     manifest, mechanism = opened
-    est.info.update(estimate_information(manifest, mechanism, list(names), method))  # as optrr estimate
+    est.info.update(estimate_information(manifest, mechanism, list(names), effect_of(est)))  # as optrr estimate
     out = {"estimate": est, "chi2": None}
     if len(names) == 2:
         out["chi2"] = chi2_release(path, list(names), manifest_path=manifest_path, cancel=cancel)

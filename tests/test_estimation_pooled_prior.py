@@ -338,3 +338,22 @@ def test_the_information_warning_of_an_estimate_whose_prior_was_lowered_does_not
     assert effect_of(lowered) == "estimate"
     assert NO_INFORMATION_EFFECT[effect_of(lowered)] != NO_INFORMATION_EFFECT["map"]
     assert effect_of(SimpleNamespace(method="ibu", info={})) == "ibu"
+
+
+def test_the_preview_says_where_the_prior_was_lowered():
+    """The Compare tab's preview words the lowered prior under its figure (optrr_gui.compare.view.prior_note), from
+    the job's frames; nothing when no drawn column's prior was lowered."""
+    from optrr_engine.release.codec import Codec
+    from optrr_gui.compare.view import prior_note
+    from optrr_gui.workers.jobs.compare import release_preview
+
+    cfg = infer_schema(MUSHROOM)
+    cfg.method = "kronecker"
+    codec = Codec(cfg)
+    mech = run_design("kronecker", list(codec.sizes), [1.0] * len(codec.sizes)).mechanism
+    frames = release_preview(str(MUSHROOM), {}, cfg.to_dict(), mech, ["odor", "class"])["frames"]
+    assert frames[0]["prior_lowered"].iat[0] and frames[0]["prior_records"].iat[0] < 9
+    note = prior_note(frames)
+    assert f"lowered to {frames[0]['prior_records'].iat[0]:.3g} pseudo-records on <b>odor</b>" in note
+    ibu = release_preview(str(MUSHROOM), {}, cfg.to_dict(), mech, ["odor"], estimator="ibu")["frames"]
+    assert prior_note(ibu) == "" and not ibu[0]["prior_lowered"].iat[0]

@@ -577,10 +577,26 @@ class PreviewPage(ComparePage):
             )
         more = len(self.picked()) - len(frames)
         note = f" Only the first {len(frames)} ticked columns are drawn ({more} more ticked)." if more > 0 else ""
+        note += prior_note(frames)
         self.status.setText(
             f"{result['rows']:,} rows as the release encodes them; the estimate is from one simulated release "
             "(seeded). Error, as the total variation distance to the original: " + "; ".join(lines) + "." + note
         )
+
+
+def prior_note(frames) -> str:
+    """Said under the preview when the simulated release's own spread lowered the smoothed estimate's prior on some
+    of the drawn columns (estimation.pooled_prior), as it would in a recipient's estimate of the release."""
+    lowered = [f for f in frames if "prior_lowered" in f and bool(f["prior_lowered"].iat[0])]
+    if not lowered:
+        return ""
+    names = ", ".join(f"<b>{escape(str(f['attribute'].iat[0]))}</b>" for f in lowered)
+    weight = float(lowered[0]["prior_records"].iat[0])  # the release's one bound (lowered: below the default)
+    return (
+        f" The smoothed estimate's uniform prior is lowered to {weight:.3g} pseudo-records on {names}: the simulated "
+        "release's columns, taken together, are further from uniform than the default prior assumes (a recipient's "
+        "estimate of the release does the same)."
+    )
 
 
 #: Room taken from the figure's width by the preview's legend, and from each panel's by its y axis, in pixels.

@@ -203,6 +203,9 @@ def release_preview(
                     "estimator": estimator,
                     "attribute_epsilon": float(epsilons[j]),
                     "overall_epsilon": float(mech.overall_epsilon()),
+                    # the default estimate's prior (pseudo-records) and whether the release's spread lowered it
+                    "prior_records": float(est.info.get("prior_records", np.nan)),
+                    "prior_lowered": "prior_lowered" in est.info,
                 }
             )
         )

@@ -85,6 +85,23 @@ def test_ordinal_labels_open_ranges_numbers_and_texts_and_ties_go_to_the_one_bef
     assert col.recode == {"2|3": ["2", "3"]}
 
 
+def test_a_rare_extreme_value_is_not_named_by_its_range():
+    """A reviewer's census release published '112-222' where 222 was one record's value (the column's largest): a
+    range that takes in a rare highest (lowest) category is open at that end; an interior one is still named."""
+    col, _ = merged("ordinal", {"0": 40, "112": 30, "222": 1})
+    assert col.recode == {"112+": ["112", "222"]} and col.categories == ["0", "112+"]
+    assert "'222' (1) with '112' (30) into '112+'" in col.warnings[0]  # the hospital's own note still says what
+    col, _ = merged("ordinal", {"0": 2, "1": 30, "5": 30})
+    assert col.recode == {"<=1": ["0", "1"]} and col.categories == ["<=1", "5"]
+    col, _ = merged("ordinal", {"1-8": 3, "9-10": 30, "11-20": 30, "21-30": 4})
+    assert col.categories == ["<=10", "11+"]  # '21-30' (4) joins '11-20': the top, open
+    col, _ = merged("ordinal", {"1": 40, "8": 30, "9": 30})  # nothing rare: no range at all
+    assert col.recode is None
+    col, _ = merged("ordinal", {"1": 40, "8": 3, "9": 30})  # an interior rare value: '8-9' still names 8 (left)
+    assert col.categories == ["1", "8-9"]
+    col.validate()
+
+
 def test_the_missing_value_category_is_never_merged_and_keeps_its_warning():
     rows = {"F": 30, "M": 30, "X": 2, "Y": 3, "NA": 2}
     col, still = merged("nominal", rows)
@@ -95,7 +112,7 @@ def test_the_missing_value_category_is_never_merged_and_keeps_its_warning():
     ]  # not 'merge them or set them missing', which cannot apply to it
     assert LEFT_RARE_NOTE not in col.warnings and still == ["c"]
     col, _ = merged("ordinal", {"1": 30, "2": 20, "NA": 1, "3": 2}, categories=["1", "2", "NA", "3"])
-    assert col.recode == {"2-3": ["2", "3"]} and col.categories == ["1", "2-3", "NA"]
+    assert col.recode == {"2+": ["2", "3"]} and col.categories == ["1", "2+", "NA"]  # the rare top value unnamed
 
 
 def test_merging_never_leaves_one_category():

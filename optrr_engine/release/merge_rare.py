@@ -12,7 +12,10 @@ perturbed nominal or ordinal column (numeric bins are left alone) :func:`merge_r
 - ordinal (categories in their order): the rarest category merges with its adjacent neighbour of fewer rows (the
   one before on a tie), repeated until none is rare. The merged label is a range when every label merged is a
   number, a range "a-b" or an open range "a+" and they follow one another ("12-14" and "15-17" give "12-17";
-  "3" and "4" give "3-4"; "60-64" and "65+" give "60+"); otherwise the labels joined by "|" ("low|mid");
+  "3" and "4" give "3-4"; "60-64" and "65+" give "60+"); otherwise the labels joined by "|" ("low|mid"). A range
+  that takes in the column's highest (lowest) category when that one is rare is open at that end ("112" and a
+  rare "222" give "112+"; a rare "0" and "1" give "<=1"): its end would name the extreme value a few records hold.
+  An interior rare value can still be a range's end ("1" and a rare "2" give "1-2");
 - the missing-value category (``missing_label``, "NA") is never merged (missing is not a value);
 - a column always keeps two categories besides the missing one: when only merging everything would remove the
   rare ones, what is left stays rare and the column says so (drop it, or allow its rare categories).
@@ -108,7 +111,11 @@ def merge_column(col: ColumnConfig, rows: Mapping[str, int]) -> tuple[ColumnConf
         return replace(col, warnings=_warnings(col, [], size, recoded=bool(col.recode))), False
     recode, listed, parts, after = col.recode, categories, [], dict(size)
     for given, members in groups:
-        label = given if given is not None else _joined_label(members, set(listed) - set(members))
+        label = given
+        if label is None:  # ordinal: a rare end category's own value is not named (an open end instead)
+            low_open = members[0] == values[0] and is_rare(size[members[0]])
+            high_open = members[-1] == values[-1] and is_rare(size[members[-1]])
+            label = _joined_label(members, set(listed) - set(members), low_open, high_open)
         recode, listed = merge(recode, listed, members, label)
         parts.append(_merged_part(members, size, label))
         after = {c: n for c, n in after.items() if c not in members}
@@ -185,18 +192,20 @@ def _ordinal_groups(values: list[str], size: dict) -> list[tuple[str | None, lis
     return [(None, g) for g in groups if len(g) > 1]
 
 
-def _joined_label(members: list[str], taken: set) -> str:
+def _joined_label(members: list[str], taken: set, low_open: bool = False, high_open: bool = False) -> str:
     """The label of adjacent ordinal ``members`` merged: a range from the first's low end to the last's high end
     when all read as numbers or ranges in increasing order, else the labels joined by "|"; another form (or a
-    numbered one) when that label is already a category."""
+    numbered one) when that label is already a category. ``high_open`` (``low_open``): the last (first) member is
+    the column's highest (lowest) category and rare, so the range is open there ("112+", "<=8"): its end would name
+    the extreme value that a few records hold (the oldest patient's age), which the merge is meant to hide."""
     joined = "|".join(members)
-    for label in (_range_label(members), joined):
+    for label in (_range_label(members, low_open, high_open), joined):
         if label is not None and label not in taken:
             return label
     return _free(joined, taken)
 
 
-def _range_label(members: list[str]) -> str | None:
+def _range_label(members: list[str], low_open: bool = False, high_open: bool = False) -> str | None:
     ends = []
     for m in members:
         found = _RANGE.match(m)
@@ -210,7 +219,9 @@ def _range_label(members: list[str]) -> str | None:
     if numbers != sorted(numbers):
         return None
     last = ends[-1][1]
-    return f"{ends[0][0]}+" if last is None else f"{ends[0][0]}-{last}"
+    if last is None or high_open:
+        return f"{ends[0][0]}+"
+    return f"<={last}" if low_open else f"{ends[0][0]}-{last}"
 
 
 def _merged_part(members: list[str], size: dict, label: str) -> str:

@@ -37,8 +37,15 @@ def test_classes_block_matches_dense_and_marginals():
     assert abs(overall - mech.overall_epsilon()) < 1e-9
     np.testing.assert_allclose(per, mech.attribute_epsilons(), atol=1e-9)
     table = mech.log_pattern_probs()
-    for subset in ([0], [2, 0], [4, 1, 3]):
-        got = mech.marginal(subset).log_pattern_probs()
+    # every ordered pair and a few triples: marginals of positions of the same classes share one computation
+    # (ClassBlock keeps them by the positions' classes), and each must still be its own positions' marginal
+    import itertools
+
+    subsets = [[0], *(list(p) for p in itertools.permutations(range(5), 2)), [4, 1, 3], [3, 2, 4], [0, 1, 2]]
+    ((positions, block),) = mech.parts
+    assert list(positions) == list(range(5)) and type(block).__name__ == "ClassBlock"
+    for subset in subsets:
+        got = block.marginal(subset).log_pattern_probs()
         from optrr_engine.blocks import PatternBlock
 
         want = PatternBlock(np.asarray(sizes), table, normalize=False).marginal(subset).log_pattern_probs()

@@ -136,3 +136,20 @@ def test_minimal_manifest_of_the_documented_interface_loads(release, tmp_path):
     path = tmp_path / "min.manifest.json"
     path.write_text(json.dumps(minimal))
     assert load_manifest(path, data_path=folder / "out.csv")["rows"] == 400
+
+
+def test_the_mechanism_is_written_on_one_line_and_the_rest_indented():
+    """A large design's pattern tables, one number per line, made a census manifest 40 MB instead of 10 MB."""
+    import json
+
+    from optrr_engine.designs import run_design
+    from optrr_engine.release.manifest import manifest_text
+
+    mech = run_design("optimal", [3, 4, 2], [1.0, 0.5, 2.0]).mechanism.to_dict()
+    manifest = {"format_version": 1, "attributes": [{"name": "a"}], "mechanism": mech, "rows": 10}
+    text = manifest_text(manifest)
+    assert json.loads(text) == json.loads(json.dumps(manifest))
+    lines = text.splitlines()
+    (line,) = [x for x in lines if x.lstrip().startswith('"mechanism"')]
+    assert json.loads(line.split(":", 1)[1].rstrip(",")) == mech
+    assert '  "attributes": [' in lines and len(text) < len(json.dumps(manifest, indent=2))

@@ -111,8 +111,9 @@ def merge_column(col: ColumnConfig, rows: Mapping[str, int]) -> tuple[ColumnConf
         return replace(col, warnings=_warnings(col, [], size, recoded=bool(col.recode))), False
     recode, listed, parts, after = col.recode, categories, [], dict(size)
     for given, members in groups:
-        label = given
-        if label is None:  # ordinal: a rare end category's own value is not named (an open end instead)
+        if given is not None:
+            label = given
+        else:  # ordinal: a rare end category's own value is not named (an open end instead)
             low_open = members[0] == values[0] and is_rare(size[members[0]])
             high_open = members[-1] == values[-1] and is_rare(size[members[-1]])
             label = _joined_label(members, set(listed) - set(members), low_open, high_open)

@@ -23,10 +23,11 @@ RTOL = 1e-9
 
 
 def schema(tmp_path, capsys, data, roles: dict, **top) -> str:
-    """The configuration optrr schema writes for ``data``, with the perturbed columns and their epsilons (None:
-    budget mode, no epsilon) of ``roles`` and the other columns dropped, plus the top-level keys ``top``."""
+    """The configuration optrr schema writes for ``data`` (its template of epsilon per column), with the perturbed
+    columns and their epsilons (None: budget mode, no epsilon) of ``roles`` and the other columns dropped, plus the
+    top-level keys ``top``."""
     path = tmp_path / "schema.json"
-    assert main(["schema", str(data), "-o", str(path), "--quiet", "--force"]) == 0
+    assert main(["schema", str(data), "-o", str(path), "--quiet", "--force", "--epsilon-per-column"]) == 0
     capsys.readouterr()
     cfg = json.loads(path.read_text())
     for c in cfg["columns"]:

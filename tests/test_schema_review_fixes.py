@@ -252,3 +252,32 @@ def test_the_near_duplicate_warning_follows_the_columns_categories_in_the_window
     assert follow_state([before], col, None) == [before]
     merged = ColumnState(name="smoker", role="perturb", categories=["no", "yes"], recode={"no": [" no", "no"]})
     assert follow_state([before], merged, None) == []
+
+
+def test_a_new_configuration_starts_as_the_window_does_with_a_shared_whole_record_budget(tmp_path, capsys):
+    """A reviewer followed the README on the census file and released 23 columns at whole-record epsilon 22.9 (the
+    template's epsilon 1 per column; perturb only warned). optrr schema now writes the window's safe start: the
+    perturbed columns share a whole-record epsilon of 3 (target_total), each column's epsilon 3 / k for a switch to
+    epsilon per column; --epsilon-per-column keeps the old template."""
+    from optrr_engine.release.risk import SAFE_START_TARGET
+    from optrr_gui.state import session
+    from tests.conftest import ROOT
+
+    assert session.SAFE_START_TARGET == SAFE_START_TARGET == 3.0  # one safe start, the window's and the CLI's
+    data = ROOT / "tests" / "data" / "car.csv"
+    out = tmp_path / "c.json"
+    assert main(["schema", str(data), "-o", str(out)]) == 0
+    said = capsys.readouterr().out
+    cfg = json.loads(out.read_text())
+    perturbed = [c for c in cfg["columns"] if c["role"] == "perturb"]
+    assert cfg["target_total"] == 3.0 and len(perturbed) == 7
+    assert all(c["epsilon"] == pytest.approx(3.0 / 7) for c in perturbed)
+    assert "share a whole-record epsilon of 3 (target_total" in said
+    assert main(["perturb", str(data), "--config", str(out), "-o", str(tmp_path / "r.csv"), "--audit-dir",
+                 str(tmp_path), "--quiet"]) == 0
+    manifest = json.loads((tmp_path / "r.csv.manifest.json").read_text())
+    assert manifest["overall_epsilon"] <= 3.0 * (1 + 1e-9)
+    old = tmp_path / "old.json"
+    assert main(["schema", str(data), "-o", str(old), "--epsilon-per-column", "--quiet"]) == 0
+    cfg = json.loads(old.read_text())
+    assert cfg["target_total"] is None and {c["epsilon"] for c in cfg["columns"] if c["role"] == "perturb"} == {1.0}

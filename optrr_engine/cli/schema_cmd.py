@@ -25,13 +25,19 @@ def add_parser(sub):
         help="merge the rare categories of perturbed columns (their warnings name them): nominal ones into 'Other', "
         "ordinal ones into a neighbour (written to CONFIG as recode)",
     )
+    p.add_argument(
+        "--epsilon-per-column",
+        action="store_true",
+        help="start with epsilon 1 per perturbed column and no whole-record target (the whole-record epsilon is then "
+        "about their sum); by default they share a whole-record epsilon of 3 (target_total), as in the window",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar and no column summary")
     add_reader_arguments(p)
     return p
 
 
 def run(args) -> int:
-    from ..release.config import save_config
+    from ..release.config import save_config, with_safe_start
     from ..release.merge_rare import merge_rare, stats_rows
     from ..release.schema import infer_schema
 
@@ -45,6 +51,8 @@ def run(args) -> int:
     merged = merge_rare(cfg, stats_rows(cfg, stats)) if args.merge_rare else None
     if merged is not None:
         cfg = merged.config
+    if not args.epsilon_per_column:
+        cfg = with_safe_start(cfg)
     check_output(args)  # again: a file may have appeared there during a long pass
     save_config(cfg, args.output)
     skipped = (cfg.source or {}).get("empty_rows_skipped")
@@ -60,8 +68,14 @@ def run(args) -> int:
         if unreleasable:
             print(f"wrote {args.output}")
         else:
+            start = (
+                "edit roles, epsilons (or a whole-record target_total) and categories"
+                if args.epsilon_per_column
+                else f"the perturbed columns share a whole-record epsilon of {cfg.target_total:g} (target_total; "
+                "remove it for epsilon per column); edit roles, weights, target_total and categories"
+            )
             print(
-                f"wrote {args.output}: edit roles, epsilons (or a whole-record target_total) and categories; then "
+                f"wrote {args.output}: {start}; then "
                 f"`optrr design --config {args.output} -o designed.json` (the recommended design) and optrr perturb"
             )
     return 0

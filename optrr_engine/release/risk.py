@@ -24,6 +24,9 @@ from ..tolerance import eps_within
 
 #: (upper bound of epsilon, word): eps <= 1 strong, <= 3 moderate, <= 8 weak, above that very weak.
 STRENGTH_BANDS = ((1.0, "strong"), (3.0, "moderate"), (8.0, "weak"), (math.inf, "very weak"))
+#: The whole-record epsilon a new configuration starts with, shared by its perturbed columns (the safe start: the
+#: window's for a newly opened file, ``optrr schema``'s for a new configuration; the top of "moderate").
+SAFE_START_TARGET = 3.0
 #: Prior beliefs used in the whole-record sentence.
 EXAMPLE_PRIORS = (0.01, 0.1, 0.5)
 

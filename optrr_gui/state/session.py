@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from optrr_engine.release.risk import SAFE_START_TARGET  # the safe start's whole-record budget (also optrr schema's)
+
 ROLES = ("perturb", "keep", "drop")
 TYPES = ("nominal", "ordinal", "numeric")
 MISSING = ("category", "exclude")
@@ -27,8 +29,6 @@ DEFAULT_EPSILON = 1.0
 MIN_EPSILON = 0.01
 MAX_EPSILON = 50.0
 DEFAULT_TARGET_TOTAL = 4.0
-#: Whole-record budget a newly opened file starts with (safe start; "moderate" in optrr_engine.release.risk).
-SAFE_START_TARGET = 3.0
 PROJECT_FORMAT = "optrr-project"
 PROJECT_VERSION = 1
 

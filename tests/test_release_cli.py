@@ -53,6 +53,7 @@ def test_schema_then_perturb(tmp_path, capsys, developer, audit_dir):
     out = capsys.readouterr()
     assert "whole-record epsilon" in out.out and "100.0%" in out.err  # progress on stderr
     assert "optrr-audit.json" in out.out and "keyed" in out.out
+    assert f"note: a new audit record was started in {audit_dir}" in out.err  # the first release recorded there
     for suffix in ("", ".manifest.json", ".report.html"):
         assert os.path.exists(str(rel) + suffix)
     internal = [n for n in os.listdir(audit_dir) if n.startswith("rel.csv.") and n.endswith(".internal-report.html")]
@@ -70,6 +71,7 @@ def test_schema_then_perturb(tmp_path, capsys, developer, audit_dir):
     assert main([*args, "--quiet", "--allow-repeat"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and "NOT PRIVATE" in captured.err
+    assert "new audit record" not in captured.err  # the record exists: it counts this release with the first
     manifest = json.loads((tmp_path / "rel2.parquet.manifest.json").read_text())
     assert manifest["randomness"]["test_seed"] == 4 and not manifest["shuffled"]
     assert manifest["output"]["format"] == "parquet"

@@ -263,6 +263,7 @@ def run(args) -> int:
             "for tests only",
             file=sys.stderr,
         )
+    new_record = not os.path.exists(audit_path(audit_folder(args.audit_dir)))
     bar = ProgressBar(enabled=not args.quiet)
     try:
         made = perturb_file(
@@ -324,6 +325,12 @@ def run(args) -> int:
             file=sys.stderr,
         )
     print_repeat(made.ledger, audit_path(folder))
+    if new_record:  # a reviewer's fourth release of one file went unnoticed with a fresh --audit-dir
+        print(
+            f"optrr: note: a new audit record was started in {folder}: the repeat check and the accumulated epsilon "
+            "see only the releases recorded there; give every release of this data the same --audit-dir",
+            file=sys.stderr,
+        )
     skipped = made.audit_entry.get("empty_rows_skipped")
     if skipped:
         print(f"optrr: note: {skipped:,} rows with every cell empty were skipped (not records)", file=sys.stderr)

@@ -169,7 +169,7 @@ def test_an_smp_release_of_skewed_columns_lowers_the_prior_from_every_column(tmp
     assert odor.info["prior_records"] == pytest.approx(one_way_prior_bound(tables), rel=1e-9)
     assert "prior_lowered" not in estimate_release(str(out), ["odor"], method="ibu").info
     assert main(["estimate", str(out), "--marginal", "odor"]) == 0
-    assert "release's columns, taken together, are further from uniform" in capsys.readouterr().out
+    assert "the release, over all its columns, is further from uniform" in capsys.readouterr().out
 
 
 def test_a_mechanism_release_bounds_its_one_way_prior_from_every_column(tmp_path):
@@ -357,3 +357,17 @@ def test_the_preview_says_where_the_prior_was_lowered():
     assert f"lowered to {frames[0]['prior_records'].iat[0]:.3g} pseudo-records on <b>odor</b>" in note
     ibu = release_preview(str(MUSHROOM), {}, cfg.to_dict(), mech, ["odor"], estimator="ibu")["frames"]
     assert prior_note(ibu) == "" and not ibu[0]["prior_lowered"].iat[0]
+
+
+def test_the_cli_always_says_the_prior_it_used(tmp_path, capsys):
+    """A reviewer saw the formula but not the number when the prior was not lowered: nursery's uniform columns."""
+    from tests.conftest import ROOT as root
+
+    data = root / "tests" / "data" / "nursery.csv"
+    cfg = infer_schema(data).to_dict()
+    cfg.update({"method": "smp", "target_total": 2.0})
+    out = tmp_path / "n.csv"
+    perturb_file(data, ReleaseConfig.from_dict(cfg), out, audit_dir=tmp_path, allow_rare_categories=True)
+    assert main(["estimate", str(out), "--marginal", "parents"]) == 0
+    text = capsys.readouterr().out
+    assert "prior: 3 pseudo-records, uniform" in text and "lowered" not in text

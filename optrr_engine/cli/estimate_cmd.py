@@ -55,6 +55,8 @@ def print_estimate(est) -> None:
     print(f"  {METHOD_NOTES[est.method]}")
     if "prior_lowered" in est.info:
         print(f"  {est.info['prior_lowered']}")
+    elif "prior_records" in est.info:
+        print(f"  prior: {est.info['prior_records']:.3g} pseudo-records, uniform")
     if "whole_record_epsilon" in est.info:
         eps = ", ".join(f"{shown_name(n)} {e:.4g}" for n, e in zip(names, est.info["attribute_epsilons"], strict=True))
         print(f"whole-record epsilon of the release: {est.info['whole_record_epsilon']:.6g}; per attribute: {eps}")

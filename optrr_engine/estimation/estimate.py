@@ -117,7 +117,7 @@ def prior_weight(cells: int, n: float, bound: float | None = None) -> float:
 def prior_lowered_note(weight: float, default: float) -> str:
     """Said with a 1-way default estimate whose prior the release's own spread lowered (``pooled_prior``)."""
     head = (
-        "the release's columns, taken together, are further from uniform than the default prior assumes (shown at "
+        "the release, over all its columns, is further from uniform than the default prior assumes (shown at "
         f"95 % confidence), so the uniform prior weighs {weight:.3g} pseudo-records instead of {default:.3g}"
     )
     if weight <= 0:

@@ -594,7 +594,7 @@ def prior_note(frames) -> str:
     weight = float(lowered[0]["prior_records"].iat[0])  # the release's one bound (lowered: below the default)
     return (
         f" The smoothed estimate's uniform prior is lowered to {weight:.3g} pseudo-records on {names}: the simulated "
-        "release's columns, taken together, are further from uniform than the default prior assumes (a recipient's "
+        "release, over all its columns, is further from uniform than the default prior assumes (a recipient's "
         "estimate of the release does the same)."
     )
 

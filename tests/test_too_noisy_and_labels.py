@@ -104,9 +104,10 @@ def test_the_analyse_tab_shows_the_too_noisy_warning(qtbot, window, weak):
 
 # -- the Design tab's per-column label ----------------------------------------------------------------------------
 def test_the_design_tabs_column_label_follows_the_engines_rules(qtbot, tmp_path):
-    """Binary columns, 400 rows, ε 0.01 / 0.04 / 0.07: no information (the data remove 0.2 % of the prior's
-    spread), too noisy (standard error 125 points, 3 % information), and a number (± 71.5 pp: above the former
-    50-point rule, which called it "no information")."""
+    """Binary columns, 400 rows, ε 0.01 / 0.04 / 0.2: no information (the data remove 0.2 % of the prior's
+    spread), too noisy (standard error 125 points, 3 % information), and a number (± 25 pp). Too noisy starts at a
+    standard error of 50 points (MAX_CELL_SD, since 2026-11-27: a 95 % interval is then wider than [0, 1]); ε 0.07
+    (± 71.5 pp) was shown as a number under the former 100-point rule."""
     from optrr_engine.utility.predicted import predicted_error
     from optrr_gui.design.mechanism_panel import STATE_TEXTS, STATE_TIPS
     from optrr_gui.state.design_summary import NO_INFORMATION, TOO_NOISY, column_state
@@ -114,7 +115,7 @@ def test_the_design_tabs_column_label_follows_the_engines_rules(qtbot, tmp_path)
     from tests.test_gui_support import open_window, wait_ready
 
     window = open_window(qtbot, tmp_path, binary_file(tmp_path))
-    window.state.set_column_values(range(3), "epsilon", [0.01, 0.04, 0.07])
+    window.state.set_column_values(range(3), "epsilon", [0.01, 0.04, 0.2])
     wait_ready(qtbot, window)
     show(qtbot, window, "auto")
     s = window.controller.current()["auto"]
@@ -126,7 +127,7 @@ def test_the_design_tabs_column_label_follows_the_engines_rules(qtbot, tmp_path)
     assert cells[0].text() == "no information" and cells[1].text() == "too noisy"
     assert cells[0].toolTip().startswith(STATE_TIPS[NO_INFORMATION]) and "± 500.0 pp" in cells[0].toolTip()
     assert cells[1].toolTip().startswith(STATE_TIPS[TOO_NOISY]) and "± 125.0 pp" in cells[1].toolTip()
-    assert cells[2].text() == f"± {100 * s.standard_errors[2]:.1f} pp" and 50 < 100 * s.standard_errors[2] < 100
+    assert cells[2].text() == f"± {100 * s.standard_errors[2]:.1f} pp" and 20 < 100 * s.standard_errors[2] < 50
     assert cells[2].toolTip() == ""
 
 

@@ -5,9 +5,11 @@ is below ``MIN_REL_EIGENVALUE`` relative to the largest one (lambda_empty = 1): 
 is erased by the mechanism, so no number of rows recovers it (e.g. every 2-way association of 3 binary
 attributes at whole-record eps <= 1.5 under the design with the lowest whole-record epsilon). It is
 **uninformative at n rows** when the predicted standard deviation of some cell of the unbiased estimate is
-at least ``MAX_CELL_SD`` = 1: that estimate's error (and its confidence intervals) then spans the whole
-probability range at this n. The default (smoothed) estimate of such a marginal is still defined: it leans on
-its prior where the data say little, and its predicted error (:mod:`.default_error`) measures how much.
+at least ``MAX_CELL_SD`` = 0.5: that estimate's 95 % interval (+- 1.96 sd) is then wider than the whole
+probability range at this n (the threshold was 1 until 2026-11-27: a census column's unbiased estimate with a
+standard error of 0.66, its interval [0, 1] and its point estimate reversed, was not called too noisy). The
+default (smoothed) estimate of such a marginal is still defined: it leans on its prior where the data say little,
+and its predicted error (:mod:`.default_error`) measures how much.
 Only the first kind (``MarginalError.erased``) refuses a release and ranks a design last; the second is a warning.
 """
 
@@ -18,7 +20,7 @@ import numpy as np
 #: Eigenvalues below this fraction of the largest (which is 1) make a marginal non-identifiable at any n.
 MIN_REL_EIGENVALUE = 1e-9
 #: A cell whose predicted standard deviation (unbiased estimate) reaches this cannot be learned by it at the given n.
-MAX_CELL_SD = 1.0
+MAX_CELL_SD = 0.5
 
 
 def zero_eigenvalue(eigenvalues: np.ndarray) -> bool:

@@ -327,8 +327,8 @@ def run(args) -> int:
     print_repeat(made.ledger, audit_path(folder))
     if new_record:  # a reviewer's fourth release of one file went unnoticed with a fresh --audit-dir
         print(
-            f"optrr: note: a new audit record was started in {folder}: the repeat check and the accumulated epsilon "
-            "see only the releases recorded there; give every release of this data the same --audit-dir",
+            f"optrr: note: a new audit record was started in {folder}: repeats are recognised, and epsilons added "
+            "up, only among the releases recorded there; give every release of this data the same --audit-dir",
             file=sys.stderr,
         )
     skipped = made.audit_entry.get("empty_rows_skipped")

@@ -153,3 +153,23 @@ def test_the_mechanism_is_written_on_one_line_and_the_rest_indented():
     (line,) = [x for x in lines if x.lstrip().startswith('"mechanism"')]
     assert json.loads(line.split(":", 1)[1].rstrip(",")) == mech
     assert '  "attributes": [' in lines and len(text) < len(json.dumps(manifest, indent=2))
+
+
+def test_the_audit_record_writes_each_configurations_mechanism_on_one_line():
+    """A GUI-designed configuration carries its mechanism into the audit record (56.7 MB for one census release,
+    rewritten whole at every later release); a text of the data that holds the placeholder itself falls back to
+    the fully indented form, never to a wrong file."""
+    import json
+
+    from optrr_engine.designs import run_design
+    from optrr_engine.release.audit import audit_text
+    from optrr_engine.release.manifest import indented_json
+
+    mech = run_design("optimal", [3, 4, 2], [1.0, 0.5, 2.0]).mechanism.to_dict()
+    audit = {"format": "optrr-audit", "releases": [{"configuration": {"mechanism": mech, "columns": [1, 2]}}] * 2}
+    text = audit_text(audit)
+    assert json.loads(text) == json.loads(json.dumps(audit))
+    assert sum('"mechanism": {' in line for line in text.splitlines()) == 2
+    assert len(text.splitlines()) < 40  # everything else still indented, one value per line
+    tricky = {"note": "\u0000mechanism 0\u0000", "mechanism": mech}
+    assert json.loads(indented_json(tricky)) == json.loads(json.dumps(tricky))

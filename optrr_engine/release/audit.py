@@ -24,7 +24,6 @@ of a source needs an explicit confirmation and the accumulated epsilon is shown.
 
 from __future__ import annotations
 
-import json
 import os
 from contextlib import contextmanager
 
@@ -681,7 +680,10 @@ def accumulated_words(number: str, near: bool) -> str:
 
 
 def audit_text(audit: dict) -> str:
-    return json.dumps(audit, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The audit record as indented JSON, each configuration's ``mechanism`` on one line (``indented_json``)."""
+    from .manifest import indented_json
+
+    return indented_json(audit)
 
 
 @contextmanager

@@ -197,21 +197,38 @@ def build_audit_entry(
     return json_safe(entry)
 
 
-#: Stands for the mechanism while the rest of the manifest is indented (:func:`manifest_text`).
-_MECHANISM_SLOT = "\u0000mechanism\u0000"
+def indented_json(obj) -> str:
+    """``obj`` as indented JSON, every value under a key "mechanism" (at any depth: the manifest's, a configuration's
+    in the audit record) on one line. Its arrays, a large design's pattern tables of millions of numbers, indented
+    one number per line, made a census release's manifest 40.7 MB instead of 7.8 MB and its audit record 56.7 MB."""
+    compact: list[str] = []
+
+    def swap(value):
+        if isinstance(value, dict):
+            out = {}
+            for k, v in value.items():
+                if k == "mechanism" and isinstance(v, (dict, list)):
+                    compact.append(json.dumps(v, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
+                    out[k] = f"\u0000mechanism {len(compact) - 1}\u0000"
+                else:
+                    out[k] = swap(v)
+            return out
+        if isinstance(value, list):
+            return [swap(v) for v in value]
+        return value
+
+    text = json.dumps(swap(obj), indent=2, ensure_ascii=False, allow_nan=False)
+    for i, part in enumerate(compact):
+        slot = json.dumps(f"\u0000mechanism {i}\u0000")
+        if text.count(slot) != 1:  # a text of the data holding the slot itself: written fully indented instead
+            return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        text = text.replace(slot, part)
+    return text + "\n"
 
 
 def manifest_text(manifest: dict) -> str:
-    """The manifest as indented JSON, its ``mechanism`` on one line: its arrays (the pattern tables of a large
-    design, millions of numbers) indented one number per line made a census release's manifest 40 MB instead of
-    10 MB."""
-    if "mechanism" not in manifest:
-        return json.dumps(manifest, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    text = json.dumps({**manifest, "mechanism": _MECHANISM_SLOT}, indent=2, ensure_ascii=False, allow_nan=False)
-    slot = json.dumps(_MECHANISM_SLOT)
-    assert text.count(slot) == 1
-    compact = json.dumps(manifest["mechanism"], ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return text.replace(slot, compact) + "\n"
+    """The manifest as indented JSON, its ``mechanism`` on one line (:func:`indented_json`)."""
+    return indented_json(manifest)
 
 
 class HashMismatchError(InputError):

@@ -381,3 +381,31 @@ def test_a_numeric_column_of_mostly_non_numbers_is_refused_not_released_as_missi
     args = ["perturb", str(src), "--config", cfg, "-o", str(rel), "--quiet", "--allow-repeat"]
     assert main([*args, "--allow-rare-categories"]) == 0
     assert "column 'einkommen': 1 cell(s) that are not numbers" in capsys.readouterr().err
+
+
+def test_a_keyed_reproduction_is_refused_as_a_copy_that_adds_nothing(tmp_path, capsys, audit_dir):
+    """A reviewer ran perturb twice with the same key and configuration: the refusal said the accumulated epsilon
+    would double, although the second run writes the first release's bytes again. It now says which release it
+    would reproduce and that the accumulated epsilon stays; another configuration is a new release, as before."""
+    src = TEST_DATA / "car.csv"
+    cfg = tmp_path / "release.json"
+    assert main(["schema", str(src), "-o", str(cfg), "--quiet"]) == 0
+    key = tmp_path / "hospital.key"
+    assert main(["keygen", "-o", str(key)]) == 0
+    capsys.readouterr()
+    first = ["perturb", str(src), "--config", str(cfg), "--key-file", str(key), "--quiet"]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert main([*first, "-o", str(tmp_path / "a" / "r.csv")]) == 0
+    capsys.readouterr()
+    assert main([*first, "-o", str(tmp_path / "b" / "r.csv")]) == 2
+    err = one_error_line(capsys)
+    assert "would reproduce the release of" in err and "(file car.csv) byte for byte" in err
+    manifest = json.loads((tmp_path / "a" / "r.csv.manifest.json").read_text())
+    assert f"the accumulated whole-record epsilon stays {manifest['overall_epsilon']:.6g}" in err
+    assert main([*first, "-o", str(tmp_path / "b" / "r.csv"), "--allow-repeat"]) == 0
+    assert digest(tmp_path / "a" / "r.csv") == digest(tmp_path / "b" / "r.csv")  # the same bytes indeed
+    capsys.readouterr()
+    assert main([*first, "--no-shuffle", "-o", str(tmp_path / "c.csv")]) == 2  # another release: fresh noise
+    err = one_error_line(capsys)
+    assert "would reproduce" not in err and "another release with fresh noise brings" in err

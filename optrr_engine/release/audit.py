@@ -24,6 +24,7 @@ of a source needs an explicit confirmation and the accumulated epsilon is shown.
 
 from __future__ import annotations
 
+import json
 import os
 from contextlib import contextmanager
 
@@ -640,6 +641,41 @@ def near_sentence(near: list[dict]) -> str:
                                                               else "in the same order")
 
 
+def reproduced_release(previous: list[dict], tool: dict, randomness: dict, config: dict, reader: dict,
+                       shuffle: bool) -> dict | None:
+    """The earlier release (audit entry) of the same input that this run would reproduce byte for byte: made with the
+    same key (fingerprint) and stream scheme, configuration, reader options, shuffling and OptRR version, so the same
+    noise (:mod:`.randomness`); None when there is none (every OS-randomness release draws fresh noise)."""
+    from .manifest import json_safe
+
+    if not randomness.get("key_fingerprint"):
+        return None
+    want = json.loads(json.dumps(json_safe({"tool": tool, "config": config, "reader": reader})))
+    for r in reversed(previous):
+        given = r.get("randomness") or {}
+        if (
+            given.get("key_fingerprint") == randomness["key_fingerprint"]
+            and given.get("stream_scheme") == randomness.get("stream_scheme")
+            and r.get("tool") == want["tool"]
+            and r.get("configuration") == want["config"]
+            and (r.get("input") or {}).get("reader") == want["reader"]
+            and bool(r.get("shuffled")) == bool(shuffle)
+        ):
+            return r
+    return None
+
+
+def reproduction_message(previous: list[dict], reproduced: dict) -> str:
+    """Why a keyed reproduction is still refused: it writes a copy of an earlier release, adding nothing."""
+    total = accumulated_epsilon(previous)
+    what = f"the release of {reproduced.get('created', '?')} (file {(reproduced.get('input') or {}).get('file', '?')})"
+    return (
+        f"this run would reproduce {what} byte for byte (the same input, key, configuration and OptRR version: the "
+        f"same noise), so it adds nothing: the accumulated whole-record epsilon stays {total:.6g} "
+        f"({ACCUMULATED_NOTE}); confirm with --allow-repeat to write that copy"
+    )
+
+
 def repeat_message(
     previous: list[dict],
     this_epsilon: float,
@@ -731,8 +767,6 @@ def append_release(path, entry: dict, allow_repeat: bool = True, this_epsilon: f
 def withdraw_release(apath, entry: dict) -> None:
     """Take ``entry`` (as :func:`append_release` appended it) out of the audit record at ``apath``, under its
     lock: its release was refused after it was recorded."""
-    import json
-
     from ..io.atomic import write_text_atomic
 
     stored = json.loads(audit_text(entry))

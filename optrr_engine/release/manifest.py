@@ -53,6 +53,13 @@ def report_path(output_path) -> str:
     return os.fspath(output_path) + REPORT_SUFFIX
 
 
+def tool_entry() -> dict:
+    """Which program made a release (the manifest's and the audit record's ``tool``)."""
+    from .. import __version__
+
+    return {"name": "optrr", "version": __version__}
+
+
 def json_safe(obj):
     """Plain JSON types (numpy values converted; non-finite floats as the strings "inf", "-inf", "nan")."""
     if isinstance(obj, dict):
@@ -90,8 +97,6 @@ def build_manifest(
 ) -> dict:
     """The manifest sent with the release: what a recipient needs to analyse it, nothing about the raw file
     (no input name, size, hash, path, row count, reader options or dropped columns)."""
-    from .. import __version__
-
     design = release_design.design
     mech = design.mechanism
     achieved = mech.attribute_epsilons()
@@ -112,7 +117,7 @@ def build_manifest(
     changes = [{**c, "name": names[c["attribute"]]} for c in design.epsilon_changes()]
     manifest = {
         "format_version": FORMAT_VERSION,
-        "tool": {"name": "optrr", "version": __version__},
+        "tool": tool_entry(),
         "created": created,
         "output": {
             "file": os.path.basename(os.fspath(output_path)),

@@ -221,10 +221,20 @@ def perturb_file(
         load_audit,
         releases_of,
         repeat_message,
+        reproduced_release,
+        reproduction_message,
     )
     from .codec import Codec
     from .design_step import make_design
-    from .manifest import build_audit_entry, build_manifest, manifest_path, manifest_text, report_path, utc_now
+    from .manifest import (
+        build_audit_entry,
+        build_manifest,
+        manifest_path,
+        manifest_text,
+        report_path,
+        tool_entry,
+        utc_now,
+    )
     from .randomness import NOT_PRIVATE_COLUMN, ReleaseRandomness, context_digest, mark_not_private
     from .report import render_internal_report, render_report
     from .schema import resolve_bins
@@ -291,6 +301,11 @@ def perturb_file(
     previous = releases_of(audit, input_sha)
     if previous and not allow_repeat:
         this_eps = float(mechanism.overall_epsilon())
+        copy_of = reproduced_release(
+            previous, tool_entry(), randomness.audit_entry(), cfg.to_dict(), source.options.to_dict(), shuffle
+        )
+        if copy_of is not None:  # a keyed reproduction: the same noise again
+            raise RepeatReleaseError(reproduction_message(previous, copy_of), previous, accumulated_epsilon(previous))
         raise RepeatReleaseError(repeat_message(previous, this_eps), previous, accumulated_epsilon(previous, this_eps))
 
     chunk_rows = source.chunk_rows(codec.columns)

@@ -42,3 +42,30 @@ def test_the_repeat_question_says_the_replaced_release_is_counted_only_when_repl
     assert dialog.start()
     qtbot.waitUntil(lambda: len(asked) == 2, timeout=WAIT_MS)
     assert "released 1 time before" in asked[1] and "replacing" not in asked[1]
+
+
+def test_a_keyed_reproduction_is_asked_as_a_copy_that_adds_nothing(qtbot, window, tmp_path, monkeypatch):
+    """The same data, key and settings again (a keyed reproduction): the engine's refusal names the release it would
+    copy and survives the worker process (pickle); the question says the copy adds nothing and the accumulated ε
+    stays, not that the people are randomized anew."""
+    import pickle
+
+    from optrr_engine.release.audit import RepeatReleaseError
+
+    earlier = {"created": "2026-11-27T10:00:00Z", "input": {"file": "heart.csv"}, "overall_epsilon": 2.0}
+    exc = RepeatReleaseError("refused", [earlier], 2.0, reproduces=earlier)
+    again = pickle.loads(pickle.dumps(exc))
+    assert again.reproduces == earlier and again.accumulated == 2.0
+    asked = []
+
+    def no(parent, title, text, *args):
+        asked.append(text)
+        return QMessageBox.StandardButton.No
+
+    monkeypatch.setattr(rd.QMessageBox, "warning", no)
+    dialog = rd.ReleaseDialog(window)
+    qtbot.addWidget(dialog)
+    assert dialog.confirm_repeat(again) is False
+    (text,) = asked
+    assert "release of 2026-11-27T10:00:00Z (file heart.csv) again, byte for byte" in text
+    assert "stays 2" in text and "anew" not in text and text.endswith("Write the copy?")

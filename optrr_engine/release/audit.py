@@ -47,18 +47,30 @@ class RepeatReleaseError(InputError):
     input was recognised by its bytes); ``reordered``: the same records were found in another order (the records'
     multiset hash matched, no column); ``near``: the earlier releases found only as near repeats (rows added,
     removed or changed, in the same order or, ``"reordered"``, in another; :func:`repeats_of`'s dicts,
-    :func:`near_sentence`)."""
+    :func:`near_sentence`); ``reproduces``: the earlier release (audit entry) this keyed run would write again byte
+    for byte (:func:`reproduced_release`: it adds nothing, ``accumulated`` is the sum without it)."""
 
-    def __init__(self, message: str, previous: list, accumulated: float, columns=(), reordered: bool = False, near=()):
+    def __init__(
+        self,
+        message: str,
+        previous: list,
+        accumulated: float,
+        columns=(),
+        reordered: bool = False,
+        near=(),
+        reproduces: dict | None = None,
+    ):
         super().__init__(message)
         self.previous = previous
         self.accumulated = accumulated
+        self.reproduces = reproduces  # the earlier release this run would write again byte for byte (keyed)
         self.columns = [str(c) for c in columns]
         self.reordered = bool(reordered)
         self.near = [dict(n) for n in near]
 
     def __reduce__(self):  # survives the GUI's worker processes (pickle)
-        return (type(self), (str(self), self.previous, self.accumulated, self.columns, self.reordered, self.near))
+        args = (str(self), self.previous, self.accumulated, self.columns, self.reordered, self.near, self.reproduces)
+        return (type(self), args)
 
 
 def default_audit_dir() -> str:

@@ -305,7 +305,9 @@ def perturb_file(
             previous, tool_entry(), randomness.audit_entry(), cfg.to_dict(), source.options.to_dict(), shuffle
         )
         if copy_of is not None:  # a keyed reproduction: the same noise again
-            raise RepeatReleaseError(reproduction_message(previous, copy_of), previous, accumulated_epsilon(previous))
+            raise RepeatReleaseError(
+                reproduction_message(previous, copy_of), previous, accumulated_epsilon(previous), reproduces=copy_of
+            )
         raise RepeatReleaseError(repeat_message(previous, this_eps), previous, accumulated_epsilon(previous, this_eps))
 
     chunk_rows = source.chunk_rows(codec.columns)

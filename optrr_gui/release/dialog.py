@@ -1389,13 +1389,24 @@ class ReleaseDialog(QDialog):
         its epsilons add up. Ask, showing the accumulated epsilon; when ``replacing`` the files of an earlier release,
         say that the ledger still counts the one replaced."""
         replaced = f" {REPLACED_COUNTED}" if replacing else ""
+        if exc.reproduces is not None:  # the same key, configuration and version: the same bytes again
+            copy = exc.reproduces
+            question = (
+                f"This would write the release of {copy.get('created', '?')} (file "
+                f"{(copy.get('input') or {}).get('file', '?')}) again, byte for byte: the same data, key, settings "
+                "and OptRR version give the same noise, so it reveals nothing more; the accumulated whole-record ε "
+                f"stays {accumulated_text(exc)}.{replaced}\n\nWrite the copy?"
+            )
+        else:
+            question = (
+                f"{repeat_sentence(exc)} (see the privacy ledger in {self.window_.settings.audit_dir()}). Each release "
+                "randomizes the same people anew, so together the releases reveal more: the accumulated whole-record "
+                f"ε would be {accumulated_text(exc)}.{replaced}\n\nRelease again?"
+            )
         answer = QMessageBox.warning(
             self,
             "Release the same data again?",
-            f"{repeat_sentence(exc)} (see the privacy ledger in {self.window_.settings.audit_dir()}). Each release "
-            "randomizes the same people anew, so together the releases reveal more: the accumulated whole-record ε "
-            f"would be {accumulated_text(exc)}.{replaced}"
-            "\n\nRelease again?",
+            question,
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )

@@ -87,6 +87,7 @@ class ClassBlock(Block):
         self.log_pmf = [log_binomial_pmf(int(n), float(pj)) for n, pj in zip(self.class_counts, p, strict=True)]
         self.log_P = float(np.sum(self.class_counts * np.log(self.class_sizes.astype(float))))
         self._stats = None
+        self._marginal_cache: dict[tuple[int, ...], np.ndarray] = {}  # log pattern probabilities by positions' classes
 
     # -- grid ------------------------------------------------------------------------------
     def counts_of(self, flat: np.ndarray) -> np.ndarray:
@@ -185,12 +186,11 @@ class ClassBlock(Block):
         # members of a class are interchangeable: the marginal depends only on the classes of the positions, in order
         # (the 2,211 pairs of 67 census columns in 5 classes are 25 marginals; each is a pass over a large grid)
         key = tuple(int(c) for c in kept)
-        cache = self.__dict__.setdefault("_marginal_cache", {})
-        if key not in cache:
-            if len(cache) >= _MARGINAL_CACHE:
-                cache.clear()
-            cache[key] = self._marginal_log_y(kept)
-        return PatternBlock(self.sizes[positions], cache[key], normalize=False)
+        if key not in self._marginal_cache:
+            if len(self._marginal_cache) >= _MARGINAL_CACHE:
+                self._marginal_cache.clear()
+            self._marginal_cache[key] = self._marginal_log_y(kept)
+        return PatternBlock(self.sizes[positions], self._marginal_cache[key], normalize=False)
 
     def _marginal_log_y(self, kept: np.ndarray) -> np.ndarray:
         """log pattern probabilities of the marginal on attributes of the classes ``kept`` (in their order)."""

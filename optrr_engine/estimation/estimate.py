@@ -107,13 +107,6 @@ def prior_records(cells: int, n: float) -> float:
     return float(min(float(cells), np.sqrt(float(n))))
 
 
-def prior_weight(cells: int, n: float, bound: float | None = None) -> float:
-    """The default estimate's prior weight on a table: prior_records(cells, n), lowered to the release's bound
-    A_up (1-way tables only; ``pooled_prior``) where that is smaller."""
-    weight = prior_records(cells, n)
-    return weight if bound is None else float(min(weight, bound))
-
-
 def prior_lowered_note(weight: float, default: float) -> str:
     """Said with a 1-way default estimate whose prior the release's own spread lowered (``pooled_prior``)."""
     head = (
@@ -195,12 +188,13 @@ def estimate_from_counts(
     else:
         tol = ibu_tol if ibu_tol is not None else float(np.clip(IBU_TOTAL_GAP / n, 1e-10, 1e-6))
         pseudo = None
-        if method == "map":
-            weight = prior_weight(op.cells, n, prior_bound if op.m == 1 else None)
+        if method == "map":  # the prior of prior_records, lowered on a 1-way table to the release's bound
+            default = prior_records(op.cells, n)
+            weight = default if prior_bound is None or op.m != 1 else float(min(default, prior_bound))
             pseudo = np.full(op.sizes, weight / (op.cells * n))
             info["prior_records"] = weight
-            if weight < prior_records(op.cells, n) and "not_identifiable" not in info:  # erased: uniform anyway
-                info["prior_lowered"] = prior_lowered_note(weight, prior_records(op.cells, n))
+            if weight < default and "not_identifiable" not in info:  # erased: the estimate is uniform anyway
+                info["prior_lowered"] = prior_lowered_note(weight, default)
         res = iterative_bayesian_update(op, observed, max_iter=ibu_max_iter, tol=tol, ctl=ctl, pseudo=pseudo)
         point = res.estimate
         info.update(

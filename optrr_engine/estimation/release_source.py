@@ -49,6 +49,13 @@ def not_private_warning(path: str, manifest: dict | None = None) -> str | None:
     return not_private_reason(column_names(path, reader_options()), manifest)
 
 
+def check_rows(manifest: dict, rows: int) -> None:
+    """Refuse a release whose data file holds another number of rows than its manifest says."""
+    total = manifest.get("rows")
+    if total is not None and int(total) != rows:
+        raise InputError(f"the release has {rows} rows but its manifest says {total}; the files do not match")
+
+
 def iter_code_chunks(path: str, names: list[str], categories: list[list[str]], not_reported: str | None = None):
     """Integer codes (rows, len(names)) chunk by chunk, labels mapped by the manifest's categories; with
     ``not_reported`` (a sampling release's marker) that label becomes code -1."""

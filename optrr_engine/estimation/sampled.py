@@ -281,27 +281,26 @@ def estimate_sampling_release(release_path, manifest, design, names, method, con
     import os
 
     from ..tasks import TaskControl
-    from .release_source import attribute_index, iter_code_chunks
+    from .release_source import attribute_index, check_rows, iter_code_chunks
 
     ctl = TaskControl(progress, cancel)
     idx = attribute_index(manifest, names)
     names = [str(a["name"]) for a in manifest["attributes"]]
     cats = [[str(c) for c in a["categories"]] for a in manifest["attributes"]]
     marker = manifest["mechanism"].get("not_reported_label")
-    counter = SamplingCounter(design, idx)
+    # a 1-way default estimate needs every column's counts (the prior's bound): its own counter is one of them
     pooled = OneWayCounters(design) if method == DEFAULT_METHOD and len(idx) == 1 else None
+    counter = pooled.counters[idx[0]] if pooled is not None else SamplingCounter(design, idx)
     total = manifest.get("rows")
     for codes in iter_code_chunks(release_path, names, cats, marker):
         ctl.check()
-        counter.add(codes)
         if pooled is not None:
-            pooled.add(codes)
+            pooled.add(codes)  # (counter among them)
+        else:
+            counter.add(codes)
         if total:
             ctl.report(0.8 * counter.rows_seen / float(total), f"counted {counter.rows_seen:,} rows")
-    if total is not None and int(total) != counter.rows_seen:
-        raise InputError(
-            f"the release has {counter.rows_seen} rows but its manifest says {total}; the files do not match"
-        )
+    check_rows(manifest, counter.rows_seen)
     est = estimate_sampling_counts(
         design,
         counter,

@@ -164,7 +164,7 @@ def release_preview(
     streams = np.random.SeedSequence(seed).spawn(k)
     rngs = {j: np.random.default_rng(streams[j]) for j in drawn}
     channels = {j: mech.marginal([j]) for j in drawn}
-    original = {j: np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in drawn}
+    original = {j: np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in set(positions)}  # the shown columns
     observed = {j: np.zeros(int(codec.sizes[j]), dtype=np.int64) for j in drawn}
     rows = 0
     reading = ctl.sub(0.1, 0.9)
@@ -172,8 +172,9 @@ def release_preview(
         reading.check()
         codes = codec.encode_table(table, rows)[0]
         for j in drawn:
-            a = original[j].size
-            original[j] += np.bincount(codes[:, j], minlength=a)
+            a = observed[j].size
+            if j in original:
+                original[j] += np.bincount(codes[:, j], minlength=a)
             observed[j] += np.bincount(channels[j].sample(codes[:, [j]], rngs[j])[:, 0], minlength=a)
         rows += codes.shape[0]
         reading.report(source.fraction_done(), f"{rows:,} rows encoded")

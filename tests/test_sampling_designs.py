@@ -176,3 +176,36 @@ def test_round_trip_through_dict():
     assert again.whole_record_epsilon() == pytest.approx(design.whole_record_epsilon(), rel=1e-12)
     np.testing.assert_allclose(again.attribute_epsilons(), design.attribute_epsilons(), rtol=1e-12)
     assert len(design.to_dict()["inner_mechanisms"]) == 4  # one per distinct (a_i, a_j): 23, 22, 32, 33
+
+
+def test_coverage_and_pooled_channel_match_a_direct_computation_and_survive_pickling():
+    """The subset membership and the inner marginals' eigenvalues are kept per design object (for speed): the
+    coverage and the pooled channel equal a direct sum over subsets, and a pickled design (a worker process)
+    carries no cache whose keys are object ids of this process."""
+    import pickle
+
+    from optrr_engine.estimation.sampled import marginal_operator
+    from optrr_engine.estimation.spectrum import mechanism_eigenvalues
+
+    design = make_sampling_design("sample-m", [2, 3, 4, 3, 2], 2.0, m=3)
+    for attrs in [(0,), (1, 3), (0, 2, 4), (2, 3)]:
+        holds = [set(attrs) <= set(s) for s in design.subsets]
+        expected = sum(w for h, w in zip(holds, design.probs, strict=True) if h)
+        assert design.coverage(attrs) == pytest.approx(expected, rel=1e-12)
+        rows = np.where(holds, design.probs, 0.0)
+        local = [[list(s).index(a) for a in attrs] if h else None for s, h in zip(design.subsets, holds, strict=True)]
+        direct = sum(
+            (w / rows.sum()) * mechanism_eigenvalues(design.inner[i].marginal(local[i]))
+            for i, w in enumerate(rows)
+            if w > 0
+        )
+        for _ in range(2):  # computed, then from the cache
+            np.testing.assert_allclose(marginal_operator(design, attrs, rows).eigenvalues, direct, rtol=1e-12)
+    copy = pickle.loads(pickle.dumps(design))
+    assert "_memo" in design.__dict__ and "_member" in design.__dict__
+    assert "_memo" not in copy.__dict__ and "_member" not in copy.__dict__
+    np.testing.assert_allclose(
+        marginal_operator(copy, (1, 3), copy.holding((1, 3)).astype(float)).eigenvalues,
+        marginal_operator(design, (1, 3), design.holding((1, 3)).astype(float)).eigenvalues,
+        rtol=1e-12,
+    )

@@ -14,6 +14,8 @@ then Arcolezi et al.'s estimator pi_hat = (f - q~) / (p~ - q~), p~ = w p + (1 - 
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..errors import InputError
@@ -167,13 +169,17 @@ def marginal_operator(
     if total <= 0:
         raise InputError(no_rows_message(design, attrs, rows_total))
     lam = np.zeros(masks)
-    for s, n_s in enumerate(rows):
-        if n_s == 0:
-            continue
+    for s in np.flatnonzero(rows):
+        n_s = rows[s]
         subset = list(design.subsets[s])
         local = [subset.index(a) for a in attrs]
-        lam += (n_s / total) * mechanism_eigenvalues(design.inner[s].marginal(local))
+        mech = design.inner[s]  # inner mechanisms are shared by subsets of equal category counts: computed once
+        lam += (n_s / total) * design.memo(("eigenvalues", id(mech), tuple(local)), partial(_eigenvalues, mech, local))
     return StructuredOperator(sizes, lam)
+
+
+def _eigenvalues(mechanism, positions) -> np.ndarray:
+    return mechanism_eigenvalues(mechanism.marginal(positions))
 
 
 def estimate_sampling_counts(

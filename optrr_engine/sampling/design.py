@@ -25,6 +25,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TypeVar
 
 import numpy as np
@@ -160,10 +161,41 @@ class SamplingDesign:
             out[list(subset)] += w
         return out
 
+    @cached_property
+    def _member(self) -> np.ndarray:
+        """Subsets x attributes: whether subset i holds attribute j (once per design; its subsets never change)."""
+        member = np.zeros((len(self.subsets), self.k), dtype=bool)
+        for i, s in enumerate(self.subsets):
+            member[i, list(s)] = True
+        return member
+
+    @cached_property
+    def _memo(self) -> dict:
+        return {}
+
+    def memo(self, key: tuple, compute: Callable[[], T]) -> T:
+        """``compute()``, kept under ``key`` for the life of this design object (for the layers above: e.g. the
+        eigenvalues of an inner mechanism's marginal, keyed by its id). Never pickled: ids mean nothing in another
+        process."""
+        memo = self._memo
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
+    def __getstate__(self) -> dict:
+        """Pickled without the caches (:meth:`memo`'s keys are object ids of this process)."""
+        state = dict(self.__dict__)
+        for cache in ("_member", "_memo"):
+            state.pop(cache, None)
+        return state
+
+    def holding(self, attrs) -> np.ndarray:
+        """Whether each subset (in the order of ``subsets``) holds every attribute of ``attrs`` (booleans)."""
+        return np.asarray(self._member[:, [int(a) for a in attrs]].all(axis=1))
+
     def coverage(self, attrs) -> float:
         """P(every attribute of ``attrs`` is in the sampled subset)."""
-        need = set(int(a) for a in attrs)
-        return float(sum(w for s, w in zip(self.subsets, self.probs, strict=True) if need <= set(s)))
+        return float(np.asarray(self.probs, dtype=float)[self.holding(attrs)].sum())
 
     def suppression_text(self, names=None) -> str:
         """Plain statement of what each row carries, e.g. "each row carries 2 of 9 columns"."""

@@ -65,8 +65,7 @@ class SamplingCandidate:
                 return replace(err, reason=RSFD_JOINT_REASON)
             lam = marginal_operator(design, attrs).eigenvalues
             return error_of_marginal(sizes, attrs, lam, prior.marginal(sizes, attrs), n, data_rows)
-        need = set(attrs)
-        expected = np.array([w if need <= set(s) else 0.0 for s, w in zip(design.subsets, design.probs, strict=True)])
+        expected = np.where(design.holding(attrs), np.asarray(design.probs, dtype=float), 0.0)
         coverage = float(expected.sum())
         if coverage <= 0:
             return error_of_marginal(sizes, attrs, np.ones(1 << len(attrs)), prior.marginal(sizes, attrs), 0.0)

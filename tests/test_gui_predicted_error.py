@@ -83,3 +83,32 @@ def test_the_predicted_avd_header_explains_itself_in_plain_words(qtbot):
     assert "average distance between the estimated and the true table" in tip
     assert "half the sum of absolute differences" in tip and "0.05 ≈ 5 % of the records in the wrong cell" in tip
     assert "before release from the design and the row count" in tip
+
+
+def test_a_design_computed_for_an_older_row_count_has_only_its_own_error_recomputed(qtbot):
+    """A design that comes back computed for fewer rows than are now known gets its predicted error recomputed for
+    the current count; the designs already up to date are not predicted again (each such prediction held the
+    worker's GIL while a 77-column file opened)."""
+    from dataclasses import replace
+
+    from optrr_gui.design.controller import DesignController
+    from optrr_gui.state.session import ColumnState, SessionState
+    from optrr_gui.workers.runner import TaskRunner
+
+    state = SessionState()
+    cols = [ColumnState(f"c{i}", categories=[str(v) for v in range(a)]) for i, a in enumerate([3, 4, 2])]
+    state.load_columns(None, {}, cols, 400)
+    runner = TaskRunner()
+    controller = DesignController(state, runner, lambda: [len(c.categories) for c in state.perturbed_columns()])
+    try:
+        controller.recompute()
+        qtbot.waitUntil(controller.is_idle, timeout=60_000)
+        done = [m for m, s in controller.current().items() if s.ok]
+        assert len(done) >= 2
+        calls = []
+        controller._repredict = lambda method, summary, key, n_rows: calls.append((method, n_rows))
+        method = done[0]
+        controller._done(method, controller.key, 200, replace(controller.summaries[method]))
+        assert calls == [(method, 400)]
+    finally:
+        runner.cancel_all()

@@ -270,8 +270,8 @@ class DesignController(QObject):
         self.summaries[method] = summary
         self.summary_keys[method] = key
         self.status[method] = "done" if summary.ok else "failed"
-        if n_rows != self.n_rows and summary.ok:
-            self._update_errors()
+        if n_rows != self.n_rows and summary.ok:  # computed for an older row count: only its error is recomputed
+            self._repredict(method, summary, key, self.n_rows)
         self.changed.emit()
 
     def _failed(self, method: str, key: str, exc: BaseException) -> None:

@@ -34,7 +34,7 @@ def release(tmp_path_factory):
 
 def test_manifest_has_the_documented_keys(release):
     folder, m = release
-    assert all(k in m for k in REQUIRED_KEYS) and m["format_version"] == 2
+    assert all(k in m for k in REQUIRED_KEYS) and m["format_version"] == 3
     assert [a["name"] for a in m["attributes"]] == ["sex", "smoker", "region"]
     assert m["attributes"][2]["categories"] == ["E", "N", "S"]
     assert [a["requested_epsilon"] for a in m["attributes"]] == [1.0, 2.0, 3.0]
@@ -70,7 +70,7 @@ def write_variant(folder, manifest, name, edit):
     ("edit", "pattern"),
     [
         (lambda d: d.pop("output_sha256"), "lacks the key 'output_sha256'"),
-        (lambda d: d.update(format_version=3), "format_version 3, newer than this OptRR reads"),
+        (lambda d: d.update(format_version=4), "format_version 4, newer than this OptRR reads"),
         (lambda d: d.update(format_version=1), "lacks the key 'input_sha256'"),
         (lambda d: d.update(format_version="1"), "invalid format_version"),
         (lambda d: d["attributes"][0].update(achieved_epsilon=0.5), "states epsilon 0.5 for 'sex'"),

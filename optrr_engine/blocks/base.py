@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from ..errors import InputError
 from ..tolerance import eps_relative_error
 from . import table_math
 from .patterns import MAX_PATTERN_K
@@ -112,10 +113,52 @@ def wrap_add_into(out, codes, offsets, scratch, shift, plus_a) -> None:
     np.copyto(out, offsets, casting="unsafe")
 
 
-def encode_logs(values) -> list:
-    """JSON-safe list of log values (-inf becomes the string "-inf")."""
-    return [float(v) if np.isfinite(v) else "-inf" for v in np.asarray(values, dtype=float).ravel()]
+#: A list of log values this long or longer, with at most len(LOG_CODE_DIGITS) distinct values, is written compactly
+#: (:func:`encode_logs`): e.g. an ``auto`` pattern table of 19 attributes has 2^19 entries but 5 distinct values.
+COMPACT_MIN_ENTRIES = 4096
+#: The digits of a compact list's codes: entry i is ``distinct[int(codes[i], 36)]``.
+LOG_CODE_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def encode_logs(values) -> list | dict:
+    """JSON-safe log values (-inf becomes the string "-inf"): a list, or for a long list with few distinct values
+    (COMPACT_MIN_ENTRIES, LOG_CODE_DIGITS) ``{"distinct": [...], "codes": "0010..."}``, entry i being
+    ``distinct[int(codes[i], 36)]`` (exact: the distinct values are the floats themselves)."""
+    flat = np.asarray(values, dtype=float).ravel()
+    if flat.size >= COMPACT_MIN_ENTRIES:
+        distinct, codes = np.unique(flat, return_inverse=True)
+        if distinct.size <= len(LOG_CODE_DIGITS):
+            digits = np.frombuffer(LOG_CODE_DIGITS.encode("ascii"), dtype=np.uint8)
+            return {"distinct": _json_logs(distinct), "codes": digits[codes.ravel()].tobytes().decode("ascii")}
+    return _json_logs(flat)
+
+
+def _json_logs(flat: np.ndarray) -> list:
+    return [float(v) if np.isfinite(v) else "-inf" for v in flat]
 
 
 def decode_logs(values) -> np.ndarray:
-    return np.asarray([float(v) if not isinstance(v, str) else float(v) for v in values], dtype=float)
+    """The log values written by :func:`encode_logs` (a list, or the compact form); InputError if malformed."""
+    if isinstance(values, dict):
+        return _decode_compact(values)
+    return np.asarray([float(v) for v in values], dtype=float)
+
+
+def _decode_compact(values: dict) -> np.ndarray:
+    distinct, codes = values.get("distinct"), values.get("codes")
+    if set(values) != {"distinct", "codes"} or not isinstance(distinct, list) or not isinstance(codes, str):
+        raise InputError('a compact list of log values needs exactly "distinct" (a list) and "codes" (a text)')
+    table = np.asarray([float(v) for v in distinct], dtype=float)
+    try:
+        raw = np.frombuffer(codes.encode("ascii"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        raise InputError("the codes of a compact list of log values must be digits 0-9 and letters a-z") from None
+    index = np.where(raw <= ord("9"), raw.astype(np.int64) - ord("0"), raw.astype(np.int64) - ord("a") + 10)
+    bad = ((raw < ord("0")) | ((raw > ord("9")) & (raw < ord("a"))) | (raw > ord("z"))) | (index >= table.size)
+    if np.any(bad):
+        at = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"code {codes[at]!r} at entry {at} of a compact list of log values names none of its "
+            f"{table.size} distinct values"
+        )
+    return table[index]

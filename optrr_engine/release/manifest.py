@@ -24,7 +24,7 @@ from ..mechanism import Mechanism
 from ..sampling.design import SamplingDesign
 from ..tolerance import eps_equal
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 MANIFEST_SUFFIX = ".manifest.json"
 REPORT_SUFFIX = ".report.html"
 REQUIRED_KEYS = (

@@ -90,8 +90,8 @@ def test_a_given_mechanism_states_its_whole_record_epsilon_and_no_false_scale(
     assert "whole_record_epsilon" not in budget  # the manifest's overall_epsilon says it (checked on load)
     assert "weights scaled by" not in report
     assert (
-        "The mechanism was given in the configuration and released as it is (not designed from the weights): its "
-        f"whole-record epsilon 2 is {where} the target." in report
+        "The mechanism was given in the configuration and used unchanged (not designed again from the weights; every "
+        f"epsilon is recomputed from it): its whole-record epsilon 2 is {where} the target." in report
     )
 
 
@@ -138,16 +138,16 @@ def test_the_notes_say_the_configured_method_did_not_design_a_given_mechanism(
     code, err, manifest, _ = perturb(tmp_path, capsys, given(schema, utility_mechanism, method="auto", epsilon=1.0))
     assert code == 0, err
     expected = (
-        "the mechanism given in the configuration, released as it is (not recomputed): the configuration's method "
-        "'auto' was not run, and the mechanism does not record which method designed it"
+        "the mechanism given in the configuration, used unchanged (every epsilon is recomputed from it): the "
+        "configuration's method 'auto' was not run, and the mechanism does not record which method designed it"
     )
     assert expected in notes(err) and expected in manifest["design"]["notes"]
     recorded = {"method": "utility", **utility_mechanism}  # as in a manifest's "mechanism"
     code, err, _, _ = perturb(tmp_path, capsys, given(schema, recorded, method="auto", epsilon=1.0), name="again")
     assert code == 0, err
     assert (
-        "the mechanism given in the configuration, released as it is (not recomputed): it was designed by method "
-        "'utility', as recorded in it; the configuration's method 'auto' was not run"
+        "the mechanism given in the configuration, used unchanged (every epsilon is recomputed from it): it was "
+        "designed by method 'utility', as recorded in it; the configuration's method 'auto' was not run"
     ) in notes(err)
 
 

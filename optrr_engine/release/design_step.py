@@ -124,7 +124,7 @@ def given_note(config) -> str:
             f"the configuration's method {config.method!r} was not run, and the mechanism does not record which "
             "method designed it"
         )
-    return f"the mechanism given in the configuration, released as it is (not recomputed): {origin}"
+    return f"the mechanism given in the configuration, used unchanged (every epsilon is recomputed from it): {origin}"
 
 
 #: Why a configuration's per-column epsilons play no part, by where the columns' epsilons come from instead.

@@ -125,8 +125,9 @@ def _budget_text(budget: dict, achieved: float) -> str:
     where = "at" if eps_equal(achieved, target, REL_GAP) else "below" if achieved < target else "ABOVE"
     shares = f"; its column epsilons are the {scaled}" if scaled else ""
     return (
-        f"{text}. The mechanism was given in the configuration and released as it is (not designed from the "
-        f"weights): its whole-record epsilon {_num(achieved)} is {where} the target{shares}."
+        f"{text}. The mechanism was given in the configuration and used unchanged (not designed again from the "
+        f"weights; every epsilon is recomputed from it): its whole-record epsilon {_num(achieved)} is {where} the "
+        f"target{shares}."
     )
 
 

@@ -32,7 +32,10 @@ def test_nominal_rare_categories_go_into_other_and_the_smallest_joins_while_it_i
     # 'B' has rows of its own: the label says it holds them (a reviewer saw 2,115 'Male' released as 'Other')
     assert col.recode == {"B or other": ["C", "D", "B"]}
     assert col.categories == ["A", "E", "B or other"]
-    assert col.warnings == ["merged rare categories 'C' (1), 'D' (2) with 'B' (10) into 'B or other'"] and still == []
+    assert col.warnings == [
+        "merged rare categories 'C' (1), 'D' (2) with 'B' (10) into 'B or other' (the label tells recipients that some "
+        "rows hold another value: drop the column if even that must not be known)"
+    ] and still == []
     col, _ = merged("nominal", {"A": 20, "B": 10, "C": 1, "D": 4, "E": 30})  # enough together: plain 'Other'
     assert col.recode == {"Other": ["C", "D"]}
     col.validate()

@@ -8,7 +8,8 @@ perturbed nominal or ordinal column (numeric bins are left alone) :func:`merge_r
   one; "Other (merged)" if the text "Other" means something else in the column: recoded to another label, a
   missing value or the missing-value label). While "Other" is still rare, the smallest remaining category joins
   it and names it ("Male or other": a category with rows of its own is never released as just "Other"), as long
-  as another category remains besides it;
+  as another category remains besides it; the column's note then says that such a label tells recipients that
+  some rows hold another value (OR_OTHER_NOTE);
 - ordinal (categories in their order): the rarest category merges with its adjacent neighbour of fewer rows (the
   one before on a tie), repeated until none is rare. The merged label is a range when every label merged is a
   number, a range "a-b" or an open range "a+" and they follow one another ("12-14" and "15-17" give "12-17";
@@ -50,6 +51,10 @@ MERGED_NOTE_START = "merged rare categories"
 LEFT_RARE_NOTE = (
     "rare categories left: merging them away would leave one category besides the missing one - drop the column, "
     "or give perturb --allow-rare-categories if publishing their existence is intended"
+)
+#: Added to the merge note when a category with rows of its own took the rare ones in ('Male or other').
+OR_OTHER_NOTE = (
+    "the label tells recipients that some rows hold another value: drop the column if even that must not be known"
 )
 #: The label for the merged categories when "Other" means something else in the column.
 OTHER_MERGED = f"{OTHER_LABEL} (merged)"
@@ -118,7 +123,10 @@ def merge_column(col: ColumnConfig, rows: Mapping[str, int]) -> tuple[ColumnConf
             high_open = members[-1] == values[-1] and is_rare(size[members[-1]])
             label = _joined_label(members, set(listed) - set(members), low_open, high_open)
         recode, listed = merge(recode, listed, members, label)
-        parts.append(_merged_part(members, size, label))
+        part = _merged_part(members, size, label)
+        if col.type != "ordinal" and label.endswith(" or other"):  # a real category took the rare ones in
+            part += f" ({OR_OTHER_NOTE})"
+        parts.append(part)
         after = {c: n for c, n in after.items() if c not in members}
         after[label] = sum(size[m] for m in members)
     if col.type == "nominal":  # the merged category last, before the missing-value category

@@ -126,3 +126,19 @@ def test_a_mistyped_name_is_said_without_hashing_the_release(release, capsys, mo
     assert main(["estimate", release, "--marginal", "height"]) == 2
     assert "attribute 'height' is not in the release" in error_line(capsys) and hashed == []
     assert main(["estimate", release, "--marginal", "sex"]) == 0 and len(hashed) == 1
+
+
+def test_a_name_missing_from_another_releases_manifest_says_the_manifest_does_not_match(release, capsys, tmp_path):
+    """The manifest of another release (other columns) given with --manifest: a name it lacks is explained by the
+    mismatch, not reported as a mistyped attribute (found from the release's header, without hashing it)."""
+    import json
+
+    other = tmp_path / "other.manifest.json"
+    with open(release + ".manifest.json") as fh:
+        manifest = json.load(fh)
+    manifest["attributes"][0]["name"] = "Status"
+    other.write_text(json.dumps(manifest))
+    assert main(["estimate", release, "--manifest", str(other), "--marginal", "Weight, kg"]) == 2
+    line = error_line(capsys)
+    assert "manifest other.manifest.json does not describe" in line and "has no column 'Status'" in line
+    assert "give the manifest written with this release" in line

@@ -6,7 +6,7 @@ import json
 import math
 import sys
 
-from ..errors import InputError
+from ..errors import InputError, OptRRError
 
 
 def parse_list(text: str, kind=float, what: str = "value") -> list:
@@ -132,10 +132,37 @@ def open_named_release(args, text: str, option: str) -> tuple[list[str], tuple]:
     if not os.path.exists(args.release):
         split_names(text, option)
     opened = open_release(args.release, args.manifest, check_hash=False)  # (the missing release's error)
-    names = release_names(opened[0], text, option)
+    try:
+        names = release_names(opened[0], text, option)
+    except InputError:
+        _check_columns_described(opened[0], args.manifest or default_manifest_path(args.release), args.release)
+        raise
     if not args.no_hash_check:
         check_data_hash(opened[0], args.manifest or default_manifest_path(args.release), args.release)
     return names, opened
+
+
+def _check_columns_described(manifest: dict, manifest_path, release) -> None:
+    """A name the manifest lacks may be a manifest of another release: when the release file's header (read without
+    hashing the file) lacks a column the manifest describes, that is the error to give."""
+    import os
+
+    from ..estimation.release_source import reader_options
+    from ..io.readers import column_names
+
+    described = [str(a["name"]) for a in manifest["attributes"]] + [str(c) for c in manifest.get("kept_columns") or []]
+    try:
+        header = set(column_names(release, reader_options()))
+    except (OptRRError, OSError, ValueError):
+        return  # the release's own reading error comes later, where it is read
+    absent = [c for c in described if c not in header]
+    if absent:
+        raise InputError(
+            f"manifest {os.path.basename(os.fspath(manifest_path))} does not describe {os.path.basename(release)}: "
+            f"the release has no column {absent[0]!r}"
+            + (f" (nor {len(absent) - 1} more of the manifest's)" if len(absent) > 1 else "")
+            + "; give the manifest written with this release (--manifest)"
+        )
 
 
 def add_release_arguments(p) -> None:

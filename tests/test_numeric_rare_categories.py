@@ -92,3 +92,21 @@ def test_schema_and_merge_rare_say_what_perturb_will_refuse_in_a_numeric_column(
     assert "rare categories left in 1 column ('age'" in out, out
     assert main(["perturb", str(tmp_path / "in.csv"), "--config", str(cfg), "-o", str(tmp_path / "r.csv")]) == 2
     assert "'age': 'NA' (2 rows)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rows", [1, 4])
+def test_a_release_of_fewer_rows_than_the_rare_count_says_so_first(tmp_path, audit_dir, rows):
+    """With fewer than RARE_COUNT rows every value is rare: the refusal's first line names the cause (the file),
+    not only each column's categories (a one-row file got a long list of columns and no word of its single row)."""
+    frame = pd.DataFrame({"age": ["30"] * rows, "sex": ["f"] * rows})
+    frame.to_csv(tmp_path / "few.csv", index=False)
+    with pytest.raises(PublishRefusal) as refused:
+        perturb_file(tmp_path / "few.csv", config([]), tmp_path / "out.csv")
+    first, *rest = str(refused.value).splitlines()
+    plural = "row" if rows == 1 else "rows"
+    assert first == (
+        f"the release would hold only {rows} {plural}, fewer than 5: every value in it is rare, so every column below "
+        "is named; a release needs more rows"
+    )
+    assert rest and rest[0].startswith("rare categories")
+    assert not (tmp_path / "out.csv").exists()

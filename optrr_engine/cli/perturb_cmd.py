@@ -347,7 +347,8 @@ def run(args) -> int:
             manifest["randomness"]["source"], "TEST SEED: NOT PRIVATE"
         )
         print(
-            f"released {manifest['rows']:,} rows x {len(manifest['attributes'])} randomized columns to {args.output}\n"
+            f"released {manifest['rows']:,} row{'s' if manifest['rows'] != 1 else ''} x {len(manifest['attributes'])} "
+            f"randomized column{'s' if len(manifest['attributes']) != 1 else ''} to {args.output}\n"
             f"whole-record epsilon {manifest['overall_epsilon']:.6g} ({strength(manifest['overall_epsilon'])}; method "
             f"{manifest['design']['method']}); "
             f"{'shuffled' if manifest['shuffled'] else 'input order'}; {randomness}\n"

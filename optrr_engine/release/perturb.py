@@ -360,7 +360,7 @@ def perturb_file(
             _write(spill.add if spill is not None else writer.write, output_path, out)
             rows_read += n
             rows_out += out.num_rows
-            stream.report(source.fraction_done(), f"randomized {rows_read:,} rows")
+            stream.report(source.fraction_done(), f"randomized {rows_read:,} row{'s' if rows_read != 1 else ''}")
         if rows_read == 0:
             raise InputError(f"{os.path.basename(input_path)} has a header but no data rows")
         if rows_out == 0:
@@ -442,7 +442,7 @@ def perturb_file(
         if len(history) != len(previous) + 1:
             _write(_write_text, ipath, written[0].path, render_internal_report(manifest, entry, history))
         place_release(temps, finals, force, apath, entry)
-        ctl.report(1.0, f"released {rows_out:,} rows")
+        ctl.report(1.0, f"released {rows_out:,} row{'s' if rows_out != 1 else ''}")
         return Release(manifest, entry, history)
     finally:
         if writer is not None:
@@ -859,8 +859,22 @@ def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: in
     if combination is not None:
         problems.append(kept_combination_refusal(*combination))
     if problems:
+        from .schema import RARE_COUNT
+
+        if rows < RARE_COUNT:  # every category is rare then: the cause is the file, not a column
+            problems.insert(0, few_rows_note(rows))
         unique_rows = [(name, u, rows) for name, u, _d in kept]
         raise PublishRefusal("\n".join(problems), rare, unique_rows, combination, kept_rare)
+
+
+def few_rows_note(rows: int) -> str:
+    """The first line of a refusal of a release of fewer than RARE_COUNT rows (every value it holds is rare)."""
+    from .schema import RARE_COUNT
+
+    return (
+        f"the release would hold only {rows:,} row{'s' if rows != 1 else ''}, fewer than {RARE_COUNT}: every value "
+        "in it is rare, so every column below is named; a release needs more rows"
+    )
 
 
 #: A released column is named as in runs in the kept record order (:class:`RowOrder`) when adjacent rows hold the same

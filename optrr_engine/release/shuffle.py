@@ -104,7 +104,7 @@ class ExternalShuffle:
                 done += table.num_rows
                 if ctl is not None:
                     ctl.check()
-                    ctl.report(done / max(1, self.rows), f"shuffled {done:,} rows")
+                    ctl.report(done / max(1, self.rows), f"shuffled {done:,} row{'s' if done != 1 else ''}")
 
     def _bucket(self, path: str, depth: int):
         import pyarrow as pa

@@ -15,6 +15,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QFontMetrics, QImage
 
+from optrr_engine.analysis.avd import avd
 from optrr_engine.estimation import DEFAULT_METHOD
 from optrr_gui.compare.view import ESTIMATORS
 from optrr_gui.main_window import TAB_COMPARE, TAB_DESIGN
@@ -97,6 +98,11 @@ def test_preview_is_the_release_original_expected_estimated(qtbot, preview):
         assert frame["ci_high"].to_numpy() == pytest.approx(np.clip(centre + z * se, 0, 1), abs=1e-9)
         assert frame["ci_low"].to_numpy() == pytest.approx(np.clip(centre - z * se, 0, 1), abs=1e-9)
     assert "total variation distance" in page.status.text()
+    for frame in page.result["frames"]:  # each column's error: the estimate's first, the noiseless perturbed one marked
+        name = str(frame["attribute"].iat[0])
+        est, raw = avd(frame["estimated"], frame["original"]), avd(frame["perturbed"], frame["original"])
+        assert f"<b>{name}</b> estimate {est:.3f} (interval" in page.status.text()
+        assert f"the perturbed shares read as they are: {raw:.3f} expected)" in page.status.text()
     legends = [item for item in page.graphics.ci.childItems() if isinstance(item, pg.LegendItem)]
     assert len(legends) == 1  # one legend for the figure, labelled: what the bars and the intervals are
     texts = [label.text for _sample, label in legends[0].items]

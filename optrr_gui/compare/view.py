@@ -572,15 +572,19 @@ class PreviewPage(ComparePage):
             tv_est = avd(f["estimated"], f["original"])
             half = float(((f["ci_high"] - f["ci_low"]) / 2).mean())
             lines.append(
-                f"<b>{escape(str(f['attribute'].iat[0]))}</b> perturbed {tv_raw:.3f}, estimate {tv_est:.3f} "
-                f"(interval ± {100 * half:.1f} points)"
+                f"<b>{escape(str(f['attribute'].iat[0]))}</b> estimate {tv_est:.3f} (interval ± {100 * half:.1f} "
+                f"points; the perturbed shares read as they are: {tv_raw:.3f} expected)"
             )
         more = len(self.picked()) - len(frames)
         note = f" Only the first {len(frames)} ticked columns are drawn ({more} more ticked)." if more > 0 else ""
         note += prior_note(frames)
         self.status.setText(
             f"{result['rows']:,} rows as the release encodes them; the estimate is from one simulated release "
-            "(seeded). Error, as the total variation distance to the original: " + "; ".join(lines) + "." + note
+            "(seeded). Error, as the total variation distance to the original (the estimate's with that release's "
+            "noise; the perturbed shares' without noise, their expected value: the two are not alike): "
+            + "; ".join(lines)
+            + "."
+            + note
         )
 
 

@@ -92,6 +92,11 @@ def test_schema_and_merge_rare_say_what_perturb_will_refuse_in_a_numeric_column(
     assert "rare categories left in 1 column ('age'" in out, out
     assert main(["perturb", str(tmp_path / "in.csv"), "--config", str(cfg), "-o", str(tmp_path / "r.csv")]) == 2
     assert "'age': 'NA' (2 rows)" in capsys.readouterr().err
+    # without --merge-rare the schema's summary names the column perturb will refuse, before the user designs
+    assert main(["schema", str(tmp_path / "in.csv"), "-o", str(tmp_path / "plain.json")]) == 0
+    assert "rare categories in 1 column ('age'; see their notes): perturb refuses them as written" in (
+        capsys.readouterr().out
+    )
 
 
 @pytest.mark.parametrize("rows", [1, 4])

@@ -65,6 +65,10 @@ def run(args) -> int:
         print_summary(cfg)
         if merged is not None:
             print(merge_summary(merged))
+        else:
+            rare_line = rare_summary(cfg)
+            if rare_line:
+                print(rare_line)
         if unreleasable:
             print(f"wrote {args.output}")
         else:
@@ -119,6 +123,24 @@ def print_summary(cfg, stream=None) -> None:
             count = str(len(c.categories)) if c.categories else "-"
         note = "; ".join(c.warnings)
         print(f"{c.name[:24]:<24} {c.role:<8} {c.type:<8} {count:>10}  {note}", file=stream)
+
+
+def rare_summary(cfg) -> str:
+    """Without --merge-rare: the line naming the perturbed columns with rare categories, which perturb refuses as
+    written after its whole pass ("" when none)."""
+    from ..release.schema import RARE_WARNING_START
+
+    rare = [
+        c.name for c in cfg.columns if c.role == "perturb" and any(w.startswith(RARE_WARNING_START) for w in c.warnings)
+    ]
+    if not rare:
+        return ""
+    names = ", ".join(repr(n) for n in rare)
+    return (
+        f"rare categories in {len(rare)} column{'s' if len(rare) != 1 else ''} ({names}; see their notes): perturb "
+        "refuses them as written, after reading the whole file; --merge-rare merges those it can, or drop the "
+        "column, or give perturb --allow-rare-categories if publishing their existence is intended"
+    )
 
 
 def merge_summary(merged) -> str:

@@ -5,6 +5,7 @@ to the views; long work goes to the :class:`TaskRunner`.
 
 from __future__ import annotations
 
+import html
 import os
 import threading
 import time
@@ -48,7 +49,7 @@ from .state.config_bridge import perturbed_sizes, set_summaries
 from .state.data_store import DataStore, read_encoded
 from .state.design_summary import grr_parameters
 from .state.paths import DATA_FILTER, PROJECT_FILTER, PROJECT_SUFFIX, SAMPLES
-from .state.session import SessionState
+from .state.session import SessionState, too_few_rows
 from .workers.jobs.schema import infer_columns
 from .workers.runner import TaskRunner
 
@@ -212,11 +213,19 @@ class StartBanner(QWidget):
                 budget = f"the whole record within ε = {state.target_total:g} ({each} per column)"
             else:
                 budget = f"{each} per column as set (each design's whole-record ε is shown under Mechanism)"
-        self.label.setText(
-            f"<b>Step 1 — choose the columns to share.</b> Proposed: {p} randomized, {k} exported in the clear, "
-            f"{d} dropped (likely identifiers and free text are dropped; the reason is under Warnings). "
-            f"Privacy: {budget}. Set the roles, then confirm."
-        )
+        name = Path(state.data_path).name if state.data_path else "the file"
+        few = too_few_rows(state.n_rows, name)
+        if few:  # not the identifier reason: with one row every value is unique
+            self.label.setText(
+                f"<b>Step 1 — choose the columns to share.</b> {html.escape(few)}; every column was dropped. "
+                "Open a file with more rows."
+            )
+        else:
+            self.label.setText(
+                f"<b>Step 1 — choose the columns to share.</b> Proposed: {p} randomized, {k} exported in the clear, "
+                f"{d} dropped (likely identifiers and free text are dropped; the reason is under Warnings). "
+                f"Privacy: {budget}. Set the roles, then confirm."
+            )
         self.confirm.setEnabled(p > 0)
 
 
@@ -980,6 +989,9 @@ class MainWindow(QMainWindow):
         """Why Release is not possible yet (one sentence for its tooltip), or None when it is."""
         if not self.state.data_path:
             return "Open a data file first (File ▸ Open data…)"
+        few = too_few_rows(self.state.n_rows, Path(self.state.data_path).name)
+        if few and not self.state.perturbed_indices():  # before step 1: nothing to confirm
+            return few
         if self.state.columns and not self.state.columns_chosen:
             return "Confirm the columns to share first (step 1 above the column table)"
         if not self.state.perturbed_indices():

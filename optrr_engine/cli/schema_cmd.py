@@ -98,15 +98,15 @@ def nothing_released(cfg, output) -> str | None:
     """Why nothing can be released with the template ``cfg`` as written to ``output`` (no column is randomized),
     else None: one data row (every column holds a single value, nothing to randomize, whatever the roles), or no
     column proposed for randomizing (the notes say why; roles can be changed)."""
+    from ..release.schema import too_few_rows
+
     if cfg.perturbed():
         return None
     source = cfg.source or {}
     rows, name = source.get("rows"), source.get("file") or "the file"
-    if isinstance(rows, int) and rows < 2:
-        return (
-            f"nothing can be released from {name}: it has {rows} data row, so every column holds a single value and "
-            "there is nothing to randomize (a release needs many rows); every column was dropped"
-        )
+    few = too_few_rows(rows, name) if isinstance(rows, int) else None
+    if few:
+        return f"{few}; every column was dropped"
     return (
         f"nothing can be released yet: every column of {name} was dropped (their notes say why); give at least one "
         f"column the role perturb in {output} before optrr design and optrr perturb"

@@ -464,6 +464,21 @@ def _missing_named(labels: list[str]) -> tuple[str, bool]:
     return shown + repr(distinct[-1]), len(distinct) > 1
 
 
+#: Fewer data rows than this and nothing can be released: every column holds a single value, nothing to randomize.
+MIN_RELEASE_ROWS = 2
+
+
+def too_few_rows(rows: int | None, name: str) -> str | None:
+    """Why nothing can be released from file ``name`` of ``rows`` data rows (fewer than MIN_RELEASE_ROWS), or None
+    (enough rows, or not counted yet). ``optrr schema`` and the window say it in these words."""
+    if rows is None or rows >= MIN_RELEASE_ROWS:
+        return None
+    return (
+        f"nothing can be released from {name}: it has {rows} data row{'' if rows == 1 else 's'}, so every column holds "
+        "a single value and there is nothing to randomize (a release needs many rows)"
+    )
+
+
 def rare_refusal(found, missing: Mapping[str, str | None] | None = None) -> str:
     """The perturb-time error naming the perturbed columns with rare released categories (``found``: (column,
     :func:`rare_categories` of its released rows) of each, in column order; the first RARE_SHOWN columns named, the

@@ -338,6 +338,14 @@ class AnalyseView(QWidget):
             self.attributes.addItem(item)
         self.show_kept_columns(kept)
         self.estimate_button.setEnabled(True)
+        self.result_label.setText(self.start_hint())
+
+    def start_hint(self) -> str:
+        """The right pane before an estimate: what to do (a GUI review found it empty, one attribute ticked)."""
+        return (
+            f"Tick one attribute for its distribution, or two for their table and a test, then press "
+            f"{self.estimate_button.text()}."
+        )
 
     def clear_attributes(self) -> None:
         self.attributes.clear()

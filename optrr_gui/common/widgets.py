@@ -27,7 +27,17 @@ class WrappedLabel(QLabel):
         self._fit()
 
     def _fit(self) -> None:
-        need = self.heightForWidth(max(1, self.width())) if self.text() else 0
+        need = 0
+        if self.text():
+            # QLabel's height-for-width is never below its minimum height: measure without the one set for an
+            # earlier, longer text (else a label once three lines high stays so, its one line centred in blank
+            # space: a GUI review saw 60 px of nothing above the Design tab's status line).
+            kept = self.minimumHeight()
+            if kept:
+                self.setMinimumHeight(0)
+            need = self.heightForWidth(max(1, self.width()))
+            if kept and need == kept:
+                self.setMinimumHeight(kept)
         if need != self.minimumHeight():
             self.setMinimumHeight(max(0, need))
 

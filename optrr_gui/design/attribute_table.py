@@ -32,7 +32,7 @@ from optrr_engine.tolerance import eps_equal
 from ..common.commands import SetColumnValue, SetSessionValue, set_roles
 from ..common.widgets import text_column_width
 from ..design.epsilon_editor import INVALID_STYLE, EpsilonEditor, ExactSpinBox, refusal_status
-from ..state.config_bridge import category_counts, unreadable
+from ..state.config_bridge import KEPT_WARNING, category_counts, unreadable
 from ..state.role_fields import role_choices, settable_rows
 from ..state.session import COUNT_FIELDS, ROLES, TYPES, SessionState
 
@@ -96,6 +96,23 @@ def warnings_tooltip(warnings) -> str:
     as the screen). The cell shows what fits in its row: wrapped in full in the column's ~120 px at
     a 1400 px wide window, one row took 250 px, and the table showed two or three columns instead of ten."""
     return "".join(f"<p>⚠ {html.escape(w)}</p>" for w in warnings)
+
+
+#: The start of the warning of a perturbed column with fewer than 2 categories (it cannot be randomized).
+CANNOT_RANDOMIZE_START = "fewer than 2 categories"
+
+
+def cell_warnings(warnings) -> list[str]:
+    """The Warnings cell's order: first what blocks the release or must be approved in the release dialog (a kept
+    column's warning, rare categories, too few categories to randomize), then the others, each group in its usual
+    order. The cell shows the start of its text only: a GUI review saw Prothrombin's numeric-bins note in it and
+    not its rare 'NA' that the release refuses until ticked. The tooltip and the side panel keep the usual order."""
+    from optrr_engine.release.schema import RARE_WARNING_START
+
+    def blocks(w: str) -> bool:
+        return w == KEPT_WARNING or w.startswith((RARE_WARNING_START, CANNOT_RANDOMIZE_START))
+
+    return sorted(warnings, key=lambda w: not blocks(w))
 
 
 class AttributeModel(QAbstractTableModel):
@@ -200,7 +217,7 @@ class AttributeModel(QAbstractTableModel):
                 v = getattr(col, self.value_field())
                 return f"{v:.3g}" if role == Qt.ItemDataRole.DisplayRole else float(v)
             if c == COL_WARN:
-                return "; ".join(warnings)
+                return "; ".join(cell_warnings(warnings))
         if role == Qt.ItemDataRole.ToolTipRole:
             if c == COL_ROLE:
                 reason = unreadable(col)

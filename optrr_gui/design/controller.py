@@ -9,6 +9,7 @@ visible, marked stale, until their replacement arrives.
 from __future__ import annotations
 
 import json
+import os
 import time
 from functools import lru_cache, partial
 
@@ -22,7 +23,7 @@ from ..state.design_summary import (
     ranked,
     recommend,
 )
-from ..state.session import SessionState
+from ..state.session import SessionState, too_few_rows
 from ..workers.jobs.design import compute_design, repredict
 from ..workers.runner import TaskRunner
 
@@ -106,6 +107,8 @@ class DesignController(QObject):
             return
         if kind == "rows":
             self._update_errors()
+            if self.key is None and self.message:  # no design: the reason may be the rows now counted
+                self.recompute()
             return
         quiet = time.perf_counter() - self._last_request > DEBOUNCE_MS / 1000
         self._timer.start(0 if quiet and not self._timer.isActive() else DEBOUNCE_MS)
@@ -122,7 +125,8 @@ class DesignController(QObject):
         n_rows = self.state.n_rows
         self.n_rows = n_rows
         if not sizes:
-            self._clear("choose at least one column to perturb")
+            name = os.path.basename(self.state.data_path) if self.state.data_path else "the file"
+            self._clear(too_few_rows(n_rows, name) or "choose at least one column to perturb")
             return
         if any(a < 2 for a in sizes):
             names = [n for n, a in zip(request["names"], sizes, strict=True) if a < 2]

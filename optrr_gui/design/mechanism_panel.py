@@ -540,7 +540,7 @@ class MechanismPanel(QWidget):
         c = self.controller
         names = c.request.get("names", [])
         budget_mode = bool(c.request.get("budget_mode"))
-        why = recommendation_text(c.current(), recommended, c.methods, budget_mode)
+        why = recommendation_text(c.current(), recommended, c.methods, budget_mode, name_no_information=False)
         lines = [html.escape(why)] if why else []
         method = chosen or recommended
         s = c.current().get(method) if method else None
@@ -549,6 +549,12 @@ class MechanismPanel(QWidget):
                 f"<span style='color:#8a5a00'>⚠ No design computed has information at this number of rows: the "
                 f"best of them, {html.escape(METHOD_LABELS.get(method, method))}, is recommended, but its estimates "
                 f"would be the prior's equal shares. For more: {WAY_OUT}.</span>"
+            )
+        elif s is not None and s.ok and s.no_information:
+            lines.append(
+                f"<span style='color:#8a5a00'>⚠ {html.escape(METHOD_LABELS.get(method, method))} (your pick) has no "
+                f"information at this number of rows: its estimates would be the prior's equal shares. Follow the "
+                f"recommendation or pick another design; for more: {WAY_OUT}.</span>"
             )
         if s is not None and s.ok and s.non_identifiable:
             label = METHOD_LABELS.get(method, method)

@@ -154,10 +154,18 @@ def summary_html(manifest: dict, output_path: str, seconds: float, audit: dict |
         lines.append(f"<tr><td>Design</td><td>{escape(method)}</td></tr>")
     value = fmt_eps(mech.overall_epsilon())
     lines.append(f"<tr><td>Whole-record ε</td><td><b>{value}</b> (lower = more private)</td></tr>")
-    lines.append("</table><p>ε per perturbed column (requested → achieved):</p><table cellspacing='4'>")
-    for name, req, e in zip(names, requested, eps, strict=False):
-        req_text = fmt_eps(float(req)) if req is not None else "—"
-        lines.append(f"<tr><td>{name}</td><td align='right'>{req_text}</td><td>→ {fmt_eps(float(e))}</td></tr>")
+    budget = (manifest.get("design") or {}).get("budget")
+    if budget:  # a whole-record target: nothing was requested per column, the design chose each column's ε
+        target = budget.get("target_total")
+        within = f" within the whole-record target ε {fmt_eps(float(target))}" if target is not None else ""
+        lines.append(f"</table><p>ε per perturbed column (chosen by the design{within}):</p><table cellspacing='4'>")
+        for name, e in zip(names, eps, strict=False):
+            lines.append(f"<tr><td>{name}</td><td align='right'>{fmt_eps(float(e))}</td></tr>")
+    else:
+        lines.append("</table><p>ε per perturbed column (requested → achieved):</p><table cellspacing='4'>")
+        for name, req, e in zip(names, requested, eps, strict=False):
+            req_text = fmt_eps(float(req)) if req is not None else "—"
+            lines.append(f"<tr><td>{name}</td><td align='right'>{req_text}</td><td>→ {fmt_eps(float(e))}</td></tr>")
     lines.append("</table>")
     info = (manifest.get("design") or {}).get("info") or {}
     lines.append(f"<p>{suppression_sentence(info.get('suppression'), len(names))}</p>")
@@ -523,6 +531,8 @@ class ReleaseDialog(QDialog):
         self.allow_repeat = False  # set once the user confirms a repeat release of the same data
         self.replace_confirmed = False  # the user answered "replace?" for the release being retried (repeat)
         self.replacing = False  # the release started last replaces the files of an earlier one
+        #: what the last successful release was made of (:meth:`release_key`): Release stays off until it changes
+        self.released_key: tuple | None = None
         self.closed_running = False  # the dialog was closed while the release ran: the main window says how it ended
         self.closed = False  # closed (it stays connected to the designs until the next one opens): no background work
         self._notes: tuple = (None, None, None)  # (mechanism, (names, needed, rows), notes: None while computing)
@@ -722,6 +732,9 @@ class ReleaseDialog(QDialog):
         lay.addLayout(buttons)
         self.format.currentTextChanged.connect(self._format_changed)
         self.output.textChanged.connect(self._output_changed)
+        for box in (self.accept_changes, self.allow_unidentifiable, self.shuffle):
+            box.toggled.connect(self._edited_after_release)
+        self.key_file.textChanged.connect(self._edited_after_release)
         self._prepare()
         window.controller.changed.connect(self._design_changed)
 
@@ -1039,7 +1052,49 @@ class ReleaseDialog(QDialog):
             self.progress_label.setText("<span style='color:#cc0000'>" + "<br>".join(problems) + "</span>")
         elif self.result_state == "idle":
             self.progress_label.setText("")
-        self.release_button.setEnabled(not problems)
+        self.release_button.setEnabled(not problems and not self.released_as_is())
+        self._update_primary()
+
+    def _edited_after_release(self, *_args) -> None:
+        """A setting of the release changed after one was written: Release again possible (:meth:`released_as_is`)."""
+        if self.result_state == "done":
+            self._design_changed()
+
+    def release_key(self) -> tuple:
+        """What a release is made of, as far as the dialog can tell it changed: the session (every edit is a step of
+        the window's undo stack), the design and its result, the output, its format and key, and the ticks."""
+        method = self.chosen_method()
+        summary = self.window_.controller.current().get(method) if method else None
+        stack = self.window_.stack
+        ticks = (self.accept_clear, self.accept_changes, self.allow_unidentifiable, self.shuffle)
+        return (
+            stack.index(),
+            stack.count(),
+            self.state.data_version,
+            method,
+            id(summary),
+            self.output.text().strip(),
+            self.format.currentText(),
+            self.key_file.text().strip(),
+            tuple(box.isChecked() for box in ticks),
+        )
+
+    def released_as_is(self) -> bool:
+        """The last release succeeded and nothing it was made of changed since: releasing again would only ask to
+        replace its files and to release the same data again (a GUI review pressed Release twice)."""
+        return self.result_state == "done" and self.released_key == self.release_key()
+
+    def _update_primary(self) -> None:
+        """The default button (Enter): Close once the release is written and unchanged, else Release."""
+        done = self.released_as_is()
+        self.release_button.setDefault(not done)
+        self.release_button.setAutoDefault(not done)
+        self.close_button.setDefault(done)
+        self.release_button.setToolTip(
+            "Released: change the output, the design or the columns to release again"
+            if done
+            else "Randomize every perturbed column and write the file, manifest and report"
+        )
 
     def _update_delimiter(self) -> None:
         """Beside the format: the input's delimiter when a CSV release keeps one that is not a comma
@@ -1366,7 +1421,10 @@ class ReleaseDialog(QDialog):
         self.summary.show()
         self._fit_height()  # the summary below everything else
         self.cancel_button.setEnabled(False)
-        self.release_button.setEnabled(True)
+        self.released_key = self.release_key()
+        self.release_button.setEnabled(False)  # until something changes (:meth:`_design_changed`)
+        self._update_primary()
+        self.close_button.setFocus()
         self.folder_button.setEnabled(True)
         self.analyse_button.setEnabled(True)
         if self.closed_running:  # it finished before it could stop: the files exist, show what was written

@@ -501,12 +501,20 @@ def listed_labels(methods: list[str]) -> str:
 
 
 def recommendation_text(
-    summaries: dict[str, DesignSummary], recommended: str | None, order, budget_mode: bool
+    summaries: dict[str, DesignSummary],
+    recommended: str | None,
+    order,
+    budget_mode: bool,
+    name_no_information: bool = True,
 ) -> str:
     """Why the recommendation is not a design before it or with a smaller predicted error (:func:`refused_above`),
     in one line: "Recommended: Sample-2 (2 columns per row): Optimal, Auto and Classes erase needed tables at this
-    ε"; "" when no such design was refused."""
+    ε"; "" when no such design was refused. ``name_no_information`` False leaves out the designs kept from it for
+    having no information (the Design tab's status line: a design neither recommended nor picked lacking
+    information is no news there; its row says so)."""
     refused = refused_above(summaries, recommended, order, budget_mode)
+    if not name_no_information:
+        refused["no_information"] = []
     parts = []
     if refused["erased"]:
         verb = "erases" if len(refused["erased"]) == 1 else "erase"

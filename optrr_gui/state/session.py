@@ -32,6 +32,15 @@ DEFAULT_TARGET_TOTAL = 4.0
 PROJECT_FORMAT = "optrr-project"
 PROJECT_VERSION = 1
 
+def too_few_rows(n_rows: int | None, name: str) -> str | None:
+    """Why nothing can be released from file ``name`` of ``n_rows`` data rows, in the engine's words (capitalised),
+    or None. A GUI review opened a one-row file and read that its columns were dropped as likely identifiers."""
+    from optrr_engine.release.schema import too_few_rows as engine_reason
+
+    reason = engine_reason(n_rows, name)
+    return reason[:1].upper() + reason[1:] if reason else None
+
+
 Listener = Callable[[str, "int | None", "str | None"], None]
 #: Column fields whose edit can change a column's categories, their count or its warnings (an edit of the
 #: others, epsilon and weight, keeps every count: see ``data_version``).

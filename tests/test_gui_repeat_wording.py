@@ -67,5 +67,5 @@ def test_a_keyed_reproduction_is_asked_as_a_copy_that_adds_nothing(qtbot, window
     qtbot.addWidget(dialog)
     assert dialog.confirm_repeat(again) is False
     (text,) = asked
-    assert "release of 2026-11-27T10:00:00Z (file heart.csv) again, byte for byte" in text
+    assert "release of 2026-11-27T10:00:00Z (file heart.csv) again, with the same noise" in text
     assert "stays 2" in text and "anew" not in text and text.endswith("Write the copy?")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from optrr_engine.cli.main import main
@@ -400,7 +401,7 @@ def test_a_keyed_reproduction_is_refused_as_a_copy_that_adds_nothing(tmp_path, c
     capsys.readouterr()
     assert main([*first, "-o", str(tmp_path / "b" / "r.csv")]) == 2
     err = one_error_line(capsys)
-    assert "would reproduce the release of" in err and "(file car.csv) byte for byte" in err
+    assert "would reproduce the records and noise of the release of" in err and "(file car.csv) (the same" in err
     manifest = json.loads((tmp_path / "a" / "r.csv.manifest.json").read_text())
     assert f"the accumulated whole-record epsilon stays {manifest['overall_epsilon']:.6g}" in err
     assert main([*first, "-o", str(tmp_path / "b" / "r.csv"), "--allow-repeat"]) == 0
@@ -409,3 +410,34 @@ def test_a_keyed_reproduction_is_refused_as_a_copy_that_adds_nothing(tmp_path, c
     assert main([*first, "--no-shuffle", "-o", str(tmp_path / "c.csv")]) == 2  # another release: fresh noise
     err = one_error_line(capsys)
     assert "would reproduce" not in err and "another release with fresh noise brings" in err
+
+
+def test_a_keyed_reproduction_counts_every_release_of_the_records_and_its_format_does_not_add(
+    tmp_path, capsys, audit_dir
+):
+    """A review: after a keyed release and one of a CRLF copy of the same records (fresh noise: 2 x eps), a third
+    run reproducing the first was refused with "stays eps" (only releases of the same input bytes were summed); and
+    the same keyed release written as Parquet was counted anew (3 x eps), although its noise is the first one's."""
+    src = tmp_path / "car.csv"
+    src.write_bytes((TEST_DATA / "car.csv").read_bytes())
+    crlf = tmp_path / "car_crlf.csv"
+    crlf.write_bytes(src.read_bytes().replace(b"\n", b"\r\n"))
+    cfg = tmp_path / "release.json"
+    assert main(["schema", str(src), "-o", str(cfg), "--quiet"]) == 0
+    key = tmp_path / "hospital.key"
+    assert main(["keygen", "-o", str(key)]) == 0
+    common = ["--config", str(cfg), "--key-file", str(key), "--quiet"]
+    assert main(["perturb", str(src), *common, "-o", str(tmp_path / "a.csv")]) == 0
+    eps = json.loads((tmp_path / "a.csv.manifest.json").read_text())["overall_epsilon"]
+    assert main(["perturb", str(crlf), *common, "-o", str(tmp_path / "b.csv"), "--allow-repeat"]) == 0
+    capsys.readouterr()
+    assert main(["perturb", str(src), *common, "-o", str(tmp_path / "c.csv")]) == 2
+    err = one_error_line(capsys)
+    assert "would reproduce the records and noise of the release of" in err
+    assert f"the accumulated whole-record epsilon stays {2 * eps:.6g}" in err
+    assert main(["perturb", str(src), *common, "-o", str(tmp_path / "d.parquet"), "--allow-repeat"]) == 0
+    err = capsys.readouterr().err
+    assert f"released 3 times; accumulated whole-record epsilon {2 * eps:.6g}" in err
+    a = pd.read_csv(tmp_path / "a.csv", dtype=str, keep_default_na=False)
+    d = pd.read_parquet(tmp_path / "d.parquet").astype(str)
+    assert (a.to_numpy() == d[a.columns].to_numpy()).all()  # the same noise indeed: nothing more revealed

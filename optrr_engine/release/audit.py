@@ -622,17 +622,40 @@ ACCUMULATED_NOTE = "sum over the releases, identical ones once; less for records
 
 def accumulated_epsilon(previous: list[dict], this_release: float = 0.0) -> float:
     """Basic composition: the sum of the whole-record epsilons of every release of the same records, a release
-    whose data file is byte for byte an earlier one's (a keyed release reproduced: the same noise) counted once."""
-    seen: set[str] = set()
+    that repeats an earlier one's noise counted once: its data file byte for byte the earlier one's, or a keyed
+    release of the same input made the same way (:func:`same_noise_key`; in another file format, say)."""
+    seen: set = set()
     total = 0.0
     for r in previous:
-        sha = r.get("output_sha256")
-        if isinstance(sha, str):
-            if sha in seen:
-                continue
-            seen.add(sha)
+        keys = [k for k in (r.get("output_sha256"), same_noise_key(r)) if k is not None]
+        if any(k in seen for k in keys):
+            seen.update(keys)
+            continue
+        seen.update(keys)
         total += float(r.get("overall_epsilon", 0.0))
     return float(total + this_release)
+
+
+def same_noise_key(r: dict) -> str | None:
+    """What makes a keyed release's noise (:func:`reproduced_release`'s criteria: the input's SHA-256, the key's
+    fingerprint and stream scheme, the configuration, reader options, shuffling and OptRR version) as one text, or
+    None for a release with OS randomness (fresh noise each time)."""
+    given = r.get("randomness") or {}
+    if not given.get("key_fingerprint"):
+        return None
+    source = r.get("input") or {}
+    return json.dumps(
+        [
+            source.get("sha256"),
+            given.get("key_fingerprint"),
+            given.get("stream_scheme"),
+            r.get("tool"),
+            r.get("configuration"),
+            source.get("reader"),
+            bool(r.get("shuffled")),
+        ],
+        sort_keys=True,
+    )
 
 
 def near_sentence(near: list[dict]) -> str:
@@ -677,14 +700,15 @@ def reproduced_release(previous: list[dict], tool: dict, randomness: dict, confi
     return None
 
 
-def reproduction_message(previous: list[dict], reproduced: dict) -> str:
-    """Why a keyed reproduction is still refused: it writes a copy of an earlier release, adding nothing."""
-    total = accumulated_epsilon(previous)
+def reproduction_message(ledger: list[dict], reproduced: dict, near=()) -> str:
+    """Why a keyed reproduction is still refused: it writes a copy of an earlier release, adding nothing. ``ledger``:
+    every release of the same records (:func:`repeats_of` of the reproduced entry, ``near`` its near repeats)."""
+    total = accumulated_epsilon(ledger)
     what = f"the release of {reproduced.get('created', '?')} (file {(reproduced.get('input') or {}).get('file', '?')})"
     return (
-        f"this run would reproduce {what} byte for byte (the same input, key, configuration and OptRR version: the "
-        f"same noise), so it adds nothing: the accumulated whole-record epsilon stays {total:.6g} "
-        f"({ACCUMULATED_NOTE}); confirm with --allow-repeat to write that copy"
+        f"this run would reproduce the records and noise of {what} (the same input, key, configuration and OptRR "
+        f"version: the same noise, whatever the output format), so it adds nothing: the accumulated whole-record "
+        f"epsilon stays {accumulated_words(f'{total:.6g}', bool(near))}; confirm with --allow-repeat to write that copy"
     )
 
 

@@ -221,6 +221,7 @@ def perturb_file(
         load_audit,
         releases_of,
         repeat_message,
+        repeats_of,
         reproduced_release,
         reproduction_message,
     )
@@ -304,9 +305,11 @@ def perturb_file(
         copy_of = reproduced_release(
             previous, tool_entry(), randomness.audit_entry(), cfg.to_dict(), source.options.to_dict(), shuffle
         )
-        if copy_of is not None:  # a keyed reproduction: the same noise again
+        if copy_of is not None:  # a keyed reproduction: the same noise again; its ledger is the copied release's
+            ledger, _columns, _reordered, near = repeats_of(audit, copy_of)
             raise RepeatReleaseError(
-                reproduction_message(previous, copy_of), previous, accumulated_epsilon(previous), reproduces=copy_of
+                reproduction_message(ledger, copy_of, near), ledger, accumulated_epsilon(ledger), near=near,
+                reproduces=copy_of,
             )
         raise RepeatReleaseError(repeat_message(previous, this_eps), previous, accumulated_epsilon(previous, this_eps))
 

@@ -1447,12 +1447,13 @@ class ReleaseDialog(QDialog):
         its epsilons add up. Ask, showing the accumulated epsilon; when ``replacing`` the files of an earlier release,
         say that the ledger still counts the one replaced."""
         replaced = f" {REPLACED_COUNTED}" if replacing else ""
-        if exc.reproduces is not None:  # the same key, configuration and version: the same bytes again
+        if exc.reproduces is not None:  # the same key, configuration and version: the same noise again
             copy = exc.reproduces
             question = (
                 f"This would write the release of {copy.get('created', '?')} (file "
-                f"{(copy.get('input') or {}).get('file', '?')}) again, byte for byte: the same data, key, settings "
-                "and OptRR version give the same noise, so it reveals nothing more; the accumulated whole-record ε "
+                f"{(copy.get('input') or {}).get('file', '?')}) again, with the same noise: the same data, key, "
+                "settings and OptRR version give the same noise (in any file format), so it reveals nothing more; the "
+                "accumulated whole-record ε "
                 f"stays {accumulated_text(exc)}.{replaced}\n\nWrite the copy?"
             )
         else:

@@ -86,3 +86,46 @@ def test_analyze_with_too_few_records_recommends_no_test(tmp_path, capsys):
     assert "tests lean on a normal approximation that does not hold" in out["warning"]
     assert "prior" not in out["warning"]  # the tests use the unbiased table, which has none
 
+
+
+def test_a_wald_test_whose_covariance_is_singular_is_not_computable_rather_than_zero(tmp_path, capsys):
+    """A review: 7 records reporting a 2 x 3 table, their perturbed values in 2 cells, gave "chi2 = 0, p = 1" beside
+    an unbiased estimate far from independence (the pseudo-inverse of a rank-1 covariance). The statistic is now
+    not computable, with the rank said, and no test is recommended."""
+    from optrr_engine.analysis.chi_square import wald_rank
+
+    cats = {"party": ["d", "r"], "crime": ["?", "n", "y"]}
+    mech = run_design("kronecker", [2, 3], [2.0, 2.0]).mechanism
+    frame = pd.DataFrame({"party": ["d"] * 4 + ["r"] * 3, "crime": ["n"] * 4 + ["y"] * 3})
+    data = tmp_path / "few.csv"
+    frame.to_csv(data, index=False)
+    manifest = {
+        "format_version": 1,
+        "attributes": [
+            {"name": n, "categories": c, "requested_epsilon": 2.0, "achieved_epsilon": float(e)}
+            for (n, c), e in zip(cats.items(), mech.attribute_epsilons(), strict=True)
+        ],
+        "overall_epsilon": mech.overall_epsilon(),
+        "mechanism": mech.to_dict(),
+        "rows": len(frame),
+        "input_sha256": "0" * 64,
+        "output_sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
+        "shuffled": False,
+        "seeded": True,
+    }
+    path = tmp_path / "few.manifest.json"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["analyze", str(data), "--manifest", str(path), "--chi2", "party,crime", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    wald = next(t for t in out["tests"] if t["test"] == "wald_on_unbiased_estimate")
+    assert wald["statistic"] is None and wald["p_value"] is None and wald["p_value_text"] == "n/a"
+    assert wald["valid"] is False and "NOT computable: the covariance of the estimated table has rank 1 of the 2" in (
+        wald["assumes"]
+    )
+    assert out["recommended"] is None
+    assert main(["analyze", str(data), "--manifest", str(path), "--chi2", "party,crime"]) == 0
+    assert "wald_on_unbiased_estimate: chi2 = not computable, df = 2, p = n/a" in capsys.readouterr().out
+    # a covariance of full rank: the rank is the test's degrees of freedom
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(6, 6))
+    assert wald_rank(np.full((2, 3), 1 / 6), a @ a.T) == 2

@@ -27,8 +27,10 @@ def _chi2_sf(stat: float, dof: int) -> float:
 SMALLEST_SHOWN_P = 1e-16
 
 
-def format_p_value(p: float, digits: int = 4) -> str:
-    """p for display: "< 1e-16" below printing precision, never "0"."""
+def format_p_value(p: float | None, digits: int = 4) -> str:
+    """p for display: "< 1e-16" below printing precision, never "0"; "n/a" when there is none."""
+    if p is None:
+        return "n/a"
     p = float(p)
     if not np.isfinite(p):
         return "n/a"
@@ -39,9 +41,9 @@ def format_p_value(p: float, digits: int = 4) -> str:
 
 @dataclass
 class Chi2Result:
-    statistic: float
+    statistic: float | None  # None: not computable (the test says why in ``assumes``)
     dof: int
-    p_value: float
+    p_value: float | None
     test: str
     assumes: str
     info: dict = field(default_factory=dict)
@@ -91,6 +93,30 @@ def wald_statistics(estimates: np.ndarray, covariances: np.ndarray) -> np.ndarra
     """W = d^T (J Cov J^T)^{-1} d for a batch of estimated r x c tables (shape (B, r, c)) with the covariances of
     their C-order cells (shape (B, rc, rc)); d_ij = p_ij - p_i. p_.j on the free cells i < r-1, j < c-1 and J its
     Jacobian (module docstring). A singular J Cov J^T uses the pseudo-inverse. Never negative."""
+    vec, cov_d = _contrast(estimates, covariances)
+    try:
+        sol = np.linalg.solve(cov_d, vec[:, :, None])[:, :, 0]
+    except np.linalg.LinAlgError:
+        sol = (np.linalg.pinv(cov_d) @ vec[:, :, None])[:, :, 0]
+    return np.maximum(np.einsum("bf,bf->b", vec, sol), 0.0)
+
+
+#: An eigenvalue of Cov(d) below this share of its largest counts as 0 (:func:`wald_rank`).
+RANK_TOLERANCE = 1e-9
+
+
+def wald_rank(estimate: np.ndarray, covariance: np.ndarray) -> int:
+    """The rank of Cov(d) = J Cov J^T of one estimated r x c table (eigenvalues above RANK_TOLERANCE of the
+    largest): below (r-1)(c-1), the estimate's covariance says nothing in some direction of d (the perturbed counts
+    fall in too few cells to estimate it), and a Wald statistic is not defined."""
+    _vec, cov_d = _contrast(np.asarray(estimate, dtype=float)[None], np.asarray(covariance, dtype=float)[None])
+    eig = np.linalg.eigvalsh((cov_d[0] + cov_d[0].T) / 2)
+    top = float(eig.max()) if eig.size else 0.0
+    return int(np.count_nonzero(eig > RANK_TOLERANCE * top)) if top > 0 else 0
+
+
+def _contrast(estimates, covariances) -> tuple[np.ndarray, np.ndarray]:
+    """(d on the free cells, J Cov J^T) of a batch of tables (:func:`wald_statistics`)."""
     p = np.asarray(estimates, dtype=float)
     cov = np.asarray(covariances, dtype=float)
     batch, r, c = p.shape
@@ -102,11 +128,7 @@ def wald_statistics(estimates: np.ndarray, covariances: np.ndarray) -> np.ndarra
     jac = same_row * same_col - same_row * col[:, fj][:, :, None] - same_col * row[:, fi][:, :, None]
     cov_d = jac @ cov @ np.swapaxes(jac, 1, 2)
     vec = (p - row[:, :, None] * col[:, None, :])[:, fi, fj]
-    try:
-        sol = np.linalg.solve(cov_d, vec[:, :, None])[:, :, 0]
-    except np.linalg.LinAlgError:
-        sol = (np.linalg.pinv(cov_d) @ vec[:, :, None])[:, :, 0]
-    return np.maximum(np.einsum("bf,bf->b", vec, sol), 0.0)
+    return vec, cov_d
 
 
 def wald_independence(estimate: np.ndarray, covariance: np.ndarray) -> Chi2Result:

@@ -9,7 +9,7 @@ from ..estimation import StructuredOperator, estimate_release
 from ..estimation.covariance import covariance_matrix
 from ..estimation.estimate import few_rows, few_rows_head
 from ..estimation.spectrum import NotIdentifiableError
-from .chi_square import pearson_chi2, wald_independence
+from .chi_square import pearson_chi2, wald_independence, wald_rank
 from .wald_simulation import MAX_SIMULATED_CELLS, SIMULATIONS, simulated_p_value
 
 #: Eigenvalue products must agree to this for the pair's mechanism to count as a product (independent RR).
@@ -87,8 +87,23 @@ def chi2_release(
     except NotIdentifiableError:
         raise InputError(not_testable(manifest, idx, names)) from None
     wald = wald_independence(est.unbiased, cov)
-    simulated = simulated_p_value(op, est.unbiased, est.observed, wald.statistic, cancel=cancel)
-    if simulated is not None:
+    rank = wald_rank(est.unbiased, cov)
+    computable = rank >= wald.dof
+    statistic = wald.statistic
+    simulated = (
+        simulated_p_value(op, est.unbiased, est.observed, statistic, cancel=cancel)
+        if computable and statistic is not None
+        else None
+    )
+    if not computable:  # the pseudo-inverse would give a statistic of 0 (p = 1) however strong the association
+        wald.statistic = wald.p_value = None
+        wald.info["p_value_method"] = "none: the statistic is not computable"
+        wald.assumes = (
+            f"NOT computable: the covariance of the estimated table has rank {rank} of the {wald.dof} the test needs "
+            "(the perturbed counts fall in too few cells), so the release cannot say in every direction how far the "
+            "table is from independence; " + wald.assumes
+        )
+    elif simulated is not None:
         wald.info["p_value_chi2_approximation"] = wald.p_value
         wald.p_value = simulated
         wald.info["p_value_method"] = (
@@ -102,7 +117,7 @@ def chi2_release(
             "unbiased estimate, so the randomization noise is accounted for; H0: the two attributes are independent "
             "in the true data"
         )
-    else:
+    elif computable:
         wald.info["p_value_method"] = (
             f"chi-square approximation (not simulated: the table has more than {MAX_SIMULATED_CELLS} cells, or "
             "the simulated statistic did not vary)"
@@ -121,7 +136,7 @@ def chi2_release(
     raw.info["valid"] = product
     # the estimate's own rule (estimation.estimate.few_rows), worded for tests on the unbiased table (no prior)
     few = few_rows(est.rows, int(np.prod(est.sizes)), None) if est.info.get("few_rows") else None
-    wald.info["valid"] = few is None
+    wald.info["valid"] = few is None and computable
     if few:
         for test in (wald, raw):
             test.info["valid"] = False
@@ -144,7 +159,7 @@ def chi2_release(
             "observed": np.asarray(est.observed).tolist(),
         },
         "tests": [wald.to_json_dict(), raw.to_json_dict()],
-        "recommended": None if few else wald.test,
+        "recommended": None if few or not computable else wald.test,
     }
     if few:
         out["warning"] = few

@@ -40,7 +40,8 @@ def run(args) -> int:
     print("H0: the two attributes are independent in the true (unperturbed) data")
     for t in out["tests"]:
         mark = "  (recommended)" if t["test"] == out["recommended"] else ""
-        print(f"- {t['test']}{mark}: chi2 = {t['statistic']:.6g}, df = {t['dof']}, p = {format_p_value(t['p_value'])}")
+        chi2 = "not computable" if t["statistic"] is None else f"{t['statistic']:.6g}"
+        print(f"- {t['test']}{mark}: chi2 = {chi2}, df = {t['dof']}, p = {format_p_value(t['p_value'])}")
         if t.get("p_value_method"):
             print(f"    p-value: {t['p_value_method']}")
         print(f"    assumes: {t['assumes']}")

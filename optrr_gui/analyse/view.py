@@ -631,6 +631,8 @@ class AnalyseView(QWidget):
 
     @staticmethod
     def _numbers(t: dict) -> str:
+        if t["statistic"] is None:
+            return f"χ² not computable, df = {t['dof']}"
         return f"χ² = {t['statistic']:.3f}, df = {t['dof']}"
 
     @staticmethod

@@ -209,3 +209,21 @@ def test_coverage_and_pooled_channel_match_a_direct_computation_and_survive_pick
         marginal_operator(design, (1, 3), design.holding((1, 3)).astype(float)).eigenvalues,
         rtol=1e-12,
     )
+
+
+def test_design_cli_words_for_sampling_methods(capsys):
+    """A review: `optrr design --method rsfd` without a target asked for --epsilons (refused for rsfd) or --weights
+    (not needed); its erased 2-way marginal's way out offered a higher epsilon (no epsilon helps: no record carries
+    two real values); "the other 1 are uniform fake values"."""
+    from optrr_engine.cli.main import main
+
+    assert main(["design", "--method", "rsfd", "--sizes", "2,3"]) == 2
+    assert "method rsfd is defined by a whole-record epsilon: give --target-total" in capsys.readouterr().err
+    assert main(["design", "--sizes", "2,3"]) == 2
+    assert "--target-total (a whole-record epsilon, split by --weights, equal by default)" in capsys.readouterr().err
+    assert main(["design", "--method", "rsfd", "--sizes", "2,3", "--target-total", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "the way out: this rsfd design's records randomize 1 column from the data, so no record carries these " \
+        "columns together, whatever the epsilon" in captured.err
+    assert "a higher whole-record epsilon" not in captured.err
+    assert "the other 1 is a uniform fake value" in captured.out

@@ -137,7 +137,14 @@ def gather(args) -> tuple[list, list | None, list | None, float | None]:
     if sizes is None:
         raise InputError("give --sizes (or --spec FILE, or --config CONFIG)")
     if epsilons is None and target is None:
-        raise InputError("give --epsilons, or --target-total with --weights")
+        from ..sampling.design import SAMPLING_METHODS
+
+        if args.method in SAMPLING_METHODS:
+            raise InputError(f"method {args.method} is defined by a whole-record epsilon: give --target-total")
+        raise InputError(
+            "give --epsilons (one per attribute), or --target-total (a whole-record epsilon, split by --weights, "
+            "equal by default)"
+        )
     if epsilons is not None and target is not None:
         raise InputError("give either --epsilons or --target-total, not both")
     if target is not None and weights is None:

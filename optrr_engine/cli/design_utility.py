@@ -111,7 +111,7 @@ def predicted_json(mechanism, args) -> dict:
     except TooLargeError as exc:
         return {"rows": n, "marginals": text, "skipped": str(exc)}
     out = described(pe.to_json(getattr(args, "names", None)), args, text, guess)
-    warn_non_identifiable(out)
+    warn_non_identifiable(out, mechanism)
     return out
 
 
@@ -127,7 +127,9 @@ def described(pe_json: dict, args, text: str, guess) -> dict:
     return pe_json
 
 
-def warn_non_identifiable(pe_json: dict) -> None:
+def warn_non_identifiable(pe_json: dict, design=None) -> None:
+    """The warnings about needed marginals no rows recover (erased) or too noisy; ``design``: the mechanism or
+    sampling design predicted, whose records may never carry a marginal's columns together (then no epsilon helps)."""
     from ..utility.identifiability import way_out
 
     def shown(sets) -> str:
@@ -135,9 +137,18 @@ def warn_non_identifiable(pe_json: dict) -> None:
 
     erased = pe_json.get("erased") or []
     if erased:
+        m = getattr(design, "m", None) if getattr(design, "subsets", None) is not None else None
+        if m is not None and any(len(a) > m for a in erased):  # a sampling design: no record holds them together
+            way = (
+                f"this {design.method} design's records randomize {m} column{'s' if m != 1 else ''} from the data, "
+                "so no record carries these columns together, whatever the epsilon: choose a design whose records "
+                "report them together (sample-m with a larger sample_m, auto, utility), or fewer needed marginals"
+            )
+        else:
+            way = way_out()
         print(
             f"optrr: warning: {len(erased)} needed marginal(s) cannot be estimated from this release at any number "
-            f"of rows (attributes {shown(erased)}); a release that needs them is refused; the way out: {way_out()}",
+            f"of rows (attributes {shown(erased)}); a release that needs them is refused; the way out: {way}",
             file=sys.stderr,
         )
     weak = [m for m in pe_json.get("non_identifiable") or [] if m not in erased]
@@ -201,7 +212,7 @@ def recommend_output(args, sizes, weights, target, progress=None) -> tuple[dict,
     out["recommendation"] = rec.to_json(n, text, names)
     pe = described(best.error.to_json(names), args, text, guess)
     out["predicted_error"] = pe
-    warn_non_identifiable(pe)
+    warn_non_identifiable(pe, getattr(cand, "design", None))
     return out, configuration_of(cand, design)
 
 

@@ -202,7 +202,8 @@ class SamplingDesign:
         if self.fills_fakes:
             return (
                 f"each row carries all {self.k} columns, but only 1 holds a (randomized) true value; the other "
-                f"{self.k - 1} are uniform fake values, and which one is real is not marked"
+                f"{self.k - 1} {'is a uniform fake value' if self.k == 2 else 'are uniform fake values'}, and which "
+                "one is real is not marked"
             )
         rest = self.k - self.m
         if rest == 0:

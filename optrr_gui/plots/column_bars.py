@@ -71,6 +71,8 @@ class ColumnBars(QScrollArea):
                 opts["brush"] = brushes[s]
             item.setOpts(**opts)
         self.names = [str(v) for v in names]
+        for side in ("left", "top"):  # no columns (no design yet, or none possible): no empty axes either
+            self.plot.showAxis(side, n > 0)
         top = max([float(v) for vs in values for v in vs] + [1e-3])
         self.plot.setXRange(0, top * 1.1, padding=0)
         self.plot.setYRange(-0.5, max(n - 0.5, 0.5), padding=0)

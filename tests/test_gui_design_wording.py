@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 
 import numpy as np
+import pytest
 from PySide6.QtGui import QUndoStack
 
 from optrr_engine.release.schema import infer_schema
@@ -77,6 +78,19 @@ def test_total_budget_column_table_says_where_the_column_epsilons_come_from(qtbo
     assert sentence.startswith(f"No column's ε was typed: each gets scale c = {s.scale:.4g} × its weight")
     assert sentence.endswith("within the target ε = 3.")
     assert [row[REQUESTED] for row in cells] == ["1.000"] * 3  # 3 / 3 columns of equal weight
+    # Unequal weights: the weights are shares (divided by the largest), and the sentence says so (a review read
+    # "c = 1.184 × its weight" where the weight-1 columns got 0.592 and the weight-2 one 1.184).
+    window.state.set_column_values([0], "weight", [2.0])
+    qtbot.waitUntil(lambda: c.is_idle() and not c.is_stale("kronecker"), timeout=WAIT_MS)
+    show(qtbot, window, "kronecker")
+    header, cells, sentence = column_table(window)
+    s = c.current()["kronecker"]
+    assert sentence.startswith(
+        f"No column's ε was typed: each gets scale c = {s.scale:.4g} × its weight ÷ the largest weight (2)"
+    )
+    assert [float(row[REQUESTED]) for row in cells] == pytest.approx([s.scale, s.scale / 2, s.scale / 2], abs=1e-3)
+    window.state.set_column_values([0], "weight", [1.0])
+    qtbot.waitUntil(lambda: c.is_idle() and not c.is_stale("kronecker"), timeout=WAIT_MS)
 
     # Back to ε per column: today's wording.
     window.attributes.per_column.setChecked(True)

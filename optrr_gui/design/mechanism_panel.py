@@ -815,7 +815,8 @@ class MechanismPanel(QWidget):
             set_text(self.changes, s.error if s is not None and not s.ok else "")
         else:
             set_text(self.shown_label, self._caption(method, s, stale))
-            set_text(self.changes, self._changes_text(method, s, names, s.target))
+            weights = self.controller.request.get("weights")
+            set_text(self.changes, self._changes_text(method, s, names, s.target, weights))
         self._mark_stale(bool(stale))
 
     def _mark_stale(self, stale: bool) -> None:
@@ -877,7 +878,9 @@ class MechanismPanel(QWidget):
             self.detailsDrawn.emit()
 
     @staticmethod
-    def _changes_text(method: str, s: DesignSummary, names: list[str], target: float | None = None) -> str:
+    def _changes_text(
+        method: str, s: DesignSummary, names: list[str], target: float | None = None, weights=None
+    ) -> str:
         """Under the chart: the columns whose ε the design changed, or that it changed none; in total-budget mode
         what the per-column ε are (no column's ε was typed: they come from the weights, changes are against
         those; ``target`` is the whole-record target the design answers). Changed ε are printed with the digits
@@ -886,9 +889,12 @@ class MechanismPanel(QWidget):
         within = f" ε = {target:g}" if target else ""
         if source == "design":
             return f"The design chooses each column's ε; the whole record stays within the target{within}."
+        share = "its weight"  # the engine's weights are shares: divided by the largest (validation.check_weights)
+        if weights and len({float(w) for w in weights}) > 1:
+            share = f"its weight ÷ the largest weight ({max(float(w) for w in weights):g})"
         if source == "weights" and not s.changes:
             return (
-                f"No column's ε was typed: each gets scale c = {s.scale:.4g} × its weight, the largest c that keeps "
+                f"No column's ε was typed: each gets scale c = {s.scale:.4g} × {share}, the largest c that keeps "
                 f"the whole record within the target{within}."
             )
         if not s.changes:
@@ -911,7 +917,7 @@ class MechanismPanel(QWidget):
         if weights:
             return (
                 f"{label} moved {len(s.changes)} column(s) away from the ε from weights (scale c = {s.scale:.4g} × "
-                f"weight; the whole record stays within the target{within}): " + "; ".join(parts)
+                f"{share}; the whole record stays within the target{within}): " + "; ".join(parts)
             )
         return f"{label} changed: " + "; ".join(parts)
 

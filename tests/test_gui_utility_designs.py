@@ -75,11 +75,18 @@ def test_needed_marginals_editor_undo_project_and_release_config(qtbot, window, 
     editor.sets.setText("age, menopause; breast")
     editor.sets.editingFinished.emit()
     assert state.needed_marginals["sets"] == [["age", "menopause"], ["breast"]]
+    # a set of one column is applied (a 1-way table) but said plainly: a review typed "AGE; SMOKING; LUNG_CANCER"
+    # for one 3-way table and got three 1-way tables without a word
+    window.mechanism.flush()
+    assert not editor.error_label.isHidden() and editor.error_label.text().startswith(
+        "“breast”: a set of one column is a 1-way table. The columns of one table are separated by commas"
+    )
     config = state.to_release_config()
     assert ["age", "menopause"] in config.needed_marginals and ["class", "age", "breast"] in config.needed_marginals
     assert window.stack.count() == 2 and window.stack.undoText().startswith("need ")
     window.stack.undo()
     assert state.needed_marginals == {"orders": [1, 2, 3], "sets": []} and editor.sets.text() == ""
+    assert editor.error_label.isHidden()
     window.stack.undo()
     assert state.needed_marginals is None and not editor.orders[3].isChecked()
     window.stack.redo()

@@ -20,6 +20,7 @@ from ..state.needed_marginals import (
     format_sets,
     parse_sets,
     sets_error,
+    single_column_note,
     unknown_names,
 )
 
@@ -104,14 +105,17 @@ class MarginalsEditor(QWidget):
         self.setToolTip(f"Needed: {describe(self.state.needed_marginals, len(names))}.{note}")
         if not self.sets_message:  # applied sets whose column stopped being perturbed: red here too, not only at
             stale = applied_error(self.state.needed_marginals, names, self.roles())  # release time
+            note = "" if stale else single_column_note(self.state.needed_marginals)  # applied; maybe not as meant
             self.sets.setStyleSheet(BAD_STYLE if stale else "")
-            self.error_label.setText(stale)
-            self.error_label.setVisible(bool(stale))
+            self.error_label.setStyleSheet("color: #cc0000" if stale else "color: #8a5a00")
+            self.error_label.setText(stale or note)
+            self.error_label.setVisible(bool(stale or note))
             self.sets.setToolTip(stale or self.SETS_TIP)
 
     def _show_sets_error(self, message: str) -> None:
         """Show (or clear, with "") why the typed column sets were not applied: a red field and the reason."""
         self.sets_message = message
+        self.error_label.setStyleSheet("color: #cc0000")
         self.sets.setStyleSheet(BAD_STYLE if message else "")
         self.error_label.setText(message)
         self.error_label.setVisible(bool(message))

@@ -96,6 +96,21 @@ def describe(value, k: int) -> str:
     return text + (" (default)" if value is None else "")
 
 
+def single_column_note(value) -> str:
+    """A plain note when named sets hold one column each: a set of one column is a 1-way table, which may not be
+    what was meant ("AGE; SMOKING; LUNG_CANCER" typed for one 3-way table became three 1-way tables); "" else."""
+    v = normalised(value)
+    single = [s[0] for s in (v["sets"] if v else []) if len(s) == 1]
+    if not single:
+        return ""
+    named = ", ".join(f"“{n}”" for n in single)
+    each = "a set of one column is" if len(single) == 1 else "each set of one column is"
+    return (
+        f"{named}: {each} a 1-way table. The columns of one table are separated by commas (age, sex), tables by "
+        "semicolons (age, sex; bmi)."
+    )
+
+
 def unknown_names(value, names) -> list[str]:
     """Names in the named sets that are not perturbed columns (they cannot be needed from the release)."""
     known = set(names)

@@ -164,3 +164,11 @@ def test_the_release_summary_in_total_budget_mode_names_no_requested_epsilon(qtb
     text = dialog.summary.toPlainText()
     assert "requested" not in text and "→" not in text
     assert "ε per perturbed column (chosen by the design within the whole-record target ε 3.000):" in text
+
+
+def test_an_undo_step_quotes_a_column_name_with_spaces_at_its_ends():
+    """The lung-cancer survey's 'ALLERGY ' read "set role of ALLERGY  to drop" (the space lost in a double one)."""
+    from optrr_gui.common.commands import column_text
+
+    assert column_text("ALLERGY ", "role", "drop") == "set role of “ALLERGY ” to drop"
+    assert column_text("age", "role", "drop") == "set role of age to drop"

@@ -26,7 +26,10 @@ _FIELD_WORDS = {"epsilon": "ε", "weight": "weight", "role": "role", "type": "ty
 
 
 def column_text(column: str, name: str, value) -> str:
-    """An undo step as a sentence: "set ε of age to 0.5", "recode diagnosis"."""
+    """An undo step as a sentence: "set ε of age to 0.5", "recode diagnosis"; a name with spaces at its ends in
+    quotes ("set role of “ALLERGY ” to drop"), so that they show."""
+    if column != column.strip():
+        column = f"“{column}”"
     if name == "categories":
         return f"change the categories of {column}"
     if name == "recode":
@@ -169,6 +172,17 @@ def set_many(stack, state: SessionState, indices, name: str, value, text: str | 
         stack.push(SetColumnValue(state, indices[0], name, value))
         return
     stack.push(SetColumnValues(state, indices, name, value, text))
+
+
+def set_type(stack, state: SessionState, index: int, type_: str) -> None:
+    """One undo step that sets the type of column ``index``, with the categories a numeric column made nominal or
+    ordinal gets from the rows read (optrr_gui.state.role_fields.type_fields)."""
+    from ..state.role_fields import type_fields
+
+    if state.columns[index].type == type_:
+        return
+    column = state.columns[index].name
+    stack.push(SetColumnsFields(state, {index: type_fields(state, index, type_)}, column_text(column, "type", type_)))
 
 
 def set_roles(stack, state: SessionState, indices, role: str, text: str | None = None) -> None:

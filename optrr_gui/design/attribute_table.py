@@ -29,7 +29,7 @@ from shiboken6 import delete as shiboken_delete
 
 from optrr_engine.tolerance import eps_equal
 
-from ..common.commands import SetColumnValue, SetSessionValue, set_roles
+from ..common.commands import SetColumnValue, SetSessionValue, set_roles, set_type
 from ..common.widgets import text_column_width
 from ..design.epsilon_editor import INVALID_STYLE, EpsilonEditor, ExactSpinBox, refusal_status
 from ..state.config_bridge import KEPT_WARNING, category_counts, unreadable
@@ -251,6 +251,8 @@ class AttributeModel(QAbstractTableModel):
             if not settable_rows(self.state, [index.row()], value):
                 return False  # a column the reader cannot read stays dropped: no edit to accept
             set_roles(self.stack, self.state, [index.row()], value)
+        elif name == "type":
+            set_type(self.stack, self.state, index.row(), value)
         else:
             self.stack.push(SetColumnValue(self.state, index.row(), name, value))
         return True

@@ -17,14 +17,15 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from optrr_engine.release.schema import missing_category
+from optrr_engine.release.schema import RARE_COUNT, missing_category
 
-from ..common.commands import SetColumnFields, SetColumnsFields, SetColumnValue, set_roles
+from ..common.commands import SetColumnFields, SetColumnsFields, SetColumnValue, set_roles, set_type
 from ..common.widgets import WrappedLabel
 from ..design.attribute_table import ROLE_HELP, TYPE_HELP
 from ..design.category_list import CategoryList
@@ -67,8 +68,9 @@ def format_bins(bins) -> str:
 
 
 def nothing_grouped(col, summary, params: dict) -> str:
-    """Why Group rare (``params``: min_rows, label) merged nothing in ``col`` and what to do: its group is already
-    the only rare category, or no category is rare."""
+    """Why Group rare (``params``: min_rows, label; label None for an ordinal column, whose rare categories merge
+    with their neighbours) merged nothing in ``col`` and what to do: its group is already the only rare category,
+    only the missing-value category is rare, merging would leave one category, or no category is rare."""
     label, min_rows = params["label"], int(params["min_rows"])
     counts = released_rows(col, summary) if summary is not None else {}
     rows = counts.get(label)
@@ -86,7 +88,25 @@ def nothing_grouped(col, summary, params: dict) -> str:
             f"{'s' if missing_rows != 1 else ''}), is rare, and a missing value is not merged with values. Allow it "
             "at release (the tick under the orange list), or drop the column."
         )
+    rare = [c for c, n in counts.items() if c != missing and 0 < n < min_rows]
+    if label is None and rare:  # ordinal: merged with neighbours, but the engine keeps two categories
+        return (
+            f"Nothing grouped: {', '.join(repr(c) for c in rare[:3])} {'is' if len(rare) == 1 else 'are'} rare, but "
+            "merging with a neighbour would leave one category besides the missing one. Drop the column, or treat "
+            "the rare values as missing."
+        )
     return f"Nothing grouped: no category has fewer than {min_rows:,} row{'s' if min_rows != 1 else ''}."
+
+
+def ordinal_group_text(name: str) -> str:
+    """What Group rare does to ordinal column ``name`` (the engine's rule, ``optrr schema --merge-rare``)."""
+    return (
+        f"{name} is ordinal: its rare categories (seen in fewer than {RARE_COUNT} rows, which the release refuses) are "
+        "not grouped into 'Other', which would put the lowest and highest values together after the highest and "
+        "break the order. Instead the rarest category merges with its neighbour of fewer rows, again until none is "
+        "rare; numbers become ranges such as '20-29', or open ranges such as '80+' at an end.\n\nTo group them into "
+        "'Other' anyway, set the type to nominal first."
+    )
 
 
 def category_title(col, n: int | None) -> str:
@@ -169,7 +189,10 @@ class ColumnPanel(QWidget):
         self.rename = QPushButton("Rename…")
         self.rename.setToolTip("Release the selected category under another name")
         self.group_rare = QPushButton("Group rare…")
-        self.group_rare.setToolTip("Merge every category seen in fewer than n rows into 'Other'")
+        self.group_rare.setToolTip(
+            "Nominal: merge every category seen in fewer than n rows into 'Other'. Ordinal: merge each rare category "
+            "with its neighbour, keeping the order (ranges such as '20-29', '80+')"
+        )
         self.up = QPushButton("Up")
         self.down = QPushButton("Down")
         self.remove = QPushButton("Treat as missing")
@@ -236,7 +259,7 @@ class ColumnPanel(QWidget):
         lay.addWidget(self.cat_box, 1)
 
         self.role.activated.connect(lambda i: self._set_role(ROLES[i]))
-        self.type.activated.connect(lambda i: self._set("type", TYPES[i]))
+        self.type.activated.connect(lambda i: self._set_type(TYPES[i]))
         self.missing.activated.connect(lambda i: self._set("missing", MISSING[i]))
         self.epsilon.valueEdited.connect(lambda v, final: self._set("epsilon", v, mergeable=not final))
         self.weight.valueEdited.connect(lambda v, final: self._set("weight", v, mergeable=not final))
@@ -266,6 +289,12 @@ class ColumnPanel(QWidget):
         than "drop" for a column the reader cannot read)."""
         if self.row is not None:
             set_roles(self.stack, self.state, [self.row], role)
+
+    def _set_type(self, type_: str) -> None:
+        """The type of the column shown, with the categories read from the rows when a numeric column becomes
+        nominal or ordinal (one undo step)."""
+        if self.row is not None:
+            set_type(self.stack, self.state, self.row, type_)
 
     def list_read_categories(self) -> None:
         """One undo step giving every perturbed column that lists no categories (its role changed before the
@@ -348,7 +377,11 @@ class ColumnPanel(QWidget):
         summary = self.summaries.get(col.name)
         if result.counts is not None and summary is not None:
             summary.remember_recoded(result.recode, result.counts)  # the list and warnings read them
-        note = nothing_grouped(col, summary, params) if kind == "group_rare" and not result.merged else ""
+        note = ""
+        if kind == "group_rare" and not result.merged:
+            note = nothing_grouped(col, summary, params)
+        elif kind == "merge_rare" and not result.merged:
+            note = nothing_grouped(col, summary, {"min_rows": RARE_COUNT, "label": None})
         self.recode_note.setText(note)
         self.recode_note.setVisible(bool(note))
         if result.merged:
@@ -358,6 +391,10 @@ class ColumnPanel(QWidget):
     def _recode_text(self, col, kind: str, params: dict, result: RecodeResult) -> str:
         if kind == "group_rare":
             return f"group {len(result.merged)} rare categories of {col.name} into {params['label']!r}"
+        if kind == "merge_rare":
+            new = [c for c in result.categories if c not in (col.categories or [])]
+            shown = ", ".join(repr(x) for x in new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
+            return f"merge rare categories of {col.name} with their neighbours into {shown}"
         labels = params["labels"]
         shown = ", ".join(repr(x) for x in labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
         verb = "rename" if len(labels) == 1 else "merge"
@@ -380,6 +417,15 @@ class ColumnPanel(QWidget):
         """Release ``labels`` as ``new_label`` (merge; a rename for one label), at once."""
         self._recode_now("merge", {"labels": list(labels), "new_label": new_label})
 
+    def merge_rare_neighbours(self) -> list[str]:
+        """Merge the rare categories of the ordinal column shown with their neighbours (the engine's rule), at once;
+        returns the labels merged away."""
+        col = self.state.columns[self.row]
+        if self.summaries.get(col.name) is None:
+            return []
+        result = self._recode_now("merge_rare", {})
+        return result.merged if result is not None else []
+
     def group_rare_categories(self, min_rows: int, label: str = "Other") -> list[str]:
         """Merge every category seen in fewer than ``min_rows`` rows into ``label``, at once; returns the labels
         merged."""
@@ -397,7 +443,7 @@ class ColumnPanel(QWidget):
         if self.row is None:
             return
         col = self.state.columns[self.row]
-        if kind == "group_rare" and self.summaries.get(col.name) is None:
+        if kind in ("group_rare", "merge_rare") and self.summaries.get(col.name) is None:
             return
         if self.runner is None or len(col.categories or []) < RECODE_WORKER_MIN:
             result = self._recode_now(kind, params)
@@ -475,6 +521,23 @@ class ColumnPanel(QWidget):
             self.start_recode("merge", {"labels": labels, "new_label": name.strip()})
 
     def _group_rare(self) -> None:
+        """Group rare…: a nominal column's rare categories into 'Other' (below a number of rows the user gives); an
+        ordinal column's merged with their neighbours by the engine's rule (``optrr schema --merge-rare``), so the
+        order is kept: 'Other' would put the lowest and highest values together after the highest."""
+        if self.row is None:
+            return
+        col = self.state.columns[self.row]
+        if col.type == "ordinal":
+            answer = QMessageBox.question(
+                self,
+                "Group rare categories",
+                ordinal_group_text(col.name),
+                QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+                QMessageBox.StandardButton.Ok,
+            )
+            if answer == QMessageBox.StandardButton.Ok:
+                self.start_recode("merge_rare", {})
+            return
         n, ok = QInputDialog.getInt(self, "Group rare categories", "Merge into 'Other' every category seen in fewer "
                                     "than this many rows:", 5, 1, 1_000_000)
         if ok:

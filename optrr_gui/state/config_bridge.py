@@ -290,13 +290,24 @@ def unreadable(col: ColumnState) -> str | None:
     return None if col.unreadable is None else unreadable_text(col.unreadable)
 
 
+def bins_from_data(col: ColumnState) -> bool:
+    """True for a numeric column whose bin edges are computed from the data (a method of DATA_BIN_METHODS, as
+    ``ReleaseConfig.published_outside_epsilon`` counts them); False once the user typed its edges, or for a column
+    of categories (its bins are not used)."""
+    from optrr_engine.release.bins import DATA_BIN_METHODS
+
+    return col.type == "numeric" and isinstance(col.bins, dict) and col.bins.get("method") in DATA_BIN_METHODS
+
+
 def role_warning(warning: str, col: ColumnState, count: int | None) -> str | None:
     """A schema warning as it reads for the column's current role (optrr_engine.release.schema.warning_for_role);
     the drop for too many categories of a perturbed column says what to do with the ``count`` it has now; the
-    warning on quantile bins does not apply to a kept column, whose numbers are copied unbinned (None)."""
+    warning on quantile bins applies only while the column's bin edges come from the data (:func:`bins_from_data`):
+    not to a kept column, whose numbers are copied unbinned, nor once the user typed the edges or the column is no
+    longer numeric (None)."""
     from optrr_engine.release.schema import BINS_WARNING, TOO_MANY, drop_reason, warning_for_role
 
-    if col.role == "keep" and warning == BINS_WARNING:
+    if warning == BINS_WARNING and (col.role == "keep" or not bins_from_data(col)):
         return None
     reason = drop_reason(warning)
     if col.role == "perturb" and reason is not None and reason.endswith(TOO_MANY):

@@ -1,4 +1,5 @@
-"""What a role change sets besides the role: the categories of a column brought back from "drop".
+"""What a role or type change sets besides the role or type: the categories of a column brought back from "drop"
+or made nominal or ordinal from numeric (:func:`type_fields`).
 
 The schema lists no categories for the columns it drops (identifiers, free text, too many categories), so a
 column the user switches to perturb or keep gets them from the rows the window has read (its ColumnSummary:
@@ -61,6 +62,23 @@ def role_fields(state: SessionState, index: int, role: str) -> dict:
         if schema_dropped(col) and col.categories == data_categories(col, column_summary(state, col.name)):
             values["categories"] = None
     values["role"] = role
+    return values
+
+
+def type_fields(state: SessionState, index: int, type_: str) -> dict:
+    """The fields to set for type ``type_`` on column ``index``: the type, last, after the categories read from
+    the rows when a released numeric column (perturb or keep, not recoded) becomes nominal or ordinal, as a role
+    change lists them (:func:`role_fields`): a numeric column lists only the texts beside its bins, so its numbers
+    become categories, in the order of the new type, the texts it listed that the rows lack kept after them. Its
+    bins stay (unused while it is not numeric), so a change back to numeric finds them."""
+    col = state.columns[index]
+    values: dict = {}
+    if col.type == "numeric" and type_ != "numeric" and col.role in ("perturb", "keep") and not col.recode:
+        as_type = ColumnState(**{**col.copied_fields(), "type": type_})
+        categories = data_categories(as_type, column_summary(state, col.name))
+        if categories:
+            values["categories"] = categories + [c for c in col.categories or [] if c not in categories]
+    values["type"] = type_
     return values
 
 

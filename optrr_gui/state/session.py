@@ -342,7 +342,7 @@ class SessionState:
 
     # -- engine configuration ----------------------------------------------------------------
     def to_release_config(self, method: str | None = None):
-        """The engine's ``ReleaseConfig`` for this session."""
+        """The engine's ``ReleaseConfig`` for this session (without the unused bins of a column of categories)."""
         from optrr_engine.release.config import ColumnConfig, ReleaseConfig
 
         cols = []
@@ -350,6 +350,8 @@ class SessionState:
             d = c.copied_fields()
             if self.budget_mode:
                 d["epsilon"] = None
+            if c.type != "numeric":  # bins kept by a column made nominal or ordinal (for a change back) are unused:
+                d["bins"] = None  # not released, so not "bin edges from the data" (published_outside_epsilon)
             cols.append(ColumnConfig(**d))
         method = method or self.method
         from .needed_marginals import name_lists

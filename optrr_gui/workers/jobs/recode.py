@@ -1,23 +1,32 @@
-"""Job of the column panel: one recoding of a column (group rare categories into Other, or merge / rename
-categories; :mod:`optrr_engine.release.recode`), with everything the window would otherwise compute from it
-on the UI thread: the rows per released category after the recoding (kept in the column's summary) and the
-number of categories the codec will encode. A 70,000-category column takes a few hundred milliseconds of Python,
-so the panel runs it in a worker process (in a thread, its bytecode took the GIL from the window's every repaint:
-stalls of 150-240 ms); the session is changed only when the result arrives (cancel = no change).
+"""Job of the column panel: one recoding of a column (group rare categories into Other, merge an ordinal column's rare
+categories with their neighbours, or merge / rename categories; :mod:`optrr_engine.release.recode`), with everything
+the window would otherwise compute from it on the UI thread: the rows per released category after the recoding (kept
+in the column's summary) and the number of categories the codec will encode. A 70,000-category column takes a few
+hundred milliseconds of Python, so the panel runs it in a worker process (in a thread, its bytecode took the GIL
+from the window's every repaint: stalls of 150-240 ms); the session is changed only when the result arrives (cancel
+= no change).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from optrr_engine.errors import OptRRError
+from optrr_engine.errors import InputError, OptRRError
 from optrr_engine.release.config import ColumnConfig
+from optrr_engine.release.merge_rare import merge_column
 from optrr_engine.release.recode import group_rare, merge
 from optrr_engine.release.schema import category_rows, missing_category
 from optrr_engine.tasks import TaskControl
 
 from ...state.config_bridge import codec_size
 from ...state.session import ColumnState
+
+#: Why Group rare into 'Other' is refused for an ordinal column (its rare categories merge with their neighbours).
+ORDINAL_OTHER_REFUSAL = (
+    "an ordinal column's rare categories are not grouped into 'Other': that would put the lowest and the highest "
+    "values together after the highest, breaking the order. Group rare merges each rare category with its "
+    "neighbour instead (kind 'merge_rare'), or set the type to nominal first"
+)
 
 
 @dataclass
@@ -47,13 +56,34 @@ def released_counts(column: ColumnState, summary, recode) -> dict[str, int]:
     return category_rows(rule, summary.as_dict(), summary.missing)
 
 
+def merge_rare_neighbours(column: ColumnState, counts: dict[str, int]) -> tuple[dict | None, list, list]:
+    """The rare categories of ordinal ``column`` merged by the engine's ordinal rule (``optrr schema
+    --merge-rare``: :func:`optrr_engine.release.merge_rare.merge_column`; the rarest merges with its adjacent
+    neighbour of fewer rows until none is rare, labels become ranges such as '20-29' or '80+'), from ``counts``
+    (rows per released label). Returns (recode, categories, the labels merged away), the column's own when
+    nothing is merged."""
+    if column.type != "ordinal":
+        raise InputError(f"only an ordinal column's rare categories merge with their neighbours; {column.name!r} is "
+                         f"{column.type}")
+    before = list(column.categories or [])
+    merged_col, changed = merge_column(ColumnConfig(**column.copied_fields()), counts)
+    if not changed:
+        return column.recode, before, []
+    after = set(merged_col.categories or [])
+    return merged_col.recode, list(merged_col.categories or []), [c for c in before if c not in after]
+
+
 def recode_column(column: ColumnState, summary, kind: str, params: dict, progress=None, cancel=None) -> RecodeResult:
-    """``kind`` "group_rare" (params: min_rows, label) or "merge" (params: labels, new_label) applied to
-    ``column``'s recode and categories; ``summary``: the column's ColumnSummary (rows per value), needed for
-    "group_rare" and optional for "merge"."""
+    """``kind`` "group_rare" (params: min_rows, label; refused for an ordinal column: ORDINAL_OTHER_REFUSAL),
+    "merge_rare" (no params: an ordinal column's rare categories merged with their neighbours,
+    :func:`merge_rare_neighbours`) or "merge" (params: labels, new_label) applied to ``column``'s recode and
+    categories; ``summary``: the column's ColumnSummary (rows per value), needed for "group_rare" and
+    "merge_rare", optional for "merge"."""
     ctl = TaskControl(progress, cancel)
     recode, categories = column.recode, list(column.categories or [])
     if kind == "group_rare":
+        if column.type == "ordinal":
+            raise InputError(ORDINAL_OTHER_REFUSAL)
         ctl.report(0.0, "counting the rows per category")
         counts = released_counts(column, summary, recode)
         ctl.check()
@@ -61,6 +91,12 @@ def recode_column(column: ColumnState, summary, kind: str, params: dict, progres
         recode, categories, merged = group_rare(
             recode, categories, counts, params["min_rows"], params["label"], keep=(missing_category(column),)
         )
+    elif kind == "merge_rare":
+        ctl.report(0.0, "counting the rows per category")
+        counts = released_counts(column, summary, recode)
+        ctl.check()
+        ctl.report(0.3, "merging the rare categories with their neighbours")
+        recode, categories, merged = merge_rare_neighbours(column, counts)
     elif kind == "merge":
         ctl.report(0.0, "merging the categories")
         recode, categories = merge(recode, categories, params["labels"], params["new_label"])

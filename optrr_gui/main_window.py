@@ -36,7 +36,7 @@ from optrr_engine.io.readers import ReaderOptions
 from optrr_engine.process_pool import shared_pool
 from optrr_engine.tolerance import eps_within
 
-from .common.commands import SetSessionValue, set_many
+from .common.commands import SetColumnsFields, SetSessionValue, set_many
 from .common.settings import Settings
 from .common.widgets import Spinner
 from .data.summary_view import ColumnSummaryView
@@ -49,7 +49,7 @@ from .state.config_bridge import perturbed_sizes, set_summaries
 from .state.data_store import DataStore, read_encoded
 from .state.design_summary import grr_parameters
 from .state.paths import DATA_FILTER, PROJECT_FILTER, PROJECT_SUFFIX, SAMPLES
-from .state.session import SessionState, too_few_rows
+from .state.session import ColumnState, SessionState, too_few_rows
 from .workers.jobs.schema import infer_columns
 from .workers.runner import TaskRunner
 
@@ -535,6 +535,15 @@ class MainWindow(QMainWindow):
             )
             edit.addAction(act)
             self.data_actions.append(act)
+        self.act_merge_rare = self._action(
+            "Merge rare categories in every column",
+            self.merge_rare_everywhere,
+            None,
+            "Every perturbed column of categories: its rare ones into 'Other' (ordinal: with a neighbour), as "
+            "optrr schema --merge-rare does (one undo step)",
+        )
+        edit.addAction(self.act_merge_rare)
+        self.data_actions.append(self.act_merge_rare)
         for role, key in (("perturb", "Ctrl+P"), ("keep", "Ctrl+K"), ("drop", "Ctrl+D")):
             act = self._action(
                 f"Set selected columns to {role}",
@@ -1047,6 +1056,50 @@ class MainWindow(QMainWindow):
             if not ok:
                 return
         set_many(self.stack, self.state, rows, field, float(value))
+
+    def merge_rare_everywhere(self) -> None:
+        """Edit ▸ Merge rare categories in every column: the engine's rule of ``optrr schema --merge-rare`` on every
+        perturbed nominal or ordinal column (workers.jobs.recode.merge_rare_everywhere), on a worker thread; applied
+        as one undo step when it arrives, if the columns did not change meanwhile."""
+        from .workers.jobs.recode import merge_rare_everywhere
+
+        if self.loading or not self.summaries:
+            self.show_info("The rows are still being read: merge the rare categories once they are.")
+            return
+        columns = [ColumnState(**c.copied_fields()) for c in self.state.columns]
+        version = self.state.data_version
+        self.runner.submit(
+            "merge_rare_all",
+            merge_rare_everywhere,
+            columns,
+            dict(self.summaries),
+            on_done=lambda result: self._merged_everywhere(result, version),
+            on_error=lambda exc: self.show_error(f"Merging the rare categories failed: {exc}"),
+        )
+
+    def _merged_everywhere(self, result, version: int) -> None:
+        if self.state.data_version != version:
+            self.show_info("The columns changed while their rare categories were being merged: nothing was changed.")
+            return
+        if result.changes:
+            n = len(result.merged)
+            self.stack.push(
+                SetColumnsFields(self.state, result.changes, f"merge rare categories in {n} column{'s' * (n != 1)}")
+            )
+        done = (
+            f"Merged rare categories in {len(result.merged)} column(s): {', '.join(result.merged[:8])}"
+            + (f" and {len(result.merged) - 8} more" if len(result.merged) > 8 else "")
+            if result.merged
+            else "No rare category could be merged"
+        )
+        left = (
+            f". Still rare in {len(result.still_rare)} column(s) ({', '.join(result.still_rare[:8])}"
+            + (" …" if len(result.still_rare) > 8 else "")
+            + "): drop them, or approve their rare categories in the release dialog."
+            if result.still_rare
+            else "; no rare category is left."
+        )
+        self.show_info(done + left)
 
     def _summarize(self) -> None:
         from .workers.jobs.summaries import summarize_file_store

@@ -116,3 +116,41 @@ def recode_column(column: ColumnState, summary, kind: str, params: dict, progres
         size = None
     ctl.report(1.0, "recoded")
     return RecodeResult(recode, categories, merged, size, counts)
+
+
+@dataclass
+class MergedEverywhere:
+    """What :func:`merge_rare_everywhere` found: ``changes`` {column index: {"recode", "categories"}} to set in one
+    undo step, the names of the columns ``merged`` and of those ``still_rare`` after it (nothing the rule can merge:
+    a column of two values with one rare, or a rare missing-value category)."""
+
+    changes: dict
+    merged: list
+    still_rare: list
+
+
+def merge_rare_everywhere(columns: list[ColumnState], summaries: dict, progress=None, cancel=None) -> MergedEverywhere:
+    """The rare categories of every perturbed nominal or ordinal column merged by the rule of ``optrr schema
+    --merge-rare`` (:func:`optrr_engine.release.merge_rare.merge_column`: nominal into 'Other', ordinal with a
+    neighbour), each from its rows as released now (``summaries``: ColumnSummary by column name; a column without
+    one is left as it is). One rule for the CLI and the window."""
+    from optrr_engine.release.schema import RARE_WARNING_START
+
+    ctl = TaskControl(progress, cancel)
+    changes, merged, still = {}, [], []
+    eligible = [
+        (i, c) for i, c in enumerate(columns)
+        if c.role == "perturb" and c.type in ("nominal", "ordinal") and c.categories and summaries.get(c.name)
+    ]
+    for done, (i, col) in enumerate(eligible):
+        ctl.check()
+        ctl.report(done / max(1, len(eligible)), f"merging the rare categories of {col.name}")
+        counts = released_counts(col, summaries[col.name], col.recode)
+        new, changed = merge_column(ColumnConfig(**col.copied_fields()), counts)
+        if changed:
+            changes[i] = {"recode": new.recode or None, "categories": list(new.categories or [])}
+            merged.append(col.name)
+        if any(str(w).startswith(RARE_WARNING_START) for w in new.warnings):
+            still.append(col.name)
+    ctl.report(1.0, "merged")
+    return MergedEverywhere(changes, merged, still)

@@ -18,13 +18,18 @@ def write_release(tmp_path, method, codes, rng):
     mech = run_design(method, [2, 2, 2], [1.5, 1.5, 1.0]).mechanism
     perturbed = mech.sample(codes, rng)
     frame = pd.DataFrame({n: np.asarray(CATS[n])[perturbed[:, i]] for i, n in enumerate(names)})
-    data = tmp_path / f"{method}.csv"
+    return write_files(tmp_path, method, frame, mech, CATS, 1.0)
+
+
+def write_files(tmp_path, stem: str, frame, mech, cats: dict, requested: float):
+    """The release ``frame`` (already perturbed) and a version-1 manifest of ``mech`` for it."""
+    data = tmp_path / f"{stem}.csv"
     frame.to_csv(data, index=False)
     manifest = {
         "format_version": 1,
         "attributes": [
-            {"name": n, "categories": CATS[n], "requested_epsilon": 1.0, "achieved_epsilon": float(e)}
-            for n, e in zip(names, mech.attribute_epsilons(), strict=True)
+            {"name": n, "categories": c, "requested_epsilon": requested, "achieved_epsilon": float(e)}
+            for (n, c), e in zip(cats.items(), mech.attribute_epsilons(), strict=True)
         ],
         "overall_epsilon": mech.overall_epsilon(),
         "mechanism": mech.to_dict(),
@@ -34,7 +39,7 @@ def write_release(tmp_path, method, codes, rng):
         "shuffled": False,
         "seeded": True,
     }
-    path = tmp_path / f"{method}.manifest.json"
+    path = tmp_path / f"{stem}.manifest.json"
     path.write_text(json.dumps(manifest), encoding="utf-8")
     return data, path
 
@@ -97,24 +102,7 @@ def test_a_wald_test_whose_covariance_is_singular_is_not_computable_rather_than_
     cats = {"party": ["d", "r"], "crime": ["?", "n", "y"]}
     mech = run_design("kronecker", [2, 3], [2.0, 2.0]).mechanism
     frame = pd.DataFrame({"party": ["d"] * 4 + ["r"] * 3, "crime": ["n"] * 4 + ["y"] * 3})
-    data = tmp_path / "few.csv"
-    frame.to_csv(data, index=False)
-    manifest = {
-        "format_version": 1,
-        "attributes": [
-            {"name": n, "categories": c, "requested_epsilon": 2.0, "achieved_epsilon": float(e)}
-            for (n, c), e in zip(cats.items(), mech.attribute_epsilons(), strict=True)
-        ],
-        "overall_epsilon": mech.overall_epsilon(),
-        "mechanism": mech.to_dict(),
-        "rows": len(frame),
-        "input_sha256": "0" * 64,
-        "output_sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
-        "shuffled": False,
-        "seeded": True,
-    }
-    path = tmp_path / "few.manifest.json"
-    path.write_text(json.dumps(manifest), encoding="utf-8")
+    data, path = write_files(tmp_path, "few", frame, mech, cats, 2.0)
     assert main(["analyze", str(data), "--manifest", str(path), "--chi2", "party,crime", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     wald = next(t for t in out["tests"] if t["test"] == "wald_on_unbiased_estimate")

@@ -441,3 +441,20 @@ def test_a_keyed_reproduction_counts_every_release_of_the_records_and_its_format
     a = pd.read_csv(tmp_path / "a.csv", dtype=str, keep_default_na=False)
     d = pd.read_parquet(tmp_path / "d.parquet").astype(str)
     assert (a.to_numpy() == d[a.columns].to_numpy()).all()  # the same noise indeed: nothing more revealed
+
+
+def test_a_file_that_is_no_key_is_refused_before_any_word_about_its_permissions(tmp_path, capsys, audit_dir):
+    """A review passed a world-readable CSV as --key-file: it was first warned to chmod 600 it, then told it is not
+    a key file. Only the second is true and useful."""
+    src = TEST_DATA / "car.csv"
+    cfg = tmp_path / "release.json"
+    assert main(["schema", str(src), "-o", str(cfg), "--quiet"]) == 0
+    not_key = tmp_path / "data.csv"
+    not_key.write_bytes(src.read_bytes())
+    os.chmod(not_key, 0o644)
+    capsys.readouterr()
+    args = ["perturb", str(src), "--config", str(cfg), "--key-file", str(not_key), "-o", str(tmp_path / "r.csv")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"optrr: error: {not_key} is not an OptRR key file (make one with optrr keygen)"
+    assert not (tmp_path / "r.csv").exists()

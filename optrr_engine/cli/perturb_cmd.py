@@ -235,7 +235,13 @@ def run(args) -> int:
     from ..release.audit import audit_folder, audit_path
     from ..release.manifest import manifest_path, noise_attributes, report_path
     from ..release.perturb import order_runs_warning, perturb_file
-    from ..release.randomness import DEVELOPER_ENV, NOT_PRIVATE_COLUMN, developer_mode, key_file_is_shared
+    from ..release.randomness import (
+        DEVELOPER_ENV,
+        NOT_PRIVATE_COLUMN,
+        developer_mode,
+        key_file_is_shared,
+        read_key_file,
+    )
     from ..release.risk import strength, weak_protection_warnings
     from ..utility.release_check import check_release, release_rows_notes
     from .interrupts import hold
@@ -255,6 +261,8 @@ def run(args) -> int:
             f"--insecure-test-seed is for OptRR's developers and tests only (it needs {DEVELOPER_ENV}=1); a release "
             "uses OS randomness (default) or --key-file"
         )
+    if args.key_file:
+        read_key_file(args.key_file)  # not a key file at all: say that, not first how its permissions are set
     if args.key_file and key_file_is_shared(args.key_file):
         print(f"optrr: warning: key file {args.key_file} can be read by other users; chmod 600 it", file=sys.stderr)
     if args.insecure_test_seed is not None:

@@ -630,7 +630,7 @@ class MainWindow(QMainWindow):
             n = self.state.n_rows
             cols = len(self.state.columns)
             if n is not None:
-                rows = f"{n:,} rows"
+                rows = f"{n:,} row{'s' if n != 1 else ''}"
             elif self.partly_read:
                 read = self.store.rows if self.store is not None else 0
                 rows = f"only partly read ({read:,} rows before the cancel)"
@@ -756,7 +756,9 @@ class MainWindow(QMainWindow):
         self.cancel_load.hide()
         self.data_view.model._poll()
         seconds = time.perf_counter() - self._data_started
-        self.data_view.status.setText(f"{n:,} rows × {len(self.store.columns)} columns (read in {seconds:.1f} s)")
+        self.data_view.status.setText(
+            f"{n:,} row{'s' if n != 1 else ''} × {len(self.store.columns)} columns (read in {seconds:.1f} s)"
+        )
         self.state.set_n_rows(n)
         self.rowsLoaded.emit(n)
 

@@ -114,6 +114,7 @@ def test_a_one_row_file_says_that_nothing_can_be_released(qtbot, tmp_path):
         window.mechanism.flush()
         assert "1 data row" in window.mechanism.choice_label.text()
         assert "1 data row" in window.release_blocker()
+        assert "one.csv: 1 row, 3 columns" in window.status_label.text()  # not "1 rows"
     finally:
         close_window(window)
 

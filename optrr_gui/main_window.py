@@ -223,7 +223,8 @@ class StartBanner(QWidget):
         else:
             self.label.setText(
                 f"<b>Step 1 — choose the columns to share.</b> Proposed: {p} randomized, {k} exported in the clear, "
-                f"{d} dropped (likely identifiers and free text are dropped; the reason is under Warnings). "
+                f"{d} dropped (likely identifiers and free text are dropped; each column's reason is in its Warnings, "
+                "and below the table when it is selected). "
                 f"Privacy: {budget}. Set the roles, then confirm."
             )
         self.confirm.setEnabled(p > 0)

@@ -115,6 +115,8 @@ def test_a_one_row_file_says_that_nothing_can_be_released(qtbot, tmp_path):
         assert "1 data row" in window.mechanism.choice_label.text()
         assert "1 data row" in window.release_blocker()
         assert "one.csv: 1 row, 3 columns" in window.status_label.text()  # not "1 rows"
+        m = window.mechanism
+        assert not m.use_button.isEnabled() and not m.recommended_button.isEnabled()  # no design to use
     finally:
         close_window(window)
 

@@ -525,6 +525,8 @@ class MechanismPanel(QWidget):
         else:
             choice = f"Release uses {METHOD_LABELS.get(c.state.method, c.state.method)} (your pick)."
         set_text(self.choice_label, choice)
+        for button in (self.use_button, self.recommended_button):  # nothing to use without designs (a one-row file)
+            button.setEnabled(bool(self._rows))
         status = self.status_text(recommended, chosen)
         set_text(self.status_line, status)
         if self.status_line.isVisible() != bool(status):

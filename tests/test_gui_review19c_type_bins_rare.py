@@ -75,8 +75,26 @@ def test_numeric_made_ordinal_or_nominal_lists_the_read_categories_in_one_undo_s
     wait_ready(qtbot, window)
     col = window.state.columns[j]
     assert col.type == "nominal" and col.categories == sorted(ages())
+    # nominal made ordinal: the numeric order (the same here: whole numbers), one step
+    pick_type(window.column_panel, "ordinal")
+    wait_ready(qtbot, window)
+    assert window.state.columns[j].categories == read and window.stack.count() == steps + 2
+    window.stack.undo()
+    assert window.state.columns[j].categories == sorted(ages())
     window.stack.undo()
     assert window.state.columns[j].type == "numeric" and not window.state.columns[j].categories
+
+
+def test_an_order_the_user_chose_is_kept_when_a_nominal_column_becomes_ordinal(qtbot, window):
+    from optrr_gui.state.role_fields import ordinal_order
+    from optrr_gui.state.session import ColumnState
+
+    chosen = ColumnState("grade", categories=["low", "mid", "high"])
+    assert ordinal_order(chosen, None) is None  # not alphabetical: the user's order, kept
+    # the nominal order is natural ('9' before '10') but reads decimals digit run by digit run: '1.5' before '1.25'
+    natural = ColumnState("dose", categories=["0.5", "1.5", "1.25", "NA"], missing="category", missing_label="NA")
+    assert ordinal_order(natural, None) == ["0.5", "1.25", "1.5", "NA"]  # numbers in order, the missing one last
+    assert ordinal_order(ColumnState("n", categories=["1", "2", "10"]), None) is None  # already in order
 
 
 def test_the_quantile_bins_warning_follows_the_typed_edges_and_the_type(qtbot, window):

@@ -1,5 +1,5 @@
 """What a role or type change sets besides the role or type: the categories of a column brought back from "drop"
-or made nominal or ordinal from numeric (:func:`type_fields`).
+or made nominal or ordinal from numeric, or ordinal from nominal (:func:`type_fields`).
 
 The schema lists no categories for the columns it drops (identifiers, free text, too many categories), so a
 column the user switches to perturb or keep gets them from the rows the window has read (its ColumnSummary:
@@ -78,8 +78,27 @@ def type_fields(state: SessionState, index: int, type_: str) -> dict:
         categories = data_categories(as_type, column_summary(state, col.name))
         if categories:
             values["categories"] = categories + [c for c in col.categories or [] if c not in categories]
+    elif col.type == "nominal" and type_ == "ordinal" and col.categories:
+        ordered = ordinal_order(col, column_summary(state, col.name))
+        if ordered is not None:
+            values["categories"] = ordered
     values["type"] = type_
     return values
+
+
+def ordinal_order(col: ColumnState, summary) -> list[str] | None:
+    """The categories of nominal ``col`` in the order an ordinal column lists them (numbers in numeric order: '9'
+    before '10'), when they are still in the nominal column's alphabetical order (an order the user chose is
+    kept: None), the missing-value category last; None when nothing moves."""
+    decimal = summary.decimal if summary is not None else "."
+    missing = col.missing_label if col.missing == "category" else None
+    values = [c for c in col.categories or [] if c != missing]
+    if values != listed_categories(values, False, decimal):
+        return None
+    ordered = listed_categories(values, True, decimal)
+    if ordered == values:
+        return None
+    return ordered + [c for c in col.categories or [] if c == missing]
 
 
 def missing_categories(state: SessionState) -> dict[int, dict]:

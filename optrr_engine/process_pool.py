@@ -36,6 +36,7 @@ WORKER_NICENESS = 10
 WARM_IMPORTS = {
     "default": ("numpy", "optrr_engine.designs"),
     "data": ("numpy", "pyarrow.csv", "pandas", "optrr_engine.io.readers", "optrr_engine.release.schema"),
+    "quick": ("numpy", "optrr_engine.designs", "optrr_engine.utility"),
 }
 
 
@@ -177,6 +178,12 @@ class ProcessPool:
                     return  # e.g. a script without a __main__ guard: tasks will run in threads
                 self._count += 1
 
+    def has_idle(self) -> bool:
+        """Whether a started worker is waiting for a task now (never starts one: a caller that must not wait for a
+        process to start runs the task itself otherwise)."""
+        with self._cond:
+            return any(w.alive() for w in self._idle)
+
     def _acquire(self) -> _Worker:
         with self._cond:
             while True:
@@ -277,7 +284,9 @@ class ProcessPool:
 #: Worker processes of each named pool: "default" for heavy engine work (exact LPs, releases, estimation, the
 #: Compare tab's jobs), "data" for reading a file and recoding its columns (a worker of its own, so that a file
 #: opens while slow exact designs keep the default pool busy).
-POOL_SIZES = {"default": MAX_WORKERS, "data": 1}
+#: "quick": one warm worker for a front end's cheap tasks (closed-form designs, predicted errors), so that their Python
+#: never holds the front end's GIL (:meth:`ProcessPool.has_idle`: used only while one is idle, else in a thread).
+POOL_SIZES = {"default": MAX_WORKERS, "data": 1, "quick": 1}
 _POOLS: dict[str, ProcessPool] = {}
 _POOL_LOCK = threading.Lock()
 

@@ -396,9 +396,10 @@ class MainWindow(QMainWindow):
             QWidget.setTabOrder(first, second)
 
     def _warm_workers(self) -> None:
-        """Start a worker process for heavy designs and releases while the window is idle; the rest of the
-        warming waits for a quiet window (:meth:`_warm_when_quiet`)."""
+        """Start a worker process for heavy designs and releases, and the one for quick tasks, while the window is
+        idle; the rest of the warming waits for a quiet window (:meth:`_warm_when_quiet`)."""
         shared_pool().warm()
+        shared_pool("quick").warm()  # cheap designs and predictions, off the window's GIL (workers.runner)
         self._warm_when_quiet(0)
 
     def _warm_when_quiet(self, quiet_checks: int) -> None:

@@ -76,3 +76,25 @@ def test_a_runner_makes_worker_threads_hand_over_the_gil_quickly(runner):
 
     assert GIL_SWITCH_SECONDS <= 0.001
     assert sys.getswitchinterval() <= GIL_SWITCH_SECONDS * 1.0001
+
+
+def test_quick_work_goes_to_the_warm_quick_worker_when_it_is_idle_and_stays_here_otherwise(qtbot, runner):
+    """Quick tasks (closed-form designs, predicted errors) ran in a thread and their Python held the window's GIL:
+    opening a 77-column file stalled it 125-192 ms (bench/gui_stall.py usable), 71-82 ms with them in the warm
+    "quick" worker. Before that worker is up, and for a task that cannot be pickled, they run in a thread as before."""
+    from optrr_engine.process_pool import shared_pool
+
+    pool = shared_pool("quick")
+    got: list = []
+    if not pool.has_idle():  # not started yet: the task does not wait for a process to start
+        runner.submit("quick-1", report_pid, quick=True, on_done=got.append)
+        qtbot.waitUntil(lambda: bool(got), timeout=60_000)
+        assert got.pop() == os.getpid()
+    pool.warm()
+    qtbot.waitUntil(pool.has_idle, timeout=120_000)
+    runner.submit("quick-2", report_pid, quick=True, on_done=got.append)
+    qtbot.waitUntil(lambda: bool(got), timeout=60_000)
+    assert got.pop() != os.getpid()  # in the quick worker process
+    runner.submit("quick-3", lambda progress=None, cancel=None: os.getpid(), quick=True, on_done=got.append)
+    qtbot.waitUntil(lambda: bool(got), timeout=60_000)
+    assert got.pop() == os.getpid()  # a closure cannot be pickled: in the quick thread, as before

@@ -130,27 +130,28 @@ class MergedEverywhere:
 
 
 def merge_rare_everywhere(columns: list[ColumnState], summaries: dict, progress=None, cancel=None) -> MergedEverywhere:
-    """The rare categories of every perturbed nominal or ordinal column merged by the rule of ``optrr schema
-    --merge-rare`` (:func:`optrr_engine.release.merge_rare.merge_column`: nominal into 'Other', ordinal with a
-    neighbour), each from its rows as released now (``summaries``: ColumnSummary by column name; a column without
-    one is left as it is). One rule for the CLI and the window."""
-    from optrr_engine.release.schema import RARE_WARNING_START
+    """The rare categories of every perturbed nominal or ordinal column merged by ``optrr schema --merge-rare``
+    itself (:func:`optrr_engine.release.merge_rare.merge_rare`: nominal into 'Other', ordinal with a neighbour), each
+    from its rows as released now (``summaries``: ColumnSummary by column name; a column without one is left as it
+    is). The columns' schema warnings are left out: the engine recomputes those of the columns it merges."""
+    from optrr_engine.release.config import ReleaseConfig
+    from optrr_engine.release.merge_rare import merge_rare
 
     ctl = TaskControl(progress, cancel)
-    changes, merged, still = {}, [], []
-    eligible = [
-        (i, c) for i, c in enumerate(columns)
+    ctl.report(0.0, "counting the rows per category")
+    configs = [ColumnConfig(**{**c.copied_fields(), "warnings": []}) for c in columns]
+    counts = {
+        c.name: released_counts(c, summaries[c.name], c.recode)
+        for c in columns
         if c.role == "perturb" and c.type in ("nominal", "ordinal") and c.categories and summaries.get(c.name)
-    ]
-    for done, (i, col) in enumerate(eligible):
-        ctl.check()
-        ctl.report(done / max(1, len(eligible)), f"merging the rare categories of {col.name}")
-        counts = released_counts(col, summaries[col.name], col.recode)
-        new, changed = merge_column(ColumnConfig(**col.copied_fields()), counts)
-        if changed:
-            changes[i] = {"recode": new.recode or None, "categories": list(new.categories or [])}
-            merged.append(col.name)
-        if any(str(w).startswith(RARE_WARNING_START) for w in new.warnings):
-            still.append(col.name)
+    }
+    ctl.check()
+    ctl.report(0.5, "merging the rare categories")
+    done = merge_rare(ReleaseConfig(columns=configs), counts)
+    changes = {
+        i: {"recode": new.recode or None, "categories": list(new.categories or [])}
+        for i, new in enumerate(done.config.columns)
+        if new.name in done.merged
+    }
     ctl.report(1.0, "merged")
-    return MergedEverywhere(changes, merged, still)
+    return MergedEverywhere(changes, list(done.merged), list(done.still_rare))

@@ -637,22 +637,33 @@ def accumulated_epsilon(previous: list[dict], this_release: float = 0.0) -> floa
 
 
 def same_noise_key(r: dict) -> str | None:
-    """What makes a keyed release's noise (:func:`reproduced_release`'s criteria: the input's SHA-256, the key's
-    fingerprint and stream scheme, the configuration, reader options, shuffling and OptRR version) as one text, or
-    None for a release with OS randomness (fresh noise each time)."""
-    given = r.get("randomness") or {}
-    if not given.get("key_fingerprint"):
-        return None
+    """What makes a keyed release's noise, from its audit entry (:func:`noise_key`), or None for a release with OS
+    randomness (fresh noise each time)."""
     source = r.get("input") or {}
+    return noise_key(
+        source.get("sha256"), r.get("randomness") or {}, r.get("tool"), r.get("configuration"), source.get("reader"),
+        bool(r.get("shuffled")),
+    )
+
+
+def noise_key(input_sha256, randomness: dict, tool, config, reader, shuffled: bool) -> str | None:
+    """The one text of what makes a keyed release's noise: the input's SHA-256, the key's fingerprint and stream
+    scheme, the configuration, reader options, shuffling and OptRR version (:mod:`.randomness`), as an audit entry
+    stores them; None without a key (OS randomness: fresh noise each time)."""
+    from .manifest import json_safe
+
+    if not randomness.get("key_fingerprint"):
+        return None
+    stored = json.loads(json.dumps(json_safe({"tool": tool, "config": config, "reader": reader})))
     return json.dumps(
         [
-            source.get("sha256"),
-            given.get("key_fingerprint"),
-            given.get("stream_scheme"),
-            r.get("tool"),
-            r.get("configuration"),
-            source.get("reader"),
-            bool(r.get("shuffled")),
+            input_sha256,
+            randomness.get("key_fingerprint"),
+            randomness.get("stream_scheme"),
+            stored["tool"],
+            stored["config"],
+            stored["reader"],
+            bool(shuffled),
         ],
         sort_keys=True,
     )
@@ -676,28 +687,13 @@ def near_sentence(near: list[dict]) -> str:
                                                               else "in the same order")
 
 
-def reproduced_release(previous: list[dict], tool: dict, randomness: dict, config: dict, reader: dict,
-                       shuffle: bool) -> dict | None:
-    """The earlier release (audit entry) of the same input that this run would reproduce byte for byte: made with the
-    same key (fingerprint) and stream scheme, configuration, reader options, shuffling and OptRR version, so the same
-    noise (:mod:`.randomness`); None when there is none (every OS-randomness release draws fresh noise)."""
-    from .manifest import json_safe
-
-    if not randomness.get("key_fingerprint"):
+def reproduced_release(previous: list[dict], key: str | None) -> dict | None:
+    """The earlier release (audit entry) that this run would reproduce: the newest whose :func:`same_noise_key` is
+    this run's :func:`noise_key` ``key`` (the same noise, in whatever output format); None when there is none
+    (``key`` None: OS randomness draws fresh noise)."""
+    if key is None:
         return None
-    want = json.loads(json.dumps(json_safe({"tool": tool, "config": config, "reader": reader})))
-    for r in reversed(previous):
-        given = r.get("randomness") or {}
-        if (
-            given.get("key_fingerprint") == randomness["key_fingerprint"]
-            and given.get("stream_scheme") == randomness.get("stream_scheme")
-            and r.get("tool") == want["tool"]
-            and r.get("configuration") == want["config"]
-            and (r.get("input") or {}).get("reader") == want["reader"]
-            and bool(r.get("shuffled")) == bool(shuffle)
-        ):
-            return r
-    return None
+    return next((r for r in reversed(previous) if same_noise_key(r) == key), None)
 
 
 def reproduction_message(ledger: list[dict], reproduced: dict, near=()) -> str:

@@ -219,6 +219,7 @@ def perturb_file(
         held_by,
         internal_report_path,
         load_audit,
+        noise_key,
         releases_of,
         repeat_message,
         repeats_of,
@@ -302,9 +303,10 @@ def perturb_file(
     previous = releases_of(audit, input_sha)
     if previous and not allow_repeat:
         this_eps = float(mechanism.overall_epsilon())
-        copy_of = reproduced_release(
-            previous, tool_entry(), randomness.audit_entry(), cfg.to_dict(), source.options.to_dict(), shuffle
+        this_noise = noise_key(
+            input_sha, randomness.audit_entry(), tool_entry(), cfg.to_dict(), source.options.to_dict(), shuffle
         )
+        copy_of = reproduced_release(previous, this_noise)
         if copy_of is not None:  # a keyed reproduction: the same noise again; its ledger is the copied release's
             ledger, _columns, _reordered, near = repeats_of(audit, copy_of)
             raise RepeatReleaseError(

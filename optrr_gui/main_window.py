@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from optrr_engine.io.readers import ReaderOptions
 from optrr_engine.process_pool import shared_pool
+from optrr_engine.release.schema import rows_text
 from optrr_engine.tolerance import eps_within
 
 from .common.commands import SetColumnsFields, SetSessionValue, set_many
@@ -632,7 +633,7 @@ class MainWindow(QMainWindow):
             n = self.state.n_rows
             cols = len(self.state.columns)
             if n is not None:
-                rows = f"{n:,} row{'s' if n != 1 else ''}"
+                rows = rows_text(n)
             elif self.partly_read:
                 read = self.store.rows if self.store is not None else 0
                 rows = f"only partly read ({read:,} rows before the cancel)"
@@ -759,7 +760,7 @@ class MainWindow(QMainWindow):
         self.data_view.model._poll()
         seconds = time.perf_counter() - self._data_started
         self.data_view.status.setText(
-            f"{n:,} row{'s' if n != 1 else ''} × {len(self.store.columns)} columns (read in {seconds:.1f} s)"
+            f"{rows_text(n)} × {len(self.store.columns)} columns (read in {seconds:.1f} s)"
         )
         self.state.set_n_rows(n)
         self.rowsLoaded.emit(n)

@@ -243,6 +243,7 @@ def run(args) -> int:
         read_key_file,
     )
     from ..release.risk import strength, weak_protection_warnings
+    from ..release.schema import rows_text
     from ..utility.release_check import check_release, release_rows_notes
     from .interrupts import hold
 
@@ -355,7 +356,7 @@ def run(args) -> int:
             manifest["randomness"]["source"], "TEST SEED: NOT PRIVATE"
         )
         print(
-            f"released {manifest['rows']:,} row{'s' if manifest['rows'] != 1 else ''} x {len(manifest['attributes'])} "
+            f"released {rows_text(manifest['rows'])} x {len(manifest['attributes'])} "
             f"randomized column{'s' if len(manifest['attributes']) != 1 else ''} to {args.output}\n"
             f"whole-record epsilon {manifest['overall_epsilon']:.6g} ({strength(manifest['overall_epsilon'])}; method "
             f"{manifest['design']['method']}); "

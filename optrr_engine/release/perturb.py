@@ -239,7 +239,7 @@ def perturb_file(
     )
     from .randomness import NOT_PRIVATE_COLUMN, ReleaseRandomness, context_digest, mark_not_private
     from .report import render_internal_report, render_report
-    from .schema import resolve_bins
+    from .schema import resolve_bins, rows_text
     from .shuffle import ExternalShuffle, bucket_count
 
     ctl = TaskControl(progress, cancel)
@@ -365,7 +365,7 @@ def perturb_file(
             _write(spill.add if spill is not None else writer.write, output_path, out)
             rows_read += n
             rows_out += out.num_rows
-            stream.report(source.fraction_done(), f"randomized {rows_read:,} row{'s' if rows_read != 1 else ''}")
+            stream.report(source.fraction_done(), f"randomized {rows_text(rows_read)}")
         if rows_read == 0:
             raise InputError(f"{os.path.basename(input_path)} has a header but no data rows")
         if rows_out == 0:
@@ -447,7 +447,7 @@ def perturb_file(
         if len(history) != len(previous) + 1:
             _write(_write_text, ipath, written[0].path, render_internal_report(manifest, entry, history))
         place_release(temps, finals, force, apath, entry)
-        ctl.report(1.0, f"released {rows_out:,} row{'s' if rows_out != 1 else ''}")
+        ctl.report(1.0, f"released {rows_text(rows_out)}")
         return Release(manifest, entry, history)
     finally:
         if writer is not None:
@@ -874,10 +874,10 @@ def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: in
 
 def few_rows_note(rows: int) -> str:
     """The first line of a refusal of a release of fewer than RARE_COUNT rows (every value it holds is rare)."""
-    from .schema import RARE_COUNT
+    from .schema import RARE_COUNT, rows_text
 
     return (
-        f"the release would hold only {rows:,} row{'s' if rows != 1 else ''}, fewer than {RARE_COUNT}: every value "
+        f"the release would hold only {rows_text(rows)}, fewer than {RARE_COUNT}: every value "
         "in it is rare, so every column below is named; a release needs more rows"
     )
 

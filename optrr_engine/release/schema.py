@@ -453,7 +453,8 @@ def rare_warning(counts, recoded: bool = False, missing: str | None = None) -> s
     )
 
 
-def _rows(n: int) -> str:
+def rows_text(n: int) -> str:
+    """ "1 row", "1,234 rows": a number of rows in words, everywhere a message counts rows."""
     return f"{n:,} row{'s' if n != 1 else ''}"
 
 
@@ -489,7 +490,7 @@ def rare_refusal(found, missing: Mapping[str, str | None] | None = None) -> str:
     missing = missing or {}
     listed = []
     for name, rare in found[:RARE_SHOWN]:
-        shown = ", ".join(f"{v!r} ({_rows(c)})" for v, c in rare[:RARE_SHOWN])
+        shown = ", ".join(f"{v!r} ({rows_text(c)})" for v, c in rare[:RARE_SHOWN])
         more = f" and {len(rare) - RARE_SHOWN:,} more" if len(rare) > RARE_SHOWN else ""
         listed.append(f"{name!r}: {shown}{more}")
     others = len(found) - RARE_SHOWN

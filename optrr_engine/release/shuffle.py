@@ -93,6 +93,8 @@ class ExternalShuffle:
             raise InputError(describe_os_error(exc, os.path.dirname(self.dir))) from None
 
     def _tables(self, max_rows: int, ctl=None):
+        from .schema import rows_text
+
         self._close_writers()
         done = 0
         for b in range(self.buckets):
@@ -104,7 +106,7 @@ class ExternalShuffle:
                 done += table.num_rows
                 if ctl is not None:
                     ctl.check()
-                    ctl.report(done / max(1, self.rows), f"shuffled {done:,} row{'s' if done != 1 else ''}")
+                    ctl.report(done / max(1, self.rows), f"shuffled {rows_text(done)}")
 
     def _bucket(self, path: str, depth: int):
         import pyarrow as pa

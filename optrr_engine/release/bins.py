@@ -19,6 +19,14 @@ from ..errors import InputError
 BIN_METHODS = ("quantile", "equal_width", "edges")
 #: Bin methods whose edges are computed from the data (published as they are, rounded); "edges" are typed.
 DATA_BIN_METHODS = ("quantile", "equal_width")
+
+
+def bins_from_data(column) -> bool:
+    """Whether ``column`` (anything with ``type`` and ``bins``: a configuration's column, the window's) is numeric
+    with bin edges computed from the data (DATA_BIN_METHODS), which the release publishes outside the epsilons;
+    False once its edges are typed, and for a column of categories (its bins are not used)."""
+    bins = column.bins
+    return column.type == "numeric" and isinstance(bins, dict) and bins.get("method") in DATA_BIN_METHODS
 DEFAULT_BIN_COUNT = 4
 MAX_BIN_COUNT = 1000
 

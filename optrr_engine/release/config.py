@@ -239,7 +239,7 @@ class ReleaseConfig:
         shows that the value is recorded), "labels_of_dropped" (perturbed columns the schema proposed to drop: the
         codebook lists every label, e.g. every patient number), "bins_from_data" (perturbed columns whose bin edges
         are computed from the data). The one rule for the release dialog's tick and the recipient's notes."""
-        from .bins import DATA_BIN_METHODS
+        from .bins import bins_from_data
         from .schema import drop_reason
 
         perturbed = self.perturbed()
@@ -249,9 +249,7 @@ class ReleaseConfig:
             "labels_of_dropped": [
                 c.name for c in perturbed if c.type != "numeric" and any(drop_reason(str(w)) for w in c.warnings)
             ],
-            "bins_from_data": [
-                c.name for c in perturbed if isinstance(c.bins, dict) and c.bins.get("method") in DATA_BIN_METHODS
-            ],
+            "bins_from_data": [c.name for c in perturbed if bins_from_data(c)],
         }
 
     def row_selection_note(self) -> str | None:

@@ -290,21 +290,13 @@ def unreadable(col: ColumnState) -> str | None:
     return None if col.unreadable is None else unreadable_text(col.unreadable)
 
 
-def bins_from_data(col: ColumnState) -> bool:
-    """True for a numeric column whose bin edges are computed from the data (a method of DATA_BIN_METHODS, as
-    ``ReleaseConfig.published_outside_epsilon`` counts them); False once the user typed its edges, or for a column
-    of categories (its bins are not used)."""
-    from optrr_engine.release.bins import DATA_BIN_METHODS
-
-    return col.type == "numeric" and isinstance(col.bins, dict) and col.bins.get("method") in DATA_BIN_METHODS
-
-
 def role_warning(warning: str, col: ColumnState, count: int | None) -> str | None:
     """A schema warning as it reads for the column's current role (optrr_engine.release.schema.warning_for_role);
     the drop for too many categories of a perturbed column says what to do with the ``count`` it has now; the
-    warning on quantile bins applies only while the column's bin edges come from the data (:func:`bins_from_data`):
+    warning on quantile bins applies only while the column's bin edges come from the data (release.bins.bins_from_data):
     not to a kept column, whose numbers are copied unbinned, nor once the user typed the edges or the column is no
     longer numeric (None)."""
+    from optrr_engine.release.bins import bins_from_data
     from optrr_engine.release.schema import BINS_WARNING, TOO_MANY, drop_reason, warning_for_role
 
     if warning == BINS_WARNING and (col.role == "keep" or not bins_from_data(col)):

@@ -128,11 +128,9 @@ def print_summary(cfg, stream=None) -> None:
 def rare_summary(cfg) -> str:
     """Without --merge-rare: the line naming the perturbed columns with rare categories, which perturb refuses as
     written after its whole pass ("" when none)."""
-    from ..release.schema import RARE_WARNING_START
+    from ..release.schema import rare_warned
 
-    rare = [
-        c.name for c in cfg.columns if c.role == "perturb" and any(w.startswith(RARE_WARNING_START) for w in c.warnings)
-    ]
+    rare = [c.name for c in cfg.columns if rare_warned(c)]
     if not rare:
         return ""
     names = ", ".join(repr(n) for n in rare)

@@ -42,6 +42,7 @@ from .schema import (
     many_categories_warning,
     missing_category,
     rare_categories,
+    rare_warned,
     rare_warning,
 )
 
@@ -96,7 +97,7 @@ def merge_rare(cfg: ReleaseConfig, counts: Mapping[str, Mapping[str, int]]) -> M
             if changed:
                 merged.append(col.name)
         columns.append(new)
-        if col.role == "perturb" and any(str(w).startswith(RARE_WARNING_START) for w in new.warnings):
+        if rare_warned(new):
             still_rare.append(col.name)
     return MergedRare(replace(cfg, columns=columns), merged, still_rare)
 

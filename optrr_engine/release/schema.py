@@ -433,6 +433,12 @@ def rare_categories(counts) -> list[tuple[str, int]]:
     return rare
 
 
+def rare_warned(col) -> bool:
+    """Whether perturbed column ``col`` (a configuration's) carries the rare-category warning: perturb will refuse
+    it as written."""
+    return col.role == "perturb" and any(str(w).startswith(RARE_WARNING_START) for w in col.warnings)
+
+
 def rare_warning(counts, recoded: bool = False, missing: str | None = None) -> str | None:
     """The warning naming the :func:`rare_categories` of ``counts`` ({category: rows}), rarest first (the first
     RARE_SHOWN with their counts), or None when there are none. ``missing``: the column's missing-value category

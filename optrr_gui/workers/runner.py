@@ -72,24 +72,21 @@ class _Bridge(QObject):
 
 class _Runnable(QRunnable):
     def __init__(
-        self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge, process=None, partial=None, after_kill=None,
-        quick: bool = False,
+        self, handle: TaskHandle, fn, args, kwargs, bridge: _Bridge, process=None, partial=None, after_kill=None
     ):
         super().__init__()
         self.setAutoDelete(True)
         self.handle, self.fn, self.args, self.kwargs, self.bridge = handle, fn, args, kwargs, bridge
-        self.process, self.partial, self.after_kill, self.quick = process, partial, after_kill, quick
+        self.process, self.partial, self.after_kill = process, partial, after_kill
 
     def call(self, progress):
         """In a worker process when asked (and possible), else right here in the worker thread. A quick task goes
-        to the warm "quick" worker when it is idle (its Python then never holds the window's GIL: opening a
-        77-column file stalled the window 125-192 ms with quick tasks in threads, 88-91 ms so), else it runs here."""
+        to the warm "quick" worker only when it is idle, never waiting for it to start (its Python then never holds
+        the window's GIL: opening a 77-column file stalled the window 125-192 ms with quick tasks in threads, 71-98
+        ms so)."""
         h = self.handle
-        if self.quick and self.partial is None and shared_pool("quick").has_idle():
-            try:
-                return shared_pool("quick").run(self.fn, self.args, self.kwargs, progress, h.is_cancelled)
-            except (NotPicklable, ProcessUnavailable):
-                pass  # e.g. a closure (tests): here
+        if self.process == "quick" and not shared_pool("quick").has_idle():
+            self.process = None
         if self.process:
             try:
                 return shared_pool(self.process).run(
@@ -182,7 +179,8 @@ class TaskRunner(QObject):
     ) -> TaskHandle:
         """Start ``fn`` for ``channel``; a previous task of the channel is cancelled and becomes stale.
 
-        ``quick``: a separate one-thread pool, so cheap work never waits behind slow work. ``process``: heavy
+        ``quick``: a separate one-thread pool, so cheap work never waits behind slow work; its thread hands ``fn``
+        to the warm "quick" worker process when that one is idle, else runs it itself. ``process``: heavy
         work whose thread hands ``fn`` to a worker process (see :mod:`optrr_engine.process_pool`): True for the
         default pool, or a pool's name ("data": reading files and recoding, a process and thread of its own).
         ``partial``: ``fn`` gets a keyword ``emit`` whose payloads are passed to ``partial`` ON THE WORKER
@@ -197,10 +195,8 @@ class TaskRunner(QObject):
         handle = TaskHandle(channel, generation, next(self._ids), on_done=on_done, on_error=on_error)
         handle.on_progress, handle.on_cancelled = on_progress, on_cancelled
         self._current[channel] = handle
-        pool_name = None if quick or not process else "default" if process is True else process
-        runnable = _Runnable(
-            handle, fn, args, kwargs, self._bridge, pool_name, partial=partial, after_kill=after_kill, quick=quick
-        )
+        pool_name = "quick" if quick else None if not process else "default" if process is True else process
+        runnable = _Runnable(handle, fn, args, kwargs, self._bridge, pool_name, partial=partial, after_kill=after_kill)
         if quick:
             threads = self._quick_pool
         else:

@@ -458,3 +458,28 @@ def test_a_file_that_is_no_key_is_refused_before_any_word_about_its_permissions(
     err = capsys.readouterr().err
     assert err.strip() == f"optrr: error: {not_key} is not an OptRR key file (make one with optrr keygen)"
     assert not (tmp_path / "r.csv").exists()
+
+
+def test_the_key_file_is_read_once_and_that_key_makes_the_release(tmp_path, capsys, audit_dir, monkeypatch):
+    """perturb read the key file twice (once to check it, once to release with it): a file replaced in between
+    would have released with a key that was never checked. It is read once, and the release is made with that key
+    (the same records as a release given those key bytes directly)."""
+    import optrr_engine.release.randomness as randomness
+    from optrr_engine.release.perturb import perturb_file
+
+    src = TEST_DATA / "car.csv"
+    cfg = tmp_path / "release.json"
+    assert main(["schema", str(src), "-o", str(cfg), "--quiet"]) == 0
+    key = tmp_path / "hospital.key"
+    assert main(["keygen", "-o", str(key)]) == 0
+    reads = []
+    real = randomness.read_key_file
+    monkeypatch.setattr(randomness, "read_key_file", lambda path: reads.append(path) or real(path))
+    out = tmp_path / "a" / "r.csv"
+    out.parent.mkdir()
+    assert main(["perturb", str(src), "--config", str(cfg), "--key-file", str(key), "-o", str(out), "--quiet"]) == 0
+    assert reads == [str(key)]
+    direct = tmp_path / "b" / "r.csv"
+    direct.parent.mkdir()
+    perturb_file(src, str(cfg), direct, key=real(key), allow_repeat=True, audit_dir=audit_dir)
+    assert digest(out) == digest(direct)

@@ -262,8 +262,9 @@ def run(args) -> int:
             f"--insecure-test-seed is for OptRR's developers and tests only (it needs {DEVELOPER_ENV}=1); a release "
             "uses OS randomness (default) or --key-file"
         )
-    if args.key_file:
-        read_key_file(args.key_file)  # not a key file at all: say that, not first how its permissions are set
+    # read once, here: not a key file at all says so before how its permissions are set, and the release uses
+    # this key (the file is not read again)
+    key = read_key_file(args.key_file) if args.key_file else None
     if args.key_file and key_file_is_shared(args.key_file):
         print(f"optrr: warning: key file {args.key_file} can be read by other users; chmod 600 it", file=sys.stderr)
     if args.insecure_test_seed is not None:
@@ -279,6 +280,7 @@ def run(args) -> int:
             args.input,
             args.config,
             args.output,
+            key=key,
             key_path=args.key_file,
             insecure_test_seed=args.insecure_test_seed,
             shuffle=not args.no_shuffle,

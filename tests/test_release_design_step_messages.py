@@ -199,8 +199,11 @@ def test_a_needed_pair_under_smp_asks_for_a_design_reporting_both_columns(tmp_pa
     cfg = {**schema, "method": "smp", "target_total": 2.0, "needed_marginals": [["persons", "safety"]]}
     code, err, _, _ = perturb(tmp_path, capsys, cfg)
     assert code == 2
-    assert "the needed marginal(s) (persons, safety) cannot be estimated from this smp design" in err
-    assert "choose a design whose records report both columns (sample-m with sample_m 2 or more, auto, utility)" in err
+    # the design command's warning words it the same way (identifiability.never_together)
+    assert "the needed marginal(s) (persons, safety) cannot be estimated: each record of this smp design " \
+        "randomizes 1 column from the data, so no record carries both columns of the table together, whatever the " \
+        "epsilon; the way out: a design whose records report both columns (sample-m with sample_m 2 or more, auto, " \
+        "utility)" in err
     assert "higher whole-record epsilon" not in err
 
 

@@ -223,7 +223,9 @@ def test_design_cli_words_for_sampling_methods(capsys):
     assert "--target-total (a whole-record epsilon, split by --weights, equal by default)" in capsys.readouterr().err
     assert main(["design", "--method", "rsfd", "--sizes", "2,3", "--target-total", "2"]) == 0
     captured = capsys.readouterr()
-    assert "the way out: this rsfd design's records randomize 1 column from the data, so no record carries these " \
-        "columns together, whatever the epsilon" in captured.err
+    assert "a release that needs them is refused; each record of this rsfd design randomizes 1 column from the " \
+        "data, so no record carries both columns of the table together, whatever the epsilon; the way out: a design " \
+        "whose records report both columns (sample-m with sample_m 2 or more, auto, utility), or fewer needed " \
+        "marginals" in captured.err
     assert "a higher whole-record epsilon" not in captured.err
     assert "the other 1 is a uniform fake value" in captured.out

@@ -130,7 +130,7 @@ def described(pe_json: dict, args, text: str, guess) -> dict:
 def warn_non_identifiable(pe_json: dict, design=None) -> None:
     """The warnings about needed marginals no rows recover (erased) or too noisy; ``design``: the mechanism or
     sampling design predicted, whose records may never carry a marginal's columns together (then no epsilon helps)."""
-    from ..utility.identifiability import way_out
+    from ..utility.identifiability import never_together, way_out
 
     def shown(sets) -> str:
         return "; ".join(",".join(str(a) for a in m) for m in sets[:10]) + (" ..." if len(sets) > 10 else "")
@@ -139,16 +139,12 @@ def warn_non_identifiable(pe_json: dict, design=None) -> None:
     if erased:
         m = getattr(design, "m", None) if getattr(design, "subsets", None) is not None else None
         if m is not None and any(len(a) > m for a in erased):  # a sampling design: no record holds them together
-            way = (
-                f"this {design.method} design's records randomize {m} column{'s' if m != 1 else ''} from the data, "
-                "so no record carries these columns together, whatever the epsilon: choose a design whose records "
-                "report them together (sample-m with a larger sample_m, auto, utility), or fewer needed marginals"
-            )
+            way = never_together(design.method, m, max(len(a) for a in erased))
         else:
-            way = way_out()
+            way = f"the way out: {way_out()}"
         print(
             f"optrr: warning: {len(erased)} needed marginal(s) cannot be estimated from this release at any number "
-            f"of rows (attributes {shown(erased)}); a release that needs them is refused; the way out: {way}",
+            f"of rows (attributes {shown(erased)}); a release that needs them is refused; {way}",
             file=sys.stderr,
         )
     weak = [m for m in pe_json.get("non_identifiable") or [] if m not in erased]

@@ -36,3 +36,15 @@ def way_out(epsilon: str = "epsilon", kronecker: str = "kronecker", utility: str
         f"a higher whole-record {epsilon}, other attribute weights, another design (e.g. {kronecker}, or {utility} "
         f"with these {marginals}), or fewer needed {marginals}"
     )
+
+
+def never_together(method: str, m: int, width: int) -> str:
+    """Why a marginal of ``width`` columns cannot be estimated from a sampling design whose records randomize ``m``
+    < ``width`` columns from the data, and the way out (no epsilon helps): the one text of the design command's
+    warning and the release's refusal."""
+    columns = "both columns" if width == 2 else f"all {width} columns"
+    return (
+        f"each record of this {method} design randomizes {m} column{'s' if m != 1 else ''} from the data, so no "
+        f"record carries {columns} of the table together, whatever the epsilon; the way out: a design whose records "
+        f"report {columns} (sample-m with sample_m {width} or more, auto, utility), or fewer needed marginals"
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 from math import comb
 
 from ..errors import InputError
-from .identifiability import way_out
+from .identifiability import never_together, way_out
 from .marginals import column_set_text
 from .predicted import MarginalError, PredictedError, predicted_error
 
@@ -64,13 +64,9 @@ def _refusal(mechanism, bad, names) -> str:
     other = [a for a in bad if not _too_wide(mechanism, a)]
     parts = []
     if wide:
-        n, m = max(len(a) for a in wide), mechanism.m
-        columns = "both columns" if n == 2 else f"all {n} columns"
         parts.append(
-            f"{', '.join(_label(a, names) for a in wide)} cannot be estimated from this {mechanism.method} design: "
-            f"each record randomizes {m} column{'s' if m != 1 else ''} from the data, so no record carries "
-            f"{columns} of the table together, whatever the epsilon; choose a design whose records report "
-            f"{columns} (sample-m with sample_m {n} or more, auto, utility)"
+            f"{', '.join(_label(a, names) for a in wide)} cannot be estimated: "
+            f"{never_together(mechanism.method, mechanism.m, max(len(a) for a in wide))}"
         )
     if other:
         parts.append(

@@ -281,3 +281,22 @@ def test_a_new_configuration_starts_as_the_window_does_with_a_shared_whole_recor
     assert main(["schema", str(data), "-o", str(old), "--epsilon-per-column", "--quiet"]) == 0
     cfg = json.loads(old.read_text())
     assert cfg["target_total"] is None and {c["epsilon"] for c in cfg["columns"] if c["role"] == "perturb"} == {1.0}
+
+
+def test_the_summary_counts_every_columns_categories_alike_and_names_a_numeric_columns_bins(tmp_path, capsys):
+    """A review: the summary counted a numeric column's categories as "4+1" (bins + listed texts) but a nominal
+    one's with its missing-value category as "5". Every column now counts its released categories; a binned
+    column's bins are named: "4 bins", or "5 (4 bins)" with its missing-value category beside them."""
+    path = tmp_path / "mixed.csv"
+    write_csv(path, {
+        "age": [str(20 + i % 30) for i in range(60)],
+        "weight": ["" if i % 6 == 0 else str(50 + i % 20) for i in range(60)],
+        "group": cycle(["a", "b", "c", "d", ""]),
+    })
+    assert main(["schema", str(path), "-o", str(tmp_path / "c.json")]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:] if line.strip()}
+    cfg = by_name(ReleaseConfig.from_dict(json.loads((tmp_path / "c.json").read_text())))
+    assert cfg["age"].categories in (None, []) and rows["age"].split()[3:5] == ["4", "bins"]
+    assert len(cfg["weight"].categories) == 1 and rows["weight"].split()[3:6] == ["5", "(4", "bins)"]
+    assert len(cfg["group"].categories) == 5 and rows["group"].split()[3] == "5"
+    assert "+" not in "".join(line.split("  notes")[0][:60] for line in rows.values())

@@ -113,16 +113,22 @@ def nothing_released(cfg, output) -> str | None:
     )
 
 
+def category_count(c) -> str:
+    """The summary's count of a column's released categories, every column counted alike (its missing-value
+    category included when listed); a binned numeric column's bins said: "4 bins", or "5 (4 bins)" with a category
+    listed beside them (a text such as 'unknown', its missing-value category)."""
+    if c.type == "numeric" and c.bins:
+        bins, extra = len(c.bins["edges"]) - 1, len(c.categories or [])
+        return f"{bins + extra} ({bins} bins)" if extra else f"{bins} bins"
+    return str(len(c.categories)) if c.categories else "-"
+
+
 def print_summary(cfg, stream=None) -> None:
     stream = stream or sys.stdout
-    print(f"{'column':<24} {'role':<8} {'type':<8} {'categories':>10}  notes", file=stream)
+    print(f"{'column':<24} {'role':<8} {'type':<8} {'categories':>13}  notes", file=stream)
     for c in cfg.columns:
-        if c.type == "numeric" and c.bins:
-            count = f"{len(c.bins['edges']) - 1}+{len(c.categories or [])}"
-        else:
-            count = str(len(c.categories)) if c.categories else "-"
         note = "; ".join(c.warnings)
-        print(f"{c.name[:24]:<24} {c.role:<8} {c.type:<8} {count:>10}  {note}", file=stream)
+        print(f"{c.name[:24]:<24} {c.role:<8} {c.type:<8} {category_count(c):>13}  {note}", file=stream)
 
 
 def rare_summary(cfg) -> str:

@@ -283,3 +283,35 @@ def test_a_whole_estimate_still_reaches_a_pipe(tmp_path):
     cmd = [sys.executable, "-m", "optrr_engine.cli.main", "estimate", rel, "--marginal", "a", "--json"]
     proc = subprocess.run(cmd, capture_output=True, env=env, cwd=str(tmp_path), timeout=120)
     assert proc.returncode == 0 and json.loads(proc.stdout)["attributes"] == ["a"]
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        # a negative value after its option was read as another option ("expected one argument")
+        (["design", "--sizes", "3,4", "--epsilons", "-1,1"], "epsilon of attribute 1 is -1; it must be greater than 0"),
+        (["design", "--sizes", "3,4", "--target-total", "-2"], "target total epsilon is -2; it must be a finite"),
+        (["design", "--sizes", "3,4", "--target-total", "2", "--method", "utility", "--caps", "-1,1"],
+         "caps must be positive"),
+        # --caps without a target, or with a method that does not use them, was ignored without a word
+        (["design", "--sizes", "3,4", "--epsilons", "1,1", "--caps", "1,1"],
+         "--caps (per-attribute epsilon caps) applies to a whole-record target (--target-total)"),
+        (["design", "--sizes", "3,4", "--target-total", "2", "--method", "kronecker", "--caps", "1,1"],
+         "--caps applies to --method auto or utility; method kronecker does not use them"),
+    ],
+)
+def test_negative_values_reach_their_own_check_and_caps_are_never_ignored(capsys, args, said):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("optrr: error: ") and said in err, err
+
+
+def test_only_a_long_option_taking_a_value_is_joined_to_a_negative_value():
+    from optrr_engine.cli.main import build_parser, negative_values_joined
+
+    parser = build_parser()
+    assert negative_values_joined(parser, ["design", "--epsilons", "-1,1", "--quiet", "-2"]) == [
+        "design", "--epsilons=-1,1", "--quiet", "-2"
+    ]
+    short = ["perturb", "in.csv", "-o", "-1.csv"]
+    assert negative_values_joined(parser, short) == short

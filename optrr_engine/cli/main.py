@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
 from .interrupts import Terminated, handled, held
@@ -61,12 +62,37 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+_NEGATIVE = re.compile(r"-\.?\d")
+
+
+def negative_values_joined(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``argv`` with a negative value joined to the option before it ("--epsilons", "-1,1" -> "--epsilons=-1,1"):
+    argparse reads a text starting with "-" as another option ("expected one argument"), so the value's own check
+    never said what is wrong with it. Only long options of the command given that take one value are joined."""
+    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+    command = next((commands[t] for t in argv if t in commands), parser)
+    valued = {
+        option
+        for action in command._actions
+        if action.nargs is None and action.option_strings
+        for option in action.option_strings
+        if option.startswith("--")
+    }
+    out: list[str] = []
+    for token in argv:
+        if out and out[-1] in valued and _NEGATIVE.match(token):
+            out[-1] = f"{out[-1]}={token}"
+        else:
+            out.append(token)
+    return out
+
+
 def _main(argv) -> int:
     from ..errors import Cancelled, OptRRError
 
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args = parser.parse_args(negative_values_joined(parser, sys.argv[1:] if argv is None else list(argv)))
         if not getattr(args, "_run", None):
             parser.print_help()
             return 2

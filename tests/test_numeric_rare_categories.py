@@ -90,6 +90,11 @@ def test_schema_and_merge_rare_say_what_perturb_will_refuse_in_a_numeric_column(
     age = json.loads(cfg.read_text())["columns"][0]
     assert age["type"] == "numeric" and any("'NA' (2)" in w for w in age["warnings"]), age["warnings"]
     assert "rare categories left in 1 column ('age'" in out, out
+    # optrr design -o says it too, beside the command it offers (perturb refuses only after its whole pass)
+    assert main(["design", "--config", str(cfg), "-o", str(tmp_path / "d.json")]) == 0
+    written = capsys.readouterr().out.split("\nwrote ")[1]
+    assert "release it with: optrr perturb" in written
+    assert "\nwarning: rare categories in 1 column ('age'; see their notes): perturb refuses them as written" in written
     assert main(["perturb", str(tmp_path / "in.csv"), "--config", str(cfg), "-o", str(tmp_path / "r.csv")]) == 2
     assert "'age': 'NA' (2 rows)" in capsys.readouterr().err
     # without --merge-rare the schema's summary names the column perturb will refuse, before the user designs

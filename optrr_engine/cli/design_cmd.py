@@ -270,7 +270,11 @@ def written_line(args, method: str, mechanism=None, sample_m: int | None = None)
         else " (no mechanism: designed by optrr perturb)"
     )
     command = f"optrr perturb {shlex.quote(data)} --config {shlex.quote(args.output)} -o RELEASE"
-    return f"wrote {args.output}: {args.config} with {what}; release it with: {command}"
+    line = f"wrote {args.output}: {args.config} with {what}; release it with: {command}"
+    from .schema_cmd import rare_summary
+
+    rare = rare_summary(args.release_config)  # said now, not by perturb's refusal after its whole pass
+    return f"{line}\nwarning: {rare}" if rare else line
 
 
 def auto_differs_line(args, out: dict) -> str | None:

@@ -142,8 +142,8 @@ def rare_summary(cfg) -> str:
     names = ", ".join(repr(n) for n in rare)
     return (
         f"rare categories in {len(rare)} column{'s' if len(rare) != 1 else ''} ({names}; see their notes): perturb "
-        "refuses them as written, after reading the whole file; --merge-rare merges those it can, or drop the "
-        "column, or give perturb --allow-rare-categories if publishing their existence is intended"
+        "refuses them as written, after reading the whole file; optrr schema --merge-rare merges those it can, or "
+        "drop the column, or give perturb --allow-rare-categories if publishing their existence is intended"
     )
 
 

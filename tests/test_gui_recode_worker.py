@@ -203,3 +203,41 @@ def test_grouping_rare_categories_counts_the_missing_value_category_with_its_emp
     # a rare missing-value category is not grouped: a missing value is not a value (grouping it, then treating
     # 'Other' as missing, left a column without a design: a review); its warning says allow it or drop the column
     assert result.merged == ["c"] and result.categories == ["a", "b", "NA", "Other"]
+
+
+def test_the_list_counts_each_column_state_once_a_recoding_undone_and_redone_counts_nothing_again(
+    qtbot, window, monkeypatch
+):
+    """The rows per category of the recoded column come back with the worker's result (counted there); the list
+    keeps the last states' rows, so an undo and a redo of the recoding count nothing on the UI thread, and show
+    what the engine's rule counts."""
+    import optrr_gui.design.column_panel as panel_module
+    from optrr_gui.workers.jobs.recode import released_counts
+
+    state, panel = window.state, window.column_panel
+    summary = window.summaries["code"]
+    before = list(state.columns[0].categories)
+    counted_here = []
+    monkeypatch.setattr(
+        panel_module, "released_counts", lambda *a: counted_here.append(a[2]) or released_counts(*a)
+    )
+    with qtbot.waitSignal(panel.recodeFinished, timeout=WAIT_MS):
+        panel.start_recode("group_rare", {"min_rows": 5, "label": "Other"})
+    wait_ready(qtbot, window)
+    col = state.columns[0]
+    recoded = released_counts(col, summary, col.recode)
+    shown = panel.categories
+    assert [shown.text(r) for r in range(shown.count())] == [
+        f"{c}   ({recoded.get(c, 0):,} rows, {100 * recoded.get(c, 0) / summary.present:.1f}%)" for c in col.categories
+    ]
+    for step in (window.stack.undo, window.stack.redo, window.stack.undo):
+        step()
+        wait_ready(qtbot, window)
+        col = state.columns[0]
+        rows = released_counts(col, summary, col.recode)
+        assert [shown.text(r) for r in range(shown.count())] == [
+            f"{c}   ({rows.get(c, 0):,} rows, {100 * rows.get(c, 0) / summary.present:.1f}%)" for c in col.categories
+        ]
+    assert state.columns[0].categories == before
+    assert counted_here == []  # the worker counted the recoded state; the list kept the one before
+    assert len(panel._rows) <= panel_module.ROWS_KEPT

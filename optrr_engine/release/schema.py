@@ -31,6 +31,7 @@ rewords it for a column whose role the user changed since.
 
 from __future__ import annotations
 
+import heapq
 import math
 import os
 import re
@@ -206,14 +207,29 @@ def _sort_key_numeric(decimal: str):
     return key
 
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS = re.compile(r"\d+")
 
 
-def _alphabetical(v: str):
+def _alphabetical(v: str) -> str:
     """Natural alphabetical order: digit runs compare as numbers ("5-9" before "10-14", as a reader expects of
-    bands), the rest case-insensitively; ties by the text itself."""
-    parts = _DIGITS.split(v.casefold())
-    return (tuple((0, int(p), "") if i % 2 else (1, 0, p) for i, p in enumerate(parts)), v)
+    bands), the rest case-insensitively; ties by the text itself.
+
+    One flat string compared as plain text (sorting 70,000 texts by it takes a fraction of comparing nested
+    tuples), in exactly the order of comparing ``v.casefold()``'s parts (text, digit run, text, ..., text: texts as
+    texts, digit runs as numbers, a list that begins another first), then ``v``: each text ends with "\\x00", below
+    any of its characters ("\\x00" and "\\x01" in it are escaped as "\\x01\\x01" and "\\x01\\x02", order
+    kept), so a text comes before the texts it begins; each digit run is its number (``int``: leading zeros and any
+    script's digits) as its count of digits (one character, never "\\x00") and its digits, so a longer number is
+    larger; "\\x00" ends the parts (before any further number), then ``v`` breaks ties."""
+    escaped = v.casefold().replace("\x01", "\x01\x02").replace("\x00", "\x01\x01")
+    return _DIGITS.sub(_number_key, escaped) + "\x00\x00" + v
+
+
+def _number_key(run: re.Match) -> str:
+    """:func:`_alphabetical`'s text of a digit run: the end of the text before it, then its number's count of
+    digits (one character) and digits."""
+    digits = str(int(run.group()))
+    return "\x00" + chr(len(digits)) + digits
 
 
 def listed_categories(values, ordinal: bool, decimal: str = ".") -> list[str]:
@@ -428,9 +444,19 @@ def is_rare(rows: int) -> bool:
 def rare_categories(counts) -> list[tuple[str, int]]:
     """(category, rows) of every rare category (:func:`is_rare`) of ``counts`` ({category: rows}), rarest first,
     ties in natural alphabetical order: the one list every rare-category warning and listing shows."""
-    rare = [(str(v), int(c)) for v, c in counts.items() if is_rare(c)]
-    rare.sort(key=lambda vc: (vc[1], _alphabetical(vc[0])))
+    rare = _rare(counts)
+    rare.sort(key=_rarest_first)
     return rare
+
+
+def _rare(counts) -> list[tuple[str, int]]:
+    """(category, rows) of every rare category of ``counts``, in its order."""
+    return [(str(v), int(c)) for v, c in counts.items() if is_rare(c)]
+
+
+def _rarest_first(found: tuple[str, int]) -> tuple[int, str]:
+    """The order of :func:`rare_categories`: by rows, ties in natural alphabetical order."""
+    return found[1], _alphabetical(found[0])
 
 
 def rare_warned(col) -> bool:
@@ -444,10 +470,11 @@ def rare_warning(counts, recoded: bool = False, missing: str | None = None) -> s
     RARE_SHOWN with their counts), or None when there are none. ``missing``: the column's missing-value category
     (:func:`missing_category`; None when it has none): when it is the only rare one, the way out says that nothing
     can be merged into it."""
-    rare = rare_categories(counts)
+    rare = _rare(counts)
     if not rare:
         return None
-    shown = ", ".join(f"{v!r} ({c})" for v, c in rare[:RARE_SHOWN])
+    first = heapq.nsmallest(RARE_SHOWN, rare, key=_rarest_first)  # rare_categories' first, the rest never sorted
+    shown = ", ".join(f"{v!r} ({c})" for v, c in first)
     more = f" and {len(rare) - RARE_SHOWN} more" if len(rare) > RARE_SHOWN else ""
     after = " after recoding" if recoded else ""
     way_out = "merge them or set them missing"

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from optrr_engine.release.recode import recode_key
 from optrr_engine.release.schema import RARE_COUNT, missing_category
 
 from ..common.commands import SetColumnFields, SetColumnsFields, SetColumnValue, set_roles, set_type
@@ -39,6 +40,9 @@ from ..workers.jobs.recode import RecodeResult, recode_column, released_counts
 #: column takes a few hundred milliseconds); below, it is applied at once.
 RECODE_WORKER_MIN = 2000
 RECODE_CHANNEL = "recode"
+#: Column states whose rows per category the panel keeps (the one shown, the one before it and a recoding's
+#: result before it is shown: an undo or redo of the last step counts nothing again).
+ROWS_KEPT = 3
 #: The Role box's tooltip (a column the reader cannot read says why it stays dropped instead).
 ROLE_TIP = "perturb = randomized (private); keep = exported unchanged (NOT private); drop = left out"
 MISSING_TEXT = {"category": "are a category of their own", "exclude": "leave their row out of the release"}
@@ -65,6 +69,12 @@ def format_bins(bins) -> str:
     if edges is None:
         return ""
     return ", ".join(str(b) if isinstance(b, str) else f"{b:g}" for b in edges)
+
+
+def rows_key(col, recode, summary) -> tuple:
+    """An exact key of what :func:`released_counts` of ``col`` with ``recode`` reads (the column's name and missing
+    values, the recode's content, the ColumnSummary itself), for :meth:`ColumnPanel.category_rows`."""
+    return (col.name, col.missing, col.missing_label, tuple(col.missing_values), recode_key(recode), summary)
 
 
 def nothing_grouped(col, summary, params: dict) -> str:
@@ -136,6 +146,8 @@ class ColumnPanel(QWidget):
         self.row: int | None = None
         self._shown: tuple | None = None  # (row, column name) whose categories the list shows
         self._list_source: tuple | None = None  # what the list was built from (rebuilt only when it changes)
+        #: rows per category (:func:`released_counts`) by :func:`rows_key`, of the last ROWS_KEPT column states
+        self._rows: dict = {}
 
         self.title = QLabel("Select a column")
         self.title.setStyleSheet("font-weight: bold;")
@@ -377,6 +389,8 @@ class ColumnPanel(QWidget):
         summary = self.summaries.get(col.name)
         if result.counts is not None and summary is not None:
             summary.remember_recoded(result.recode, result.counts)  # the list and warnings read them
+        if result.rows is not None and summary is not None:
+            self.remember_rows(rows_key(col, result.recode, summary), result.rows)  # the list shows them
         note = ""
         if kind == "group_rare" and not result.merged:
             note = nothing_grouped(col, summary, params)
@@ -697,7 +711,26 @@ class ColumnPanel(QWidget):
         if summary is None:
             self.categories.show_labels(labels, None, 1, keep, current)
         else:
-            counts = released_counts(col, summary, col.recode)  # the missing-value category with its empty cells
+            counts = self.category_rows(col, summary)  # the missing-value category with its empty cells
             total = summary.rows if col.missing == "category" else summary.present
             self.categories.show_labels(labels, counts, total, keep, current)
         self._shown = shown
+
+    def category_rows(self, col, summary) -> dict[str, int]:
+        """Rows per category of ``col`` as the list shows them (:func:`released_counts` from ``summary``): counted
+        once per column state (the last ROWS_KEPT kept; a recoding's, counted by its worker: :meth:`remember_rows`).
+        The dict returned is shared: read it, never modify it."""
+        key = rows_key(col, col.recode, summary)
+        rows = self._rows.get(key)
+        if rows is None:
+            rows = released_counts(col, summary, col.recode)
+        self.remember_rows(key, rows)
+        return rows
+
+    def remember_rows(self, key: tuple, rows: dict[str, int]) -> None:
+        """Keep ``rows`` as :meth:`category_rows`' result for the column state of ``key`` (:func:`rows_key`), the
+        latest of the ROWS_KEPT kept."""
+        self._rows.pop(key, None)
+        self._rows[key] = rows
+        while len(self._rows) > ROWS_KEPT:
+            self._rows.pop(next(iter(self._rows)))

@@ -152,8 +152,10 @@ class _Cache:
         self.previous: dict = {}  # ... of the version before (an undo finds them again)
         self.summaries: dict = {}
         #: (spec key, role, count) -> the column's warnings, for the summaries set (an edit of one column
-        #: recomputes only its own: each builds the column's codec and labels every distinct value)
+        #: recomputes only its own: each builds the column's codec and labels every distinct value), of the columns
+        #: in use
         self.warnings: dict = {}
+        self.previous_warnings: dict = {}  # ... of the version before (an undo or redo of the last step finds them)
 
 
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -172,7 +174,7 @@ def set_summaries(state: SessionState, summaries: dict) -> None:
     cache = _cache(state)
     cache.summaries = dict(summaries or {})
     cache.counts = None
-    cache.warnings = {}
+    cache.warnings, cache.previous_warnings = {}, {}
 
 
 def category_counts(state: SessionState) -> CategoryCounts:
@@ -209,10 +211,10 @@ def category_counts(state: SessionState) -> CategoryCounts:
     for c, n, spec in zip(state.columns, counts, keys, strict=True):
         key = (spec, c.role, n)
         if key not in done:
-            found = cache.warnings.get(key)
+            found = cache.warnings.get(key, cache.previous_warnings.get(key))
             done[key] = found if found is not None else tuple(column_warnings(c, n, cache.summaries.get(c.name)))
     warnings = tuple(done[(spec, c.role, n)] for c, n, spec in zip(state.columns, counts, keys, strict=True))
-    cache.warnings = done  # only the columns in use kept
+    cache.previous_warnings, cache.warnings = cache.warnings, done  # only the columns in use (and the last ones) kept
     cache.counts = CategoryCounts(tuple(counts), tuple(sizes), error, warnings)
     cache.version = state.data_version
     return cache.counts
@@ -446,9 +448,10 @@ def column_warnings(col: ColumnState, count: int | None, summary=None) -> list[s
     if col.recode and summary is None:
         warnings = [recoded_rare(w) for w in warnings]
     warnings = follow_state(warnings, col, summary)
-    rare = read_rare(col, summary)
-    if rare and not any(w.startswith(RARE_WARNING_START) for w in warnings):
-        warnings.append(rare)
+    if not any(w.startswith(RARE_WARNING_START) for w in warnings):  # read_rare only when follow_state gave none
+        rare = read_rare(col, summary)
+        if rare:
+            warnings.append(rare)
     if col.role == "keep":
         warnings.insert(0, KEPT_WARNING)  # first: the Warnings cell shows the start of its text only
     if col.role == "perturb" and count is not None:

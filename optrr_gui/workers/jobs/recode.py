@@ -40,6 +40,9 @@ class RecodeResult:
     #: rows per released label after the recoding (None without a summary): the panel keeps them in its
     #: summary (``ColumnSummary.remember_recoded``), since the worker counted on a copy
     counts: dict | None = None
+    #: rows per released category of the recoded column as the panel's list shows them (:func:`released_counts`;
+    #: None without a summary): the panel shows them (``ColumnPanel.remember_rows``) instead of counting again
+    rows: dict | None = None
 
 
 def released_counts(column: ColumnState, summary, recode) -> dict[str, int]:
@@ -107,6 +110,7 @@ def recode_column(column: ColumnState, summary, kind: str, params: dict, progres
     ctl.check()
     ctl.report(0.6, "counting the released categories")
     counts = summary.recoded(recode) if summary is not None else None
+    rows = released_counts(column, summary, recode) if summary is not None else None
     ctl.check()
     ctl.report(0.8, "checking the recoded column")
     recoded = ColumnState(**{**column.copied_fields(), "recode": recode, "categories": categories})
@@ -115,7 +119,7 @@ def recode_column(column: ColumnState, summary, kind: str, params: dict, progres
     except OptRRError:
         size = None
     ctl.report(1.0, "recoded")
-    return RecodeResult(recode, categories, merged, size, counts)
+    return RecodeResult(recode, categories, merged, size, counts, rows)
 
 
 @dataclass

@@ -195,8 +195,10 @@ def test_the_line_when_a_configurations_auto_releases_another_design(tmp_path, c
     code, out, err = design(capsys, "--config", cfg)
     assert code == 0, err
     lines = [line for line in out.splitlines() if '"method": "auto" releases' in line]
-    assert len(lines) == 1 and "recommended utility" in lines[0]
+    assert len(lines) == 1 and "recommended utility printed below" in lines[0]
     assert f"optrr design --config {cfg} -o " in lines[0]
+    # said before the recommended design's epsilons, which are not what the configuration releases as it is
+    assert out.splitlines()[0] == lines[0] and out.splitlines()[1].startswith("method: utility")
     code, out, err = design(capsys, "--sizes", "2,4,2,2", "--target-total", "2")
     assert code == 0, err
     assert "recommended: utility" in out and 'a configuration with "method": "auto" releases the row "auto"' in out

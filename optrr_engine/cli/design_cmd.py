@@ -298,8 +298,8 @@ def auto_differs_line(args, out: dict) -> str | None:
         if value is not None:
             command += [option, shlex.quote(str(value))]
     return (
-        f'note: a configuration with "method": "auto" releases {row}, not the recommended {chosen}; to release '
-        f"{chosen}: {' '.join(command)} -o designed.json"
+        f'note: a configuration with "method": "auto" releases {row}, not the recommended {chosen} printed below; '
+        f"to release {chosen}: {' '.join(command)} -o designed.json"
     )
 
 
@@ -406,13 +406,15 @@ def _run_recommendation(args, sizes, weights, target) -> int:
             out["configuration_written"] = written
         print_json(out)
         return 0
+    differs = auto_differs_line(args, out)
+    if differs:  # first: the design printed next is not what the configuration releases as it is
+        print(differs)
     if "overall_epsilon" in out and "requested_epsilons" in out:
         print_table(out)
     design_utility.print_recommendation(out)
     design_utility.print_predicted(out)
-    for line in (auto_differs_line(args, out), written and written_line(args, *chosen)):
-        if line:
-            print(line)
+    if written:
+        print(written_line(args, *chosen))
     return 0
 
 

@@ -84,3 +84,20 @@ def test_perturbed_table_of_independent_truth_is_dependent_for_non_product_desig
         lam = StructuredOperator.from_mechanism(run_design(method, [3, 3], [1.0, 1.5]).mechanism).apply(pi0)
         gap = np.abs(lam - np.outer(lam.sum(axis=1), lam.sum(axis=0))).max()
         assert (gap > 1e-3) if dependent else (gap < 1e-15)
+
+
+def test_strict_p_values_never_give_a_p_below_printing_precision_as_a_number():
+    """A review: the JSON gave "p_value": 0.0 beside "p_value_text": "< 1e-16"; below 1e-16 (or underflowed to 0)
+    a p-value is null with the bound beside it, for the chi-square approximation's p too."""
+    from optrr_engine.analysis.chi_square import SMALLEST_SHOWN_P, Chi2Result, strict_p_values
+
+    tiny = Chi2Result(9e3, 1, 0.0, "t", "a", {"p_value_chi2_approximation": 1e-300, "valid": True}).to_json_dict()
+    out = strict_p_values(tiny)
+    assert out["p_value"] is None and out["p_value_below"] == SMALLEST_SHOWN_P == 1e-16
+    assert out["p_value_text"] == "< 1e-16" and out["valid"] is True and out["statistic"] == 9e3
+    assert out["p_value_chi2_approximation"] is None and out["p_value_chi2_approximation_below"] == 1e-16
+    kept = strict_p_values(Chi2Result(3.0, 1, 0.08, "t", "a", {"p_value_chi2_approximation": 1e-16}).to_json_dict())
+    assert kept["p_value"] == 0.08 and kept["p_value_chi2_approximation"] == 1e-16
+    assert "p_value_below" not in kept and "p_value_chi2_approximation_below" not in kept
+    none = strict_p_values(Chi2Result(None, 2, None, "t", "a").to_json_dict())
+    assert none["p_value"] is None and "p_value_below" not in none  # no p at all: no bound

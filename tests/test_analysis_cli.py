@@ -56,7 +56,10 @@ def test_analyze_detects_association_and_flags_raw_test_validity(tmp_path, capsy
     out = json.loads(capsys.readouterr().out)
     tests = {t["test"]: t for t in out["tests"]}
     assert out["recommended"] == "wald_on_unbiased_estimate" and "warning" not in out
-    assert tests["wald_on_unbiased_estimate"]["p_value"] < 1e-6 and tests["wald_on_unbiased_estimate"]["valid"]
+    # p below 1e-16 is null with the bound beside it in the JSON (never 0), else a number
+    p, below = tests["wald_on_unbiased_estimate"]["p_value"], tests["wald_on_unbiased_estimate"].get("p_value_below")
+    assert (p is None and below == 1e-16) or p < 1e-6
+    assert tests["wald_on_unbiased_estimate"]["valid"]
     assert out["table"]["estimate_method"] == "unbiased" and out["rows_in_release"] == n
     wald = tests["wald_on_unbiased_estimate"]
     assert wald["p_value_method"].startswith("simulated") and "p_value_chi2_approximation" in wald
@@ -117,3 +120,56 @@ def test_a_wald_test_whose_covariance_is_singular_is_not_computable_rather_than_
     rng = np.random.default_rng(4)
     a = rng.normal(size=(6, 6))
     assert wald_rank(np.full((2, 3), 1 / 6), a @ a.T) == 2
+
+
+def associated_release(tmp_path, n=20000, seed=1):
+    """A Kronecker release of allele, status, sex where allele and status are strongly associated."""
+    rng = np.random.default_rng(seed)
+    allele = rng.integers(0, 2, n)
+    status = np.where(rng.random(n) < 0.3, allele, rng.integers(0, 2, n))
+    codes = np.stack([allele, status, rng.integers(0, 2, n)], axis=1)
+    return write_release(tmp_path, "kronecker", codes, rng)
+
+
+def test_a_p_value_beyond_every_simulated_release_is_described_as_the_scaled_chi_square_tail(tmp_path, capsys):
+    """A review: "p = 1.054e-14" was described as "the share of 999 simulated releases ... whose statistic is at
+    least this one's", a share that cannot go below 1/1000: beyond every simulated statistic the number is the tail
+    of the chi-square scaled to them, and the description says so; inside their range the wording is the share's."""
+    data, manifest = associated_release(tmp_path)
+    base = ["analyze", str(data), "--manifest", str(manifest)]
+    assert main([*base, "--chi2", "allele,status", "--json"]) == 0
+    wald = next(t for t in json.loads(capsys.readouterr().out)["tests"] if t["test"] == "wald_on_unbiased_estimate")
+    how = wald["p_value_method"]
+    assert "beyond every one of the 999 simulated releases" in how and "scaled" in how
+    assert "the share of 999" not in how
+    assert main([*base, "--chi2", "allele,status"]) == 0
+    text = capsys.readouterr().out
+    assert "p-value: simulated, beyond every one of the 999 simulated releases" in text
+    assert "whose statistic is at least this one's" not in text
+    # independent attributes: the observed statistic lies among the simulated ones, and p is their share
+    assert main([*base, "--chi2", "allele,sex", "--json"]) == 0
+    wald = next(t for t in json.loads(capsys.readouterr().out)["tests"] if t["test"] == "wald_on_unbiased_estimate")
+    assert wald["p_value"] >= 2 / 1000
+    assert wald["p_value_method"].startswith("simulated: the share of 999 simulated releases")
+    assert "beyond" not in wald["p_value_method"]
+
+
+def test_json_never_gives_a_p_value_below_printing_precision_as_0(tmp_path, capsys):
+    """A review: a release at high epsilon gave "p_value": 0.0 beside "p_value_text": "< 1e-16". Every p-value the
+    JSON reports below 1e-16 is null with the bound beside it; the text output says "< 1e-16"."""
+    data, manifest = associated_release(tmp_path)
+    base = ["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,status"]
+    assert main([*base, "--json"]) == 0
+    tests = {t["test"]: t for t in json.loads(capsys.readouterr().out)["tests"]}
+    assert set(tests) == {"wald_on_unbiased_estimate", "pearson_on_perturbed_counts"}
+    for t in tests.values():
+        assert t["p_value"] is None and t["p_value_below"] == 1e-16 and t["p_value_text"] == "< 1e-16", t
+    wald = tests["wald_on_unbiased_estimate"]
+    assert wald["p_value_chi2_approximation"] is None and wald["p_value_chi2_approximation_below"] == 1e-16
+    assert main(base) == 0
+    text = capsys.readouterr().out
+    assert text.count("p = < 1e-16") == 2 and "p = 0" not in text
+    # a p-value within printing precision stays a number, without a bound
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "allele,sex", "--json"]) == 0
+    for t in json.loads(capsys.readouterr().out)["tests"]:
+        assert 0 < t["p_value"] <= 1 and "p_value_below" not in t

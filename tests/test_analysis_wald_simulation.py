@@ -99,3 +99,23 @@ def test_a_cancel_stops_the_simulation():
     op = StructuredOperator.from_mechanism(mech)
     with pytest.raises(Cancelled):
         simulated_p_value(op, np.full((3, 3), 1 / 9), np.full((3, 3), 10), 1.0, cancel=lambda: True)
+
+
+def test_the_p_value_says_whether_it_is_the_share_or_the_tail_beyond_every_simulated_value():
+    """A review: a p of 1e-14 was described as a share of 999 simulated releases; it is the scaled chi-square's tail
+    beyond all of them, and the result says which (``beyond``), as does the test's ``p_value_method``."""
+    from optrr_engine.analysis.release_chi2 import simulated_method
+    from optrr_engine.analysis.wald_simulation import monte_carlo_tail
+
+    simulated = np.arange(1.0, 1000.0)
+    inside = monte_carlo_tail(simulated, 990.0)
+    assert inside.p == pytest.approx(11 / 1000) and not inside.beyond
+    beyond = monte_carlo_tail(simulated, 5000.0)
+    assert beyond.beyond and 0.0 < beyond.p <= 1 / 1000
+    capped = monte_carlo_tail(simulated, 999.5)  # just beyond: the tail is above 1/1000, capped there
+    assert capped.beyond and capped.p == pytest.approx(1 / 1000)
+    assert monte_carlo_tail(np.ones(999), 2.0) is None
+    assert simulated_method(False).startswith("simulated: the share of 999 simulated releases")
+    text = simulated_method(True)
+    assert "beyond every one of the 999 simulated releases" in text and "scaled" in text
+    assert "the share of 999" not in text

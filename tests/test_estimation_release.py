@@ -220,3 +220,34 @@ def test_a_table_from_few_records_says_so(tmp_path, capsys):
     capsys.readouterr()
     assert main(["estimate", str(tmp_path / "few_rel.csv"), "--marginal", "a,b"]) == 0
     assert "optrr: warning: only 6 records report this table for 4 cells" in capsys.readouterr().err
+
+
+def test_the_text_table_shows_an_interval_the_release_cannot_give_as_unknown_not_nan(tmp_path, capsys, developer):
+    """A review: ``optrr estimate`` on a table the release cannot estimate (its joint table erased) printed the
+    interval as "nan nan"; the JSON gives null, and the text table now says "unknown"."""
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    src = tmp_path / "three.csv"
+    pd.DataFrame({n: rng.choice(["x", "y"], 400) for n in ("a", "b", "c")}).to_csv(src, index=False)
+    columns = [{"name": n, "role": "perturb", "categories": ["x", "y"]} for n in ("a", "b", "c")]
+    cfg = tmp_path / "three.json"  # the optimal design at 1.5 erases every pair's joint table
+    cfg.write_text(json.dumps({"method": "optimal", "target_total": 1.5, "columns": columns}))
+    rel = tmp_path / "rel.csv"
+    args = ["perturb", str(src), "--config", str(cfg), "-o", str(rel), "--quiet"]
+    assert main([*args, "--insecure-test-seed", "2"]) == 0
+    capsys.readouterr()
+    assert main(["estimate", str(rel), "--marginal", "a,b", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "cannot be estimated from the release" in captured.err
+    cells = json.loads(captured.out)["cells"]
+    assert all(c["ci_low"] is None and c["ci_high"] is None and 0 < c["estimate"] < 1 for c in cells)
+    assert main(["estimate", str(rel), "--marginal", "a,b"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [ln.split() for ln in lines if ln.split()[:2] in (["x", "x"], ["x", "y"], ["y", "x"], ["y", "y"])]
+    assert len(rows) == 4 and not any("nan" in field.lower() for row in rows for field in row)
+    for row in rows:  # a, b, estimate, low, high, observed
+        assert row[3:5] == ["unknown", "unknown"] and 0 < float(row[2]) < 1 and int(row[5]) >= 0, row
+    # an estimable table keeps its numbers
+    assert main(["estimate", str(rel), "--marginal", "a"]) == 0
+    assert "unknown" not in "".join(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("x ", "y ")))

@@ -23,6 +23,7 @@ def _chi2_sf(stat: float, dof: int) -> float:
 
     return float(chi2.sf(stat, dof))
 
+
 #: p-values below this are shown as "< 1e-16" (double precision cannot resolve them from 0).
 SMALLEST_SHOWN_P = 1e-16
 
@@ -37,6 +38,24 @@ def format_p_value(p: float | None, digits: int = 4) -> str:
     if p < SMALLEST_SHOWN_P:
         return f"< {SMALLEST_SHOWN_P:g}"
     return f"{p:.{digits}g}"
+
+
+#: The p-values of a test's JSON object (:meth:`Chi2Result.to_json_dict`) that :func:`strict_p_values` bounds.
+P_VALUE_KEYS = ("p_value", "p_value_chi2_approximation")
+
+
+def strict_p_values(test: dict) -> dict:
+    """A test's JSON object (:meth:`Chi2Result.to_json_dict`) for output: each p-value below printing precision
+    (SMALLEST_SHOWN_P, including one that underflowed to 0) becomes null with ``<key>_below``: SMALLEST_SHOWN_P
+    beside it (e.g. ``"p_value": null, "p_value_below": 1e-16``), so that JSON never shows such a p as 0; the
+    text (``p_value_text``) says "< 1e-16". Other fields are kept."""
+    out: dict = {}
+    for key, value in test.items():
+        below = key in P_VALUE_KEYS and value is not None and float(value) < SMALLEST_SHOWN_P
+        out[key] = None if below else value
+        if below:
+            out[f"{key}_below"] = SMALLEST_SHOWN_P
+    return out
 
 
 @dataclass

@@ -9,8 +9,8 @@ from ..estimation import StructuredOperator, estimate_release
 from ..estimation.covariance import covariance_matrix
 from ..estimation.estimate import few_rows, few_rows_head
 from ..estimation.spectrum import NotIdentifiableError
-from .chi_square import pearson_chi2, wald_independence, wald_rank
-from .wald_simulation import MAX_SIMULATED_CELLS, SIMULATIONS, simulated_p_value
+from .chi_square import pearson_chi2, strict_p_values, wald_independence, wald_rank
+from .wald_simulation import MAX_SIMULATED_CELLS, SIMULATIONS, simulated_p
 
 #: Eigenvalue products must agree to this for the pair's mechanism to count as a product (independent RR).
 PRODUCT_TOL = 1e-9
@@ -35,6 +35,25 @@ def not_testable(manifest: dict, idx, names) -> str:
     return (
         f"the association of {a!r} and {b!r} cannot be analysed from this release: the design erased their joint "
         "table (an eigenvalue of its mechanism is 0), and no method recovers it"
+    )
+
+
+def simulated_method(beyond: bool) -> str:
+    """What the Wald test's simulated p-value is (``p_value_method``): the share of the simulated releases whose
+    statistic is at least the observed one or, when the observed statistic is above all of them (where that share
+    would stop at 1 / (B + 1)), the tail of the chi-square scaled to their mean and variance
+    (:mod:`.wald_simulation`)."""
+    if beyond:
+        return (
+            f"simulated, beyond every one of the {SIMULATIONS} simulated releases of independent attributes with the "
+            "estimated margins (through this release's mechanism): the tail of the chi-square scaled to their "
+            f"statistics' mean and variance (Satterthwaite), capped at 1/{SIMULATIONS + 1}; not a share of them, "
+            f"which cannot go below 1/{SIMULATIONS + 1}"
+        )
+    return (
+        f"simulated: the share of {SIMULATIONS} simulated releases of independent attributes with the estimated "
+        "margins, through this release's mechanism, whose statistic is at least this one's (the chi-square "
+        "law is too light-tailed with few records per cell)"
     )
 
 
@@ -91,7 +110,7 @@ def chi2_release(
     computable = rank >= wald.dof
     statistic = wald.statistic
     simulated = (
-        simulated_p_value(op, est.unbiased, est.observed, statistic, cancel=cancel)
+        simulated_p(op, est.unbiased, est.observed, statistic, cancel=cancel)
         if computable and statistic is not None
         else None
     )
@@ -105,12 +124,8 @@ def chi2_release(
         )
     elif simulated is not None:
         wald.info["p_value_chi2_approximation"] = wald.p_value
-        wald.p_value = simulated
-        wald.info["p_value_method"] = (
-            f"simulated: the share of {SIMULATIONS} simulated releases of independent attributes with the estimated "
-            "margins, through this release's mechanism, whose statistic is at least this one's (the chi-square "
-            "law is too light-tailed with few records per cell)"
-        )
+        wald.p_value = simulated.p
+        wald.info["p_value_method"] = simulated_method(simulated.beyond)
         wald.assumes = (
             "records are independent; the p-value is simulated under independence with the estimated margins (a "
             "parametric bootstrap: near its level also with a few records per cell); uses the covariance of the "
@@ -168,3 +183,9 @@ def chi2_release(
     if est.info.get("not_private"):
         out["not_private"] = est.info["not_private"]
     return out
+
+
+def json_report(out: dict) -> dict:
+    """:func:`chi2_release`'s result as written to JSON: every test's p-values below printing precision null, with
+    the bound beside them (:func:`~.chi_square.strict_p_values`); the result itself keeps the numbers."""
+    return {**out, "tests": [strict_p_values(t) for t in out["tests"]]}

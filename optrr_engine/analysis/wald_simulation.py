@@ -28,6 +28,7 @@ the chi-square p-value (and say so).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -64,11 +65,28 @@ def null_law(op, estimate: np.ndarray) -> np.ndarray:
     return q / q.sum()
 
 
+@dataclass(frozen=True)
+class SimulatedP:
+    """A simulated p-value and what it is: ``beyond`` False, the share of the simulated releases whose statistic is
+    at least the observed one; True, the observed statistic is above every simulated one and ``p`` is the tail of
+    the chi-square scaled to their mean and variance, capped at 1 / (B + 1) (:func:`monte_carlo_tail`)."""
+
+    p: float
+    beyond: bool
+
+
 def simulated_p_value(op, estimate: np.ndarray, counts: np.ndarray, statistic: float, cancel=None) -> float | None:
     """The p-value of ``statistic`` against its simulated null law (module docstring); None when the table has
     more than ``MAX_SIMULATED_CELLS`` cells, the release has no records or the simulated law is degenerate.
     ``estimate``: a point estimate of the table (its margins define the null); ``counts``: the perturbed counts
-    the test used. Raises ``Cancelled`` when ``cancel()`` turns true."""
+    the test used. Raises ``Cancelled`` when ``cancel()`` turns true. :func:`simulated_p` also says whether it is
+    the simulated share or the scaled chi-square's tail beyond every simulated value."""
+    res = simulated_p(op, estimate, counts, statistic, cancel=cancel)
+    return None if res is None else res.p
+
+
+def simulated_p(op, estimate: np.ndarray, counts: np.ndarray, statistic: float, cancel=None) -> SimulatedP | None:
+    """:func:`simulated_p_value` with what the number is (:class:`SimulatedP`)."""
     counts = np.asarray(counts)
     n = int(round(float(counts.sum())))
     if op.cells > MAX_SIMULATED_CELLS or n <= 0:
@@ -90,20 +108,27 @@ def simulated_p_value(op, estimate: np.ndarray, counts: np.ndarray, statistic: f
         cov = 0.5 * (cov + np.swapaxes(cov, 1, 2)) / n
         simulated.append(wald_statistics(pi.reshape(b, r, c), cov))
         done += b
-    return monte_carlo_p(np.concatenate(simulated), statistic)
+    return monte_carlo_tail(np.concatenate(simulated), statistic)
 
 
 def monte_carlo_p(simulated: np.ndarray, statistic: float) -> float | None:
     """(1 + #{W_b >= W}) / (B + 1), the simulated law's own tail; beyond every simulated value (that share would
     stop at 1 / (B + 1)) the scaled chi-square's tail, capped at 1 / (B + 1), says how far beyond. None when the
     simulated statistics do not vary."""
+    res = monte_carlo_tail(simulated, statistic)
+    return None if res is None else res.p
+
+
+def monte_carlo_tail(simulated: np.ndarray, statistic: float) -> SimulatedP | None:
+    """:func:`monte_carlo_p` with what the number is: ``beyond`` when no simulated statistic reaches ``statistic``
+    (the scaled chi-square's tail, not a share)."""
     simulated = np.asarray(simulated, dtype=float)
     exceed = int(np.count_nonzero(simulated >= float(statistic)))
     floor = 1.0 / (simulated.size + 1.0)
     if exceed:
-        return (1.0 + exceed) * floor
+        return SimulatedP((1.0 + exceed) * floor, beyond=False)
     tail = scaled_chi2_p(simulated, statistic)
-    return None if tail is None else min(tail, floor)
+    return None if tail is None else SimulatedP(min(tail, floor), beyond=True)
 
 
 def scaled_chi2_p(simulated: np.ndarray, statistic: float) -> float | None:

@@ -16,7 +16,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from ..analysis.chi_square import format_p_value
-    from ..analysis.release_chi2 import chi2_release
+    from ..analysis.release_chi2 import chi2_release, json_report
     from ..utility.release_check import INFORMATION_WARNINGS
     from .common import open_named_release, print_json, shown_name, warn_not_private
     from .release_hints import release_hints
@@ -26,7 +26,7 @@ def run(args) -> int:
         out = chi2_release(args.release, names, opened=opened)
     warn_not_private(out.get("not_private"))
     if args.json:
-        print_json(out)
+        print_json(json_report(out))
         return 0
     a, b = out["attributes"]
     cats = out["table"]["categories"]

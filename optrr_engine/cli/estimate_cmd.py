@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 from ..errors import InputError
@@ -71,12 +72,23 @@ def print_estimate(est) -> None:
     print(f"{head}  {'estimate':>10}  {level + ' low':>10}  {level + ' high':>10}  {'observed':>10}")
     for c in cells:
         vals = "  ".join(v.ljust(w) for v, w in zip(c["values"], widths, strict=True))
-        print(f"{vals}  {c['estimate']:>10.5f}  {c['ci_low']:>10.5f}  {c['ci_high']:>10.5f}  {c['observed']:>10d}")
+        shown = "  ".join(shown_share(c[k]) for k in ("estimate", "ci_low", "ci_high"))
+        print(f"{vals}  {shown}  {c['observed']:>10d}")
     if est.negative_cells:
         print(f"{est.negative_cells} cell(s) of the unbiased estimate are negative")
     if est.outside_interval_note:
         print(est.outside_interval_note)
     print(INTERVAL_NOTE)
+
+
+#: What the text table shows for a share that is not available (NaN; null in the JSON): e.g. the interval of a table
+#: the release cannot estimate (its ``not_identifiable`` warning says why), never "nan".
+UNKNOWN = "unknown"
+
+
+def shown_share(x: float) -> str:
+    """A share in the estimate's text table, 10 wide: 5 decimals, or "unknown" when it is not a number."""
+    return f"{x:>10.5f}" if math.isfinite(x) else f"{UNKNOWN:>10}"
 
 
 def convergence_line(info: dict) -> str:

@@ -210,6 +210,11 @@ def test_analyse_a_release(qtbot, window, tmp_path):
     text = json_path.read_text()
     assert json.loads(text)["chi_square"]["attributes"] == ["age", "menopause"]
     assert "NaN" not in text and "Infinity" not in text  # standard JSON
+    # a p-value below printing precision is exported as optrr analyze --json writes it: null with its bound, never 0
+    view.result["chi2"]["tests"][0]["p_value"] = 0.0
+    assert view.export("json", str(json_path))
+    wald = json.loads(json_path.read_text())["chi_square"]["tests"][0]
+    assert wald["p_value"] is None and wald["p_value_below"] == 1e-16 and wald["p_value_text"] != "0"
 
 
 def test_analyse_reports_a_file_that_does_not_match_its_manifest(qtbot, window, tmp_path):

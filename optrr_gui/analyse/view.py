@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from optrr_engine.analysis.chi_square import format_p_value
 from optrr_engine.analysis.contingency import conditional_shares
+from optrr_engine.analysis.release_chi2 import json_report
 from optrr_engine.errors import InputError
 from optrr_engine.estimation.release_estimate import default_manifest_path
 from optrr_engine.estimation.release_source import KEPT_COLUMNS_HINT, kept_column_message
@@ -656,7 +657,7 @@ class AnalyseView(QWidget):
         else:
             d = est.to_json_dict()
             if self.result.get("chi2"):
-                d["chi_square"] = self.result["chi2"]
+                d["chi_square"] = json_report(self.result["chi2"])  # as optrr analyze --json: never a p of 0
             text = json.dumps(strict_json(d), indent=2, default=str, allow_nan=False) + "\n"
         try:
             write_text_atomic(path, text)  # the save dialog asked before replacing; never a half-written file

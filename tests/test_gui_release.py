@@ -202,6 +202,7 @@ def test_analyse_a_release(qtbot, window, tmp_path):
     assert view.tests.isVisible() and "recommended" in view.tests.toPlainText()
     assert "Wald test on the estimated table" in view.tests.toPlainText()  # in words, not the JSON key
     assert "p-value: simulated" in view.tests.toPlainText()  # how the p-value was obtained
+    assert "Power: at the 5 % level this test" in view.tests.toPlainText()  # what the test could have detected
     csv_path, json_path = tmp_path / "e.csv", tmp_path / "e.json"
     assert view.export("csv", str(csv_path)) and view.export("json", str(json_path))
     assert csv_path.read_text().startswith("age,menopause,estimate,")
@@ -215,6 +216,23 @@ def test_analyse_a_release(qtbot, window, tmp_path):
     assert view.export("json", str(json_path))
     wald = json.loads(json_path.read_text())["chi_square"]["tests"][0]
     assert wald["p_value"] is None and wald["p_value_below"] == 1e-16 and wald["p_value_text"] != "0"
+
+
+def test_analyse_warns_that_a_test_without_power_says_little(qtbot, window, tmp_path):
+    """A review: p = 0.961 for two strongly associated columns, in bold, with no word that the test could not
+    have found the association. The tab shows the power statement and the low-power warning in red above it."""
+    from optrr_engine.analysis.release_chi2 import chi2_release
+    from tests.test_analysis_power import release as weak_release
+
+    data, manifest = weak_release(tmp_path, 1.0, 300, "weak")
+    out = chi2_release(str(data), ["a", "b"], manifest_path=str(manifest), check_hash=False)
+    assert out["low_power_warning"]
+    window.tabs.setCurrentIndex(TAB_ANALYSE)  # built when first shown
+    view = window.analyse_view
+    view._show_tests(out)
+    shown = view.tests.toPlainText()
+    assert out["low_power_warning"] in shown and shown.index(out["low_power_warning"]) < shown.index("p = ")
+    assert "Power: at the 5 % level this test detects, with 80 % power, associations of w >= " in shown
 
 
 def test_analyse_reports_a_file_that_does_not_match_its_manifest(qtbot, window, tmp_path):

@@ -9,7 +9,9 @@ from ..estimation import StructuredOperator, estimate_release
 from ..estimation.covariance import covariance_matrix
 from ..estimation.estimate import few_rows, few_rows_head
 from ..estimation.spectrum import NotIdentifiableError
+from ..utility.release_check import INFORMATION_WARNINGS
 from .chi_square import pearson_chi2, strict_p_values, wald_independence, wald_rank
+from .power import detectable_association, low_power_warning, power_sentence
 from .wald_simulation import MAX_SIMULATED_CELLS, SIMULATIONS, simulated_p
 
 #: Eigenvalue products must agree to this for the pair's mechanism to count as a product (independent RR).
@@ -108,6 +110,7 @@ def chi2_release(
     wald = wald_independence(est.unbiased, cov)
     rank = wald_rank(est.unbiased, cov)
     computable = rank >= wald.dof
+    power = detectable_association(op, est.estimate, est.rows) if computable else None
     statistic = wald.statistic
     simulated = (
         simulated_p(op, est.unbiased, est.observed, statistic, cancel=cancel)
@@ -180,9 +183,18 @@ def chi2_release(
         out["warning"] = few
     # information, no_information, too_noisy and the sentence "uninformative" or "too_noisy_warning"
     out.update(estimate_information(manifest, mechanism, names, "tests"))
+    if power is not None:
+        out["power"] = {**power, "statement": power_sentence(power)}
+        weak = low_power_warning(power)
+        if weak and not any(out.get(k) for k in INFORMATION_WARNINGS):  # one warning of the same kind
+            out["low_power_warning"] = weak
     if est.info.get("not_private"):
         out["not_private"] = est.info["not_private"]
     return out
+
+
+#: The keys of :func:`chi2_release`'s warning sentences, in the order the CLI and the Analyse tab show them.
+TEST_WARNINGS = (*INFORMATION_WARNINGS, "low_power_warning", "warning")
 
 
 def json_report(out: dict) -> dict:

@@ -16,8 +16,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from ..analysis.chi_square import format_p_value
-    from ..analysis.release_chi2 import chi2_release, json_report
-    from ..utility.release_check import INFORMATION_WARNINGS
+    from ..analysis.release_chi2 import TEST_WARNINGS, chi2_release, json_report
     from .common import open_named_release, print_json, shown_name, warn_not_private
     from .release_hints import release_hints
 
@@ -34,7 +33,7 @@ def run(args) -> int:
     rows = f"{out['rows']:,} rows" + (f" of {total:,}" if out["rows"] != total else "")
     what = [f"{shown_name(n)} ({len(c)} categories)" for n, c in zip((a, b), cats, strict=True)]
     print(f"association of {what[0]} and {what[1]}, {rows}")
-    for key in (*INFORMATION_WARNINGS, "warning"):
+    for key in TEST_WARNINGS:
         if out.get(key):
             print(f"optrr: warning: {out[key]}", file=sys.stderr)
     print("H0: the two attributes are independent in the true (unperturbed) data")
@@ -45,4 +44,6 @@ def run(args) -> int:
         if t.get("p_value_method"):
             print(f"    p-value: {t['p_value_method']}")
         print(f"    assumes: {t['assumes']}")
+    if out.get("power"):
+        print(out["power"]["statement"])
     return 0

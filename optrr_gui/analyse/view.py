@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from optrr_engine.analysis.chi_square import format_p_value
 from optrr_engine.analysis.contingency import conditional_shares
-from optrr_engine.analysis.release_chi2 import json_report
+from optrr_engine.analysis.release_chi2 import TEST_WARNINGS, json_report
 from optrr_engine.errors import InputError
 from optrr_engine.estimation.release_estimate import default_manifest_path
 from optrr_engine.estimation.release_source import KEPT_COLUMNS_HINT, kept_column_message
@@ -577,7 +577,7 @@ class AnalyseView(QWidget):
         tests = chi2["tests"]
         main = next((t for t in tests if t["test"] == MAIN_TEST), tests[0])
         parts = ["<b>Test of association</b> (H0: the two attributes are independent)"]
-        for key in (*INFORMATION_WARNINGS, "warning"):
+        for key in TEST_WARNINGS:
             if chi2.get(key):
                 parts.append(f"<br><span style='color:#cc0000'>{escape(chi2[key])}</span>")
         rec = " — recommended" if main["test"] == chi2.get("recommended") else ""
@@ -587,6 +587,9 @@ class AnalyseView(QWidget):
             f"{unreliable}</p>"
             f"<small>{self._numbers(main)}. {self._how(main)}Assumes: {escape(main['assumes'])}</small>"
         )
+        if chi2.get("power"):  # what the test could have found: a large p-value is read against it
+            said = chi2["power"]["statement"]
+            parts.append(f"<p><small>{escape(said[:1].upper() + said[1:])}</small></p>")
         for t in tests:
             if t is main:
                 continue

@@ -1,0 +1,123 @@
+"""What a release's test of independence can detect: the weakest association found with 80 % power.
+
+A large p-value is evidence of independence only if the test could have detected an association of interest.
+The effect size is Cohen's w of the true r x c table, w^2 = sum_ij (p_ij - p_i. p_.j)^2 / (p_i. p_.j) (0.1 small,
+0.3 medium, 0.5 large; Cohen 1988, ch. 7), at most sqrt(min(r, c) - 1).
+
+On the original n records the chi-square test's noncentrality is n w^2 = d^T C^{-1} d, with d the free cells of
+p - row x column (:func:`.chi_square._contrast`) and C their covariance at independence, J (diag(p0) - p0 p0^T) J^T
+/ n (p0 = row x column). On the release the Wald test's noncentrality is d^T R^{-1} d with R the covariance of d
+from the unbiased estimate at p0 (the randomization's noise included). Their ratio in a direction u, e(u) =
+u^T R^{-1} u / u^T C^{-1} u, is the share of the records' information on that kind of association the release
+keeps; its extremes are the generalized eigenvalues of C v = e R v. With lambda_80 the noncentrality at which a
+chi-square test of df = (r-1)(c-1) degrees of freedom at the 5 % level has 80 % power (scipy's ncx2), the release
+detects w >= sqrt(lambda_80 / (n e_max)) in the direction it keeps best and w >= sqrt(lambda_80 / (n e_min)) in
+every direction; the original records w >= sqrt(lambda_80 / n). Margins: those of the default (smoothed) estimate,
+every cell positive. Asymptotic (normal) power, as the Wald test's own chi-square law.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+#: The test's level and the power asked of it.
+ALPHA = 0.05
+POWER = 0.8
+#: Cohen's medium effect: a test that cannot detect it (80 % power) has little power.
+MEDIUM_W = 0.3
+#: Largest (r-1)(c-1) whose power is computed (a generalized eigenproblem of that order: ~0.3 s at 900).
+MAX_POWER_DOF = 900
+
+
+@lru_cache(maxsize=64)
+def noncentrality_for_power(dof: int, alpha: float = ALPHA, power: float = POWER) -> float:
+    """lambda with P(chi2'(dof, lambda) > chi2_{1-alpha}(dof)) = power (scipy.stats.ncx2)."""
+    from scipy.optimize import brentq
+    from scipy.stats import chi2, ncx2
+
+    critical = float(chi2.isf(alpha, dof))
+    return float(brentq(lambda lam: float(ncx2.sf(critical, dof, lam)) - power, 1e-9, 1e4))
+
+
+def detectable_association(op, estimate: np.ndarray, rows: int) -> dict | None:
+    """The smallest Cohen's w the release's Wald test of independence detects with POWER at level ALPHA (module
+    docstring), for the table's operator ``op`` (its M: ``apply``/``solve``), a point estimate with every cell
+    positive (its margins are the null's) and the rows that report the table: ``detectable_w`` (the direction the
+    release keeps best), ``detectable_w_every_direction``, ``detectable_w_original`` (the same rows unperturbed),
+    ``largest_w`` (sqrt(min(r, c) - 1)) and ``alpha``, ``power``; None when the covariance is singular (the test is
+    not computable), there are no rows or the table has more than MAX_POWER_DOF degrees of freedom."""
+    from scipy.linalg import eigh
+
+    from ..estimation.covariance import covariance_matrix
+    from .chi_square import _contrast
+
+    p = np.clip(np.asarray(estimate, dtype=float), 0.0, None)
+    if rows <= 0 or p.ndim != 2 or p.sum() <= 0:
+        return None
+    p = p / p.sum()
+    r, c = p.shape
+    if (r - 1) * (c - 1) > MAX_POWER_DOF:
+        return None
+    p0 = np.outer(p.sum(axis=1), p.sum(axis=0))
+    if np.any(p0 <= 0):
+        return None
+    observed = np.clip(op.apply(p0), 0.0, None).reshape(-1)
+    release = covariance_matrix(op, observed / observed.sum(), p0, rows)
+    flat = p0.reshape(-1)
+    original = (np.diag(flat) - np.outer(flat, flat)) / rows
+    _d, cov = _contrast(np.stack([p0, p0]), np.stack([release, original]))
+    cov = (cov + np.swapaxes(cov, 1, 2)) / 2
+    try:
+        kept = eigh(cov[1], cov[0], eigvals_only=True)  # C v = e R v
+    except np.linalg.LinAlgError:
+        return None
+    if not np.all(np.isfinite(kept)) or kept.max() <= 0:
+        return None
+    lam = noncentrality_for_power((r - 1) * (c - 1))
+    return {
+        "detectable_w": float(np.sqrt(lam / (rows * kept.max()))),
+        "detectable_w_every_direction": float(np.sqrt(lam / (rows * max(kept.min(), 1e-300)))),
+        "detectable_w_original": float(np.sqrt(lam / rows)),
+        "largest_w": float(np.sqrt(min(r, c) - 1)),
+        "alpha": ALPHA,
+        "power": POWER,
+    }
+
+
+def power_sentence(power: dict) -> str:
+    """What the test can detect, in words (every test's output carries it)."""
+    w, every, orig, top = (
+        power[k] for k in ("detectable_w", "detectable_w_every_direction", "detectable_w_original", "largest_w")
+    )
+    level, share = f"{100 * power['alpha']:g} %", f"{100 * power['power']:g} %"
+    scale = "Cohen's w: 0.1 small, 0.3 medium, 0.5 large"
+    if w > top:
+        return (
+            f"power: at the {level} level this test would need Cohen's w >= {w:.2g} for {share} power, above the "
+            f"largest possible ({top:.2g}): it cannot detect any association; the original records: w >= {orig:.2g} "
+            f"({scale})"
+        )
+    every_kind = f"w >= {every:.2g} of every kind" if every <= top else "some kinds not at all"
+    return (
+        f"power: at the {level} level this test detects, with {share} power, associations of w >= {w:.2g} of the "
+        f"kind the release keeps best ({every_kind}); the original records: w >= {orig:.2g} ({scale})"
+    )
+
+
+def low_power_warning(power: dict) -> str | None:
+    """The warning when even the best-kept kind of association must be stronger than medium (MEDIUM_W) to be
+    detected: a large p-value then says little about independence."""
+    w, top, share = power["detectable_w"], power["largest_w"], f"{100 * power['power']:g} %"
+    if w <= MEDIUM_W:
+        return None
+    if w > top:
+        return (
+            f"this test has no power here: even the strongest possible association (Cohen's w = {top:.2g}) is "
+            f"detected less than {share} of the time; its p-value says nothing about independence"
+        )
+    return (
+        f"this test has little power: it detects ({share} power) only associations stronger than Cohen's w = "
+        f"{w:.2g}, above a medium one ({MEDIUM_W:g}); a large p-value says little about independence"
+    )

@@ -1,0 +1,130 @@
+"""What a release's test of independence can detect (analysis.power): the weakest association (Cohen's w) found
+with 80 % power, checked against simulated releases; and that analyze says it, warning when the test has little
+power (a review: a heart-disease release answered "p = 0.961" for two strongly associated columns, every interval
+[0, 1], with no word that the test could not have found the association)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from optrr_engine.analysis.chi_square import wald_independence
+from optrr_engine.analysis.power import (
+    MEDIUM_W,
+    detectable_association,
+    low_power_warning,
+    noncentrality_for_power,
+    power_sentence,
+)
+from optrr_engine.cli.main import main
+from optrr_engine.designs import run_design
+from optrr_engine.designs.kronecker import kronecker
+from optrr_engine.estimation import StructuredOperator
+from optrr_engine.estimation.covariance import covariance_matrix
+from tests.test_analysis_cli import write_files
+
+
+def test_the_noncentrality_gives_the_power_asked():
+    from scipy.stats import chi2, ncx2
+
+    for dof in (1, 4, 12):
+        lam = noncentrality_for_power(dof)
+        assert ncx2.sf(chi2.isf(0.05, dof), dof, lam) == pytest.approx(0.8, abs=1e-9)
+    assert noncentrality_for_power(1) == pytest.approx(7.849, abs=1e-3)  # the textbook value for df 1
+
+
+def test_without_randomization_the_release_detects_what_the_records_do():
+    mech, _ = kronecker([3, 4], [40.0, 40.0])  # practically the identity
+    table = np.random.default_rng(3).dirichlet(np.ones(12)).reshape(3, 4)
+    power = detectable_association(StructuredOperator.from_mechanism(mech), table, 500)
+    assert power["detectable_w"] == pytest.approx(power["detectable_w_original"], rel=1e-6)
+    assert power["detectable_w_every_direction"] == pytest.approx(power["detectable_w_original"], rel=1e-6)
+    assert power["detectable_w_original"] == pytest.approx(np.sqrt(noncentrality_for_power(6) / 500))
+    assert power["largest_w"] == pytest.approx(np.sqrt(2))
+
+
+def rejection_rate(mech, table: np.ndarray, rows: int, runs: int, rng) -> float:
+    """Share of simulated releases of ``rows`` records drawn from ``table`` whose Wald test rejects at 5 %."""
+    op = StructuredOperator.from_mechanism(mech)
+    cells = table.size
+    dense = op.apply(np.eye(cells).reshape(table.shape + (cells,))).reshape(cells, cells)  # M, C order
+    perturbed_law = dense @ table.reshape(-1)
+    rejected = 0
+    for _ in range(runs):
+        counts = rng.multinomial(rows, perturbed_law / perturbed_law.sum())
+        unbiased = op.solve((counts / rows).reshape(table.shape))
+        cov = covariance_matrix(op, counts / rows, unbiased, rows)
+        rejected += wald_independence(unbiased, cov).p_value < 0.05
+    return rejected / runs
+
+
+@pytest.mark.parametrize("eps, rows", [(2.0, 1000), (1.0, 3000)])
+def test_an_association_of_the_detectable_w_is_found_about_80_percent_of_the_time(eps, rows):
+    mech, _ = kronecker([2, 2], [eps, eps])
+    row, col = np.array([0.4, 0.6]), np.array([0.5, 0.5])
+    p0 = np.outer(row, col)
+    w = detectable_association(StructuredOperator.from_mechanism(mech), p0, rows)["detectable_w"]
+    # a 2 x 2 deviation +-delta has w^2 = delta^2 sum 1/p0
+    delta = w / np.sqrt(np.sum(1.0 / p0))
+    table = p0 + delta * np.array([[1, -1], [-1, 1]])
+    rng = np.random.default_rng(11)
+    assert rejection_rate(mech, table, rows, 600, rng) == pytest.approx(0.8, abs=0.06)
+    assert rejection_rate(mech, p0, rows, 600, rng) == pytest.approx(0.05, abs=0.03)  # the level, for contrast
+
+
+def test_the_sentences():
+    strong = {"detectable_w": 0.12, "detectable_w_every_direction": 0.2, "detectable_w_original": 0.09,
+              "largest_w": 1.0, "alpha": 0.05, "power": 0.8}
+    assert power_sentence(strong) == (
+        "power: at the 5 % level this test detects, with 80 % power, associations of w >= 0.12 of the kind the "
+        "release keeps best (w >= 0.2 of every kind); the original records: w >= 0.09 (Cohen's w: 0.1 small, "
+        "0.3 medium, 0.5 large)"
+    )
+    assert low_power_warning(strong) is None
+    weak = {**strong, "detectable_w": 0.45, "detectable_w_every_direction": 2.0}
+    assert "some kinds not at all" in power_sentence(weak)
+    assert low_power_warning(weak) == (
+        "this test has little power: it detects (80 % power) only associations stronger than Cohen's w = 0.45, "
+        f"above a medium one ({MEDIUM_W:g}); a large p-value says little about independence"
+    )
+    none = {**weak, "detectable_w": 6.9, "largest_w": 1.7}
+    assert "cannot detect any association" in power_sentence(none)
+    assert low_power_warning(none).startswith("this test has no power here: even the strongest possible")
+
+
+CATS = {"a": ["x", "y", "z"], "b": ["p", "q", "r"]}
+
+
+def release(tmp_path, eps: float, rows: int, stem: str):
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 3, rows)
+    b = np.where(rng.random(rows) < 0.6, a, rng.integers(0, 3, rows))  # strongly associated (w about 0.6)
+    mech = run_design("kronecker", [3, 3], [eps, eps]).mechanism
+    out = mech.sample(np.stack([a, b], axis=1), rng)
+    frame = pd.DataFrame({n: np.asarray(c)[out[:, i]] for i, (n, c) in enumerate(CATS.items())})
+    return write_files(tmp_path, stem, frame, mech, CATS, eps)
+
+
+def test_analyze_states_the_power_and_warns_when_the_test_cannot_find_a_medium_association(tmp_path, capsys):
+    # eps 1 per column, 300 rows: informative enough for no other warning, yet p = 0.29 for w about 0.85
+    data, manifest = release(tmp_path, 1.0, 300, "weak")
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "a,b"]) == 0
+    captured = capsys.readouterr()
+    assert "power: at the 5 % level this test" in captured.out
+    assert captured.err.startswith("optrr: warning: this test has little power: it detects (80 % power) only ")
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "a,b", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["power"]["detectable_w"] > MEDIUM_W and out["power"]["statement"].startswith("power: ")
+    assert out["tests"][0]["p_value"] > 0.05 and out["low_power_warning"].startswith("this test has little power")
+    # a warning of the same kind already given (too noisy for the unbiased estimate) is not repeated
+    data, manifest = release(tmp_path, 0.3, 300, "noisy")
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "a,b", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["too_noisy_warning"] and "low_power_warning" not in out and out["power"]["detectable_w"] > 1
+    # a release that keeps the association: the statement, no warning
+    data, manifest = release(tmp_path, 4.0, 3000, "strong")
+    assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "a,b", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["power"]["detectable_w"] < MEDIUM_W and "low_power_warning" not in out

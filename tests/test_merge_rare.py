@@ -82,15 +82,19 @@ def test_ordinal_labels_open_ranges_numbers_and_texts_and_ties_go_to_the_one_bef
     assert col.recode == {"50+": ["50-64", "65+"]} and col.categories == ["0-49", "50+"]
     col, _ = merged("ordinal", {"1": 10, "2": 2, "3": 10})  # a tie: the neighbour before
     assert col.recode == {"1-2": ["1", "2"]} and col.categories == ["1-2", "3"]
+    # texts: named by the members that are not rare, never by the rare one ('mid|high' named 'mid', 2 rows)
     col, _ = merged("ordinal", {"low": 10, "mid": 2, "high": 8})
-    assert col.recode == {"mid|high": ["mid", "high"]} and col.categories == ["low", "mid|high"]
-    col, _ = merged("ordinal", {"1": 10, "2": 2, "3": 8, "2-3": 9})  # the range is taken: joined instead
-    assert col.recode == {"2|3": ["2", "3"]}
+    assert col.recode == {"high (and neighbours)": ["mid", "high"]}
+    assert col.categories == ["low", "high (and neighbours)"]
+    # not in increasing order ('2-3' after '3'): labelled as texts ('2|3' named the rare '2')
+    col, _ = merged("ordinal", {"1": 10, "2": 2, "3": 8, "2-3": 9})
+    assert col.recode == {"3 (and neighbours)": ["2", "3"]}
 
 
 def test_a_rare_extreme_value_is_not_named_by_its_range():
     """A reviewer's census release published '112-222' where 222 was one record's value (the column's largest): a
-    range that takes in a rare highest (lowest) category is open at that end; an interior one is still named."""
+    range that takes in a rare highest (lowest) category is open at that end; an interior one is not named either
+    (tests/test_merge_rare_labels.py)."""
     col, _ = merged("ordinal", {"0": 40, "112": 30, "222": 1})
     assert col.recode == {"112+": ["112", "222"]} and col.categories == ["0", "112+"]
     assert "'222' (1) with '112' (30) into '112+'" in col.warnings[0]  # the hospital's own note still says what
@@ -100,8 +104,9 @@ def test_a_rare_extreme_value_is_not_named_by_its_range():
     assert col.categories == ["<=10", "11+"]  # '21-30' (4) joins '11-20': the top, open
     col, _ = merged("ordinal", {"1": 40, "8": 30, "9": 30})  # nothing rare: no range at all
     assert col.recode is None
-    col, _ = merged("ordinal", {"1": 40, "8": 3, "9": 30})  # an interior rare value: '8-9' still names 8 (left)
-    assert col.categories == ["1", "8-9"]
+    # an interior rare value: the range starts one above the common '1' ('8-9' named the rare 8)
+    col, _ = merged("ordinal", {"1": 40, "8": 3, "9": 30})
+    assert col.categories == ["1", "2-9"]
     col.validate()
 
 

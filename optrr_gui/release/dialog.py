@@ -7,6 +7,9 @@ Before the release the dialog says what the release will note on the needed tabl
 information at the file's rows (the engine's notes, computed in a worker process: :data:`NOTES_CHANNEL`), and, for
 a delimited-text input whose delimiter is not a comma, that a CSV release keeps that delimiter. Kept columns that
 single out records together are listed in orange once counted on the rows read (:data:`COMBINATION_CHANNEL`).
+A kept column where (nearly) every row has its own value identifies the records (:func:`kept_identifier_columns`,
+the engine's identifier rule): the tick of the orange list never approves it, only its own box naming it (as
+``optrr perturb`` refuses it unless --allow-flagged-kept), or it is dropped.
 """
 
 from __future__ import annotations
@@ -392,15 +395,81 @@ def kept_unique_columns(state, summaries: dict, released=None) -> list[tuple[str
     for a missing value in another column (the engine counts the rows it releases and says so: :func:`merge_found`).
     Columns without a summary: none."""
 
+    return [(name, unique, rows) for name, unique, _distinct, rows in _kept_too_unique(state, summaries, released)]
+
+
+def _kept_too_unique(state, summaries: dict, released=None) -> list[tuple[str, int, int, int]]:
+    """(column, rows with a value no other row has, distinct values, rows) of :func:`kept_unique_columns`."""
     out = []
     for col in state.columns:
         summary = summaries.get(col.name)
         if col.role != "keep" or summary is None:
             continue
-        unique = sum(1 for rows in _released(col, summary, released).values() if rows == 1)
+        counts = _released(col, summary, released)
+        unique = sum(1 for rows in counts.values() if rows == 1)
         if kept_too_unique(unique, summary.rows):
-            out.append((col.name, unique, summary.rows))
+            out.append((col.name, unique, len(counts), summary.rows))
     return out
+
+
+def kept_identifier_columns(state, summaries: dict, released=None) -> list[tuple[str, int, int]]:
+    """(column, distinct values, rows) of every kept column of :func:`kept_unique_columns` that the engine's refusal
+    calls an identifier (:func:`optrr_engine.release.schema.kept_unique_refusal`: "it looks like an identifier", by
+    :func:`~optrr_engine.release.schema.identifier_like`, the rule of the perturbed columns refused as identifiers:
+    :func:`identifier_columns`): (nearly) every row has its own value. ``optrr perturb`` refuses such a column unless
+    --allow-flagged-kept; the dialog asks for its own confirmation (:attr:`ReleaseDialog.accept_identifier`), never
+    the tick of the orange list."""
+    from optrr_engine.release.schema import identifier_like
+
+    return [
+        (name, distinct, rows)
+        for name, _unique, distinct, rows in _kept_too_unique(state, summaries, released)
+        if identifier_like(distinct, rows)
+    ]
+
+
+def _own_value(distinct: int, rows: int) -> str:
+    """"every row has its own value" (or "nearly every"), with the counts."""
+    every = "every" if distinct >= rows else "nearly every"
+    return f"{every} row has its own value ({distinct:,} different values in {rows:,} rows)"
+
+
+def kept_identifier_entry(name: str, distinct: int, rows: int) -> str:
+    """The orange entry of a kept column of :func:`kept_identifier_columns` (the tick of the orange list does not
+    approve it: :data:`KEPT_IDENTIFIER_BOX`)."""
+    return f"{name!r}: {_own_value(distinct, rows)}: it identifies the records (its own box below)"
+
+
+def kept_identifier_problem(found) -> str:
+    """The release dialog's problem while kept columns of :func:`kept_identifier_columns` (``found``) are not
+    confirmed by their own box: what it means and the ways out."""
+    named = ", ".join(repr(name) for name, _distinct, _rows in found)
+    it, verb = ("it", "identifies") if len(found) == 1 else ("them", "identify")
+    every = "every" if all(distinct >= rows for _name, distinct, rows in found) else "(nearly) every"
+    return (
+        f"Kept {named} {verb} the records ({every} row has its own value): drop {it} or perturb {it}, or tick the box "
+        f"naming {it} if the recipient may know who each record is."
+    )
+
+
+def kept_identifier_html(found) -> str:
+    """The red line under the column list naming the kept columns of :func:`kept_identifier_columns` (``found``),
+    what exporting them means and the way out; "" for none."""
+    from html import escape
+
+    if not found:
+        return ""
+    said = "; ".join(f"{name!r}: {_own_value(distinct, rows)}" for name, distinct, rows in found)
+    it, s = ("it", "") if len(found) == 1 else ("them", "s")
+    return (
+        f"<br><span style='color:#cc0000'><b>Kept column{s} that identif{'ies' if not s else 'y'} the records</b>: "
+        f"{escape(said, quote=False)}. Exporting {it} in the clear identifies the records: drop {it} (or perturb "
+        f"{it}) unless the recipient may know who each record is.</span>"
+    )
+
+
+#: The text of the release dialog's own confirmation of the kept columns of :func:`kept_identifier_columns`.
+KEPT_IDENTIFIER_BOX = "Export {names} in the clear anyway: the recipient may know who each record is"
 
 
 def kept_rare_entry(name: str, values: int, held: int) -> str:
@@ -592,6 +661,23 @@ class ReleaseDialog(QDialog):
             "this tick (set their role to drop, or merge the rare categories, in the Design tab otherwise)."
         )
         self._outside: dict | None = None  # what the tick was given for (a change clears it: _refresh_columns)
+        # kept columns where (nearly) every row has its own value (kept_identifier_columns): never approved by the
+        # tick above; their own confirmation (optrr perturb refuses them unless --allow-flagged-kept), or drop them
+        self._kept_identifiers: tuple = ()  # (name, distinct, rows) of each, as last listed
+        self.accept_identifier = QCheckBox()
+        self.accept_identifier.setToolTip(
+            "A kept column is copied unchanged. When every row has its own value, that value identifies the record "
+            "(as a patient number does): whoever holds the same value elsewhere knows whose record it is. Tick only "
+            "if the recipient may know who each record is; otherwise drop or perturb the column (the optrr perturb "
+            "command refuses it unless --allow-flagged-kept)."
+        )
+        self.accept_identifier.toggled.connect(self._design_changed)
+        self.drop_identifier_button = QPushButton()
+        self.drop_identifier_button.setToolTip(
+            "Set the role of the kept columns that identify the records to drop, as the Design tab does (Edit ▸ Undo "
+            "brings them back)."
+        )
+        self.drop_identifier_button.clicked.connect(self.drop_kept_identifiers)
         # (rare (column, category) pairs, kept columns and the tuple of their names when their combination is) named
         self._approvable: tuple = (frozenset(), frozenset())
         # (session version, rare, kept, combination) of the last PublishRefusal
@@ -667,6 +753,13 @@ class ReleaseDialog(QDialog):
         form.addRow("", drop_row)
         self._form, self._drop_row = form, drop_row  # the row is shown only with a refused column (no gap otherwise)
         form.addRow("", self.accept_clear)
+        identifier_row = QHBoxLayout()  # what it means is the red line of the column list (kept_identifier_html)
+        identifier_row.addWidget(self.accept_identifier)
+        identifier_row.addStretch(1)
+        identifier_row.addWidget(self.drop_identifier_button)
+        form.addRow("", identifier_row)
+        self._identifier_row = identifier_row  # shown only with a kept column that identifies the records
+        form.setRowVisible(identifier_row, False)
         form.addRow("Format", format_row)
         form.addRow("Output file", out_row)
         form.addRow("", self.shuffle)
@@ -694,6 +787,7 @@ class ReleaseDialog(QDialog):
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.progress_label = QLabel()
+        self.progress_label.setWordWrap(True)  # a long problem wraps, never widens the dialog
         self.summary = QTextBrowser()
         self.summary.setOpenExternalLinks(False)
         self.summary.hide()
@@ -732,7 +826,7 @@ class ReleaseDialog(QDialog):
         lay.addLayout(buttons)
         self.format.currentTextChanged.connect(self._format_changed)
         self.output.textChanged.connect(self._output_changed)
-        for box in (self.accept_changes, self.allow_unidentifiable, self.shuffle):
+        for box in (self.accept_changes, self.allow_unidentifiable, self.shuffle, self.accept_identifier):
             box.toggled.connect(self._edited_after_release)
         self.key_file.textChanged.connect(self._edited_after_release)
         self._prepare()
@@ -881,6 +975,8 @@ class ReleaseDialog(QDialog):
         flagged = {n: kept_rare_entry(n, v, h) for n, v, h in found_kept_rare}
         flagged.update({n: kept_entry(n, u, r) for n, u, r in kept_unique_columns(self.state, summaries, released)})
         flagged.update({n: kept_entry(n, u, r) for n, u, r in found_kept})
+        identifiers = tuple(kept_identifier_columns(self.state, summaries, released))
+        flagged.update({n: kept_identifier_entry(n, d, r) for n, d, r in identifiers})
         outside["rare_categories"] = rare_entries(rare)
         outside["kept"] = [flagged.get(n, n) for n in outside["kept"]]
         kept = tuple(c.name for c in self.state.columns if c.role == "keep")
@@ -892,14 +988,48 @@ class ReleaseDialog(QDialog):
         if outside != self._outside:
             self._outside = outside
             self.accept_clear.setChecked(False)
-        self.columns_label.setText(columns_html(self.state, outside, refused))
+        self.columns_label.setText(columns_html(self.state, outside, refused) + kept_identifier_html(identifiers))
         self.accept_clear.setVisible(any(outside.values()))
+        self._show_kept_identifiers(identifiers)
         if refused:
             many = f"the {len(refused)} columns refused as identifiers"
             self.drop_refused_button.setText(f"Drop {refused[0]}, refused as an identifier" if len(refused) == 1
                                              else f"Drop {many}")
         self.drop_refused_button.setVisible(bool(refused))
         self._form.setRowVisible(self._drop_row, bool(refused))
+
+    def _show_kept_identifiers(self, identifiers: tuple) -> None:
+        """The own confirmation of the kept columns that identify the records (:func:`kept_identifier_columns`):
+        shown, naming them, while there are any; cleared when they change."""
+        if [n for n, _d, _r in identifiers] != [n for n, _d, _r in self._kept_identifiers]:
+            self.accept_identifier.setChecked(False)
+        self._kept_identifiers = identifiers
+        self._form.setRowVisible(self._identifier_row, bool(identifiers))
+        if not identifiers:
+            return
+        names = [n for n, _d, _r in identifiers]
+        named = ", ".join(repr(n) for n in names)
+        self.accept_identifier.setText(KEPT_IDENTIFIER_BOX.format(names=named))
+        self.drop_identifier_button.setText(f"Drop {', '.join(names)}")
+        self._fit_height()
+
+    def kept_identifiers_unconfirmed(self) -> list[tuple[str, int, int]]:
+        """The kept columns that identify the records (:func:`kept_identifier_columns`) while their own box is not
+        ticked: the release waits for it (or their drop)."""
+        self._refresh_columns()
+        return [] if self.accept_identifier.isChecked() else list(self._kept_identifiers)
+
+    def drop_kept_identifiers(self) -> None:
+        """One undo step setting the role of every kept column that identifies the records to drop."""
+        from ..common.commands import set_roles
+
+        names = {name for name, _d, _r in self._kept_identifiers}
+        indices = [i for i, c in enumerate(self.state.columns) if c.name in names and c.role == "keep"]
+        if not indices:
+            return
+        text = f"drop {', '.join(self.state.columns[i].name for i in indices)} (identifies the records)"
+        set_roles(self.window_.stack, self.state, indices, "drop", text)
+        self._design_changed()
 
     def kept_combination(self) -> tuple | None:
         """The kept columns' combination that the release would refuse ((names, rows whose combination no other row
@@ -946,6 +1076,8 @@ class ReleaseDialog(QDialog):
         rare categories, kept columns and the kept columns' combination (the tuple of their names) the orange list
         names, when ticked; none otherwise."""
         rare, kept = self._approvable if self.accept_clear.isChecked() else (frozenset(), frozenset())
+        if not self.accept_identifier.isChecked():  # their own box, never the tick (kept_identifier_columns)
+            kept = kept - {name for name, _d, _r in self._kept_identifiers}
         return {"allow_rare_categories": rare, "allow_flagged_kept": kept}
 
     def _current_found(self) -> tuple[list, list, tuple | None]:
@@ -1066,7 +1198,8 @@ class ReleaseDialog(QDialog):
         method = self.chosen_method()
         summary = self.window_.controller.current().get(method) if method else None
         stack = self.window_.stack
-        ticks = (self.accept_clear, self.accept_changes, self.allow_unidentifiable, self.shuffle)
+        ticks = (self.accept_clear, self.accept_identifier, self.accept_changes, self.allow_unidentifiable)
+        ticks += (self.shuffle,)
         return (
             stack.index(),
             stack.count(),
@@ -1239,6 +1372,9 @@ class ReleaseDialog(QDialog):
                 out.append("No design meets the requested ε; change the ε or pick a design in the mechanism panel.")
         if self.needs_check():
             out.append(NEEDS_TICK)
+        unconfirmed = self.kept_identifiers_unconfirmed()
+        if unconfirmed:
+            out.append(kept_identifier_problem(unconfirmed))
         if self.state.needed_marginals is not None:
             from ..state.needed_marginals import applied_error, name_lists
 
@@ -1329,6 +1465,10 @@ class ReleaseDialog(QDialog):
         self._refresh_columns()
         if self.needs_check():
             self.progress_label.setText("Tick the box after checking what is published as it is (orange).")
+            return False
+        unconfirmed = self.kept_identifiers_unconfirmed()
+        if unconfirmed:
+            self.progress_label.setText(f"<span style='color:#cc0000'>{kept_identifier_problem(unconfirmed)}</span>")
             return False
         if summary.exceeds_request and not self.accept_changes.isChecked():
             self.progress_label.setText("Tick the box to accept the higher ε, or choose another design.")

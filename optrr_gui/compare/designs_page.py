@@ -52,6 +52,14 @@ INTRO = (
 )
 
 
+class EpsilonBox(QDoubleSpinBox):
+    """The page's whole-record ε, written as the Design tab's design table writes it (:func:`fmt_eps`: 8.210,
+    not 8.21; review 20)."""
+
+    def textFromValue(self, value: float) -> str:
+        return fmt_eps(float(value))
+
+
 class DesignsPage(ComparePage):
     """Controls: the whole-record ε (follows the Design tab until edited), releases per design and tables per
     size; below the plot, one table row per design in the recommender's order (★ = recommended)."""
@@ -63,9 +71,9 @@ class DesignsPage(ComparePage):
     def __init__(self, window, parent=None):
         super().__init__(window, parent)
         self.controller = window.controller
-        self.target = QDoubleSpinBox()
+        self.target = EpsilonBox()
         self.target.setRange(0.05, 500.0)
-        self.target.setDecimals(2)
+        self.target.setDecimals(3)  # (the decimals fmt_eps shows below 100)
         self.target.setSingleStep(0.5)
         self.target.setPrefix("ε ")
         self.target.setToolTip(

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import html
+import math
 import re
 import time
 
@@ -29,9 +30,17 @@ from shiboken6 import delete as shiboken_delete
 
 from optrr_engine.tolerance import eps_equal
 
-from ..common.commands import SetColumnValue, SetSessionValue, set_roles, set_type
+from ..common.commands import SetColumnValue, SetSessionValue, SwitchToPerColumn, set_roles, set_type
 from ..common.widgets import text_column_width
-from ..design.epsilon_editor import INVALID_STYLE, EpsilonEditor, ExactSpinBox, refusal_status
+from ..design.epsilon_editor import (
+    INVALID_STYLE,
+    NO_VALUE,
+    SHOWN_DECIMALS,
+    EpsilonEditor,
+    ExactSpinBox,
+    refusal_status,
+    rounded_down,
+)
 from ..state.config_bridge import KEPT_WARNING, category_counts, unreadable
 from ..state.role_fields import role_choices, settable_rows
 from ..state.session import COUNT_FIELDS, ROLES, TYPES, SessionState
@@ -113,6 +122,48 @@ def cell_warnings(warnings) -> list[str]:
         return w == KEPT_WARNING or w.startswith((RARE_WARNING_START, CANNOT_RANDOMIZE_START))
 
     return sorted(warnings, key=lambda w: not blocks(w))
+
+
+def budget_epsilons(state: SessionState, controller=None, counts=None) -> list[float]:
+    """The ε each perturbed column gets from the whole-record budget now, rounded down as an ε editor holds them
+    (:func:`rounded_down`): a switch to ε per column starts the columns there (review 20). The values are those the
+    Design tab's column table shows in total-budget mode ("ε from weights": the engine's split of the target by the
+    weights, scale c × weight, :func:`optrr_engine.budget.distribute_budget`, in ``DesignSummary.requested``) for
+    the design the release would use, else for the best ranked design that splits the budget by weights, when its
+    result answers the current target and weights. Without such a result (the designs are still computing), the
+    engine's split for Kronecker, the textbook construction: within the budget for every exact design.
+    ``counts``: the columns' category counts (by row), for that split only."""
+    from optrr_engine.budget import distribute_budget
+
+    from ..state.design_summary import ranked
+
+    names = [c.name for c in state.perturbed_columns()]
+    if not names:
+        return []
+    weights = state.weights()
+    values = None
+    if controller is not None and controller.request.get("weights") == weights:
+        current = controller.current()
+        order = [controller.chosen(), *ranked(current, True, bool(state.accept_changed_epsilons)), *current]
+        for method in order:
+            s = current.get(method) if method else None
+            if (
+                s is not None
+                and s.ok
+                and s.scale is not None  # the budget split by weights (not a design choosing its own ε)
+                and s.target is not None
+                and eps_equal(s.target, state.target_total)
+                and list(s.names) == names
+                and len(s.requested) == len(names)
+            ):
+                values = list(s.requested)
+                break
+    if values is None:
+        # (Kronecker's split, target / sum of the weights x weight, does not depend on the category counts)
+        counts = counts or []
+        sizes = [max(2, int(counts[i] or 2)) if i < len(counts) else 2 for i in state.perturbed_indices()]
+        values = list(distribute_budget("kronecker", sizes, weights, state.target_total).design.requested_epsilons)
+    return [rounded_down(v) for v in values]
 
 
 class AttributeModel(QAbstractTableModel):
@@ -395,6 +446,9 @@ class AttributePanel(QWidget):
     def __init__(self, state: SessionState, stack, parent=None):
         super().__init__(parent)
         self.state, self.stack = state, stack
+        #: The Design tab's designs (optrr_gui.design.controller.DesignController): the ε the budget gives each
+        #: column, and the whole-record ε of the per-column values. Found in the window when not set.
+        self.controller = None
         self.model = AttributeModel(state, stack, self)
         self.view = AttributeView(self)
         self.view.setModel(self.model)
@@ -480,11 +534,44 @@ class AttributePanel(QWidget):
         state.subscribe(self._on_state)
         self._sync_controls()
 
+    def set_controller(self, controller) -> None:
+        """The designs whose results the mode switch and the whole-record field use."""
+        if controller is self.controller:
+            return
+        if self.controller is not None:
+            self.controller.changed.disconnect(self._show_target)
+        self.controller = controller
+        if controller is not None:
+            controller.changed.connect(self._show_target)
+        self._show_target()
+
+    def _find_controller(self):
+        if self.controller is None:
+            controller = getattr(self.window(), "controller", None)
+            if controller is not None and hasattr(controller, "changed"):
+                self.set_controller(controller)
+        return self.controller
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._find_controller()
+
     # -- edits -------------------------------------------------------------------------------
     def _mode_toggled(self, per_column: bool) -> None:
         if self.state.budget_mode == (not per_column):
             return
-        self.stack.push(SetSessionValue(self.state, "budget_mode", not per_column))
+        if not per_column:
+            self.stack.push(SetSessionValue(self.state, "budget_mode", True))
+            return
+        # Each perturbed column starts at the ε the budget gives it now, in the same undo step (review 20: the
+        # columns jumped to the stale ε written when the file was opened, without a word).
+        epsilons = budget_epsilons(self.state, self._find_controller(), self.model.counts)
+        changes = {
+            i: e
+            for i, e in zip(self.state.perturbed_indices(), epsilons, strict=True)
+            if not eps_equal(e, self.state.columns[i].epsilon)
+        }
+        self.stack.push(SwitchToPerColumn(self.state, changes))
 
     def _update_target_range(self) -> None:
         """At most MAX_EPSILON per perturbed column: a larger whole-record target can never be used
@@ -497,8 +584,48 @@ class AttributePanel(QWidget):
         # holds, and the designs say "target above what can be used"
         self.target.blockSignals(True)
         self.target.setRange(0.01, max(usable, float(self.state.target_total or 0.0)))
-        self.target.setValue(self.state.target_total)
         self.target.blockSignals(False)
+        self._show_target()
+
+    def per_column_total(self) -> float | None:
+        """ε per column: the whole-record ε the columns' ε give, that of the design the release would use (as
+        the design table shows it), once its result answers the current ε; else None (computing)."""
+        c = self.controller
+        if c is None or self.state.budget_mode or c.request.get("budget_mode"):
+            return None
+        if c.request.get("epsilons") != self.state.requested_epsilons():
+            return None
+        method = c.chosen()
+        s = c.current().get(method) if method else None
+        if s is None or not s.ok or s.target is not None or not math.isfinite(s.overall_epsilon):
+            return None
+        return float(s.overall_epsilon)
+
+    def _show_target(self) -> None:
+        """The whole-record field: the budget in total-budget mode; with ε per column (greyed), what the columns'
+        ε give (:meth:`per_column_total`), NO_VALUE while it is computing, never the budget of the other mode
+        (review 20: it read 10.000 while the designs gave 0.598)."""
+        box = self.target
+        box.blockSignals(True)
+        if self.state.budget_mode:
+            box.setSpecialValueText("")
+            box.setValue(self.state.target_total)
+            box.setToolTip(self._target_tip)
+        else:
+            total = self.per_column_total()
+            box.setSpecialValueText(f"{box.prefix()}{NO_VALUE}")  # (shown at the minimum)
+            if total is None:
+                box.setValue(box.minimum())
+            else:
+                shown = max(round(total, SHOWN_DECIMALS), box.minimum() + 10**-SHOWN_DECIMALS)
+                if shown > box.maximum():
+                    box.setMaximum(shown)
+                box.setValue(shown)
+            box.setToolTip(
+                "ε per column: the whole-record ε the columns' ε give (the design the release uses; — while it is "
+                "computing). Choose Total budget to set it."
+            )
+        box.blockSignals(False)
 
     def _target_refused(self, message: str) -> None:
         self.target.setStyleSheet(INVALID_STYLE)
@@ -539,6 +666,8 @@ class AttributePanel(QWidget):
             self._open_editors()
         elif kind in ("column", "columns") and name == "role":
             self._open_editors(None if index is None else [index], rebuild=False)
+        if kind in ("column", "columns") and name == "epsilon" and not self.state.budget_mode:
+            self._show_target()  # the total shown is no longer the one of these ε (computing)
         if kind in ("reset", "column", "columns"):
             self._update_count()
             if kind == "reset" or name == "role":
@@ -568,10 +697,10 @@ class AttributePanel(QWidget):
             w.blockSignals(True)
         self.per_column.setChecked(not self.state.budget_mode)
         self.total.setChecked(self.state.budget_mode)
-        self.target.setValue(self.state.target_total)
         self.target.setEnabled(self.state.budget_mode)
         for w in (self.per_column, self.total, self.target):
             w.blockSignals(False)
+        self._show_target()
         self._update_count()
 
     def _update_count(self) -> None:

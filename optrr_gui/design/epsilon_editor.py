@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QToolTip, QVBoxLayout, QWidget
 
@@ -41,6 +41,21 @@ EXACT_DECIMALS = 10
 #: Decimals always shown (more only when the value has them: 0.0125 shows as 0.0125, 1 as 1.000).
 SHOWN_DECIMALS = 3
 INVALID_STYLE = "QDoubleSpinBox { background-color: #ffd6d6; border: 1px solid #c00000; }"
+#: What a disabled editor shows instead of a value (a column that is not perturbed has no ε: it is not randomized).
+NO_VALUE = "—"
+#: The hint under a full-size ε editor's slider (review 20: it read "◀ more private · lower = more private · more
+#: accurate ▶").
+EPSILON_HINT = "◀ lower = more private · higher = more accurate ▶"
+WEIGHT_HINT = "◀ smaller share of the budget · larger share ▶"
+
+
+def rounded_down(value: float) -> float:
+    """``value`` (an ε a design gave) as an ε editor holds it: down to the SHOWN_DECIMALS decimals the editor shows
+    (never above what the design gave: an exact design's whole-record ε is non-decreasing in every column's ε, so
+    the columns stay within the budget that gave them), within [MIN_EPSILON, MAX_EPSILON]."""
+    scale = 10**SHOWN_DECIMALS
+    down = math.floor(float(value) * scale * (1 + 1e-12)) / scale  # (1.159 computed as 1.15899999... stays 1.159)
+    return min(MAX_EPSILON, max(MIN_EPSILON, float(f"{down:.{SHOWN_DECIMALS}f}")))
 
 
 def refusal_status(message: str) -> str:
@@ -85,6 +100,8 @@ class ExactSpinBox(QDoubleSpinBox):
 
     def __init__(self, parent=None, name: str = "ε"):
         super().__init__(parent)
+        self._blank = False  # showing NO_VALUE instead of the value (set_blank)
+        self._shown_prefix = ""  # the prefix while blank
         self.name = name
         self.setDecimals(EXACT_DECIMALS)
         self.setCorrectionMode(QDoubleSpinBox.CorrectionMode.CorrectToPreviousValue)
@@ -162,6 +179,20 @@ class ExactSpinBox(QDoubleSpinBox):
         if status_bar().currentMessage() == refusal_status(message):
             status_bar().clearMessage()
 
+    def set_blank(self, blank: bool) -> None:
+        """Show NO_VALUE instead of the value (without the prefix), or the value again; the value is kept."""
+        if blank == self._blank:
+            return
+        self._blank = blank
+        if blank:
+            self._shown_prefix = self.prefix()
+            self.setPrefix("")  # (re-shows the text: textFromValue says NO_VALUE)
+        else:
+            self.setPrefix(self._shown_prefix)
+
+    def is_blank(self) -> bool:
+        return self._blank
+
     def valueFromText(self, text: str) -> float:
         try:
             return typed_number(self._number_text(text))
@@ -169,6 +200,8 @@ class ExactSpinBox(QDoubleSpinBox):
             return self.value()
 
     def textFromValue(self, value: float) -> str:
+        if self._blank:
+            return NO_VALUE
         shown = f"{value:.{SHOWN_DECIMALS}f}"
         if float(shown) == value:
             return shown
@@ -177,13 +210,17 @@ class ExactSpinBox(QDoubleSpinBox):
     def sizeHint(self):
         hint = super().sizeHint()
         # Wide enough for the largest value with the usual decimals (textFromValue(max) is short).
-        text = f"{self.prefix()}{self.maximum():.{SHOWN_DECIMALS}f}{self.suffix()}  "
+        prefix = self._shown_prefix if self._blank else self.prefix()
+        text = f"{prefix}{self.maximum():.{SHOWN_DECIMALS}f}{self.suffix()}  "
         hint.setWidth(max(hint.width(), self.fontMetrics().horizontalAdvance(text) + 30))
         return hint
 
 
 class EpsilonEditor(QWidget):
-    """Spin box + log slider for one epsilon (or a weight when ``kind='weight'``)."""
+    """Spin box + log slider for one epsilon (or a weight when ``kind='weight'``). Disabled by ``setEnabled(False)``
+    (the side panel's editor of a column that is kept or dropped, or of no column), it shows no value: NO_VALUE in
+    the field, no slider (review 20: a dropped column showed the stale greyed "ε 0.0882" it is not released with).
+    Disabled only through a disabled parent, it still shows its value."""
 
     valueEdited = Signal(float, bool)
     #: Typed text that was not committed: the message in words (the field also turns red with it as tooltip).
@@ -203,6 +240,9 @@ class EpsilonEditor(QWidget):
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
         self.slider.setRange(0, SLIDER_STEPS)
         self.slider.setPageStep(SLIDER_STEPS // 20)
+        policy = self.slider.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # hidden without a value: the row keeps its layout
+        self.slider.setSizePolicy(policy)
         if kind == "epsilon":
             tip = (
                 "Privacy level ε of this column. Lower = more private (answers are randomized more), "
@@ -231,12 +271,7 @@ class EpsilonEditor(QWidget):
             outer = QVBoxLayout(self)
             outer.setContentsMargins(0, 0, 0, 0)
             outer.addLayout(row)
-            text = (
-                "◀ more private · lower = more private · more accurate ▶"
-                if kind == "epsilon"
-                else "◀ smaller share of the budget · larger share ▶"
-            )
-            self.hint = QLabel(text, self)
+            self.hint = QLabel(EPSILON_HINT if kind == "epsilon" else WEIGHT_HINT, self)
             self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
             self.hint.setStyleSheet("color: palette(mid); font-size: 9pt;")
             outer.addWidget(self.hint)
@@ -247,6 +282,17 @@ class EpsilonEditor(QWidget):
 
     def value(self) -> float:
         return float(self.spin.value())
+
+    def shows_value(self) -> bool:
+        """False while the editor shows NO_VALUE (disabled itself: see the class doc)."""
+        return not self.spin.is_blank()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.EnabledChange:
+            blank = self.testAttribute(Qt.WidgetAttribute.WA_ForceDisabled)  # its own setEnabled(False)
+            self.spin.set_blank(blank)
+            self.slider.setVisible(not blank)
 
     def setValue(self, value: float) -> None:
         """Show a value without emitting ``valueEdited``."""

@@ -280,6 +280,7 @@ class MainWindow(QMainWindow):
 
         self.controller = DesignController(self.state, self.runner, lambda: perturbed_sizes(self.state), self)
         self.attributes = AttributePanel(self.state, self.stack)
+        self.attributes.set_controller(self.controller)  # the budget's ε per column, the per-column whole-record ε
         self.column_panel = ColumnPanel(self.state, self.stack)
         self.mechanism = MechanismPanel(self.controller)
         self.attributes.currentColumnChanged.connect(self.column_panel.show_column)

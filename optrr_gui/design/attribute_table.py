@@ -446,8 +446,8 @@ class AttributePanel(QWidget):
     def __init__(self, state: SessionState, stack, parent=None):
         super().__init__(parent)
         self.state, self.stack = state, stack
-        #: The Design tab's designs (optrr_gui.design.controller.DesignController): the ε the budget gives each
-        #: column, and the whole-record ε of the per-column values. Found in the window when not set.
+        #: The Design tab's designs (optrr_gui.design.controller.DesignController, :meth:`set_controller`): the ε
+        #: the budget gives each column, and the whole-record ε of the per-column values (None: Kronecker's split).
         self.controller = None
         self.model = AttributeModel(state, stack, self)
         self.view = AttributeView(self)
@@ -545,17 +545,6 @@ class AttributePanel(QWidget):
             controller.changed.connect(self._show_target)
         self._show_target()
 
-    def _find_controller(self):
-        if self.controller is None:
-            controller = getattr(self.window(), "controller", None)
-            if controller is not None and hasattr(controller, "changed"):
-                self.set_controller(controller)
-        return self.controller
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self._find_controller()
-
     # -- edits -------------------------------------------------------------------------------
     def _mode_toggled(self, per_column: bool) -> None:
         if self.state.budget_mode == (not per_column):
@@ -565,7 +554,7 @@ class AttributePanel(QWidget):
             return
         # Each perturbed column starts at the ε the budget gives it now, in the same undo step (review 20: the
         # columns jumped to the stale ε written when the file was opened, without a word).
-        epsilons = budget_epsilons(self.state, self._find_controller(), self.model.counts)
+        epsilons = budget_epsilons(self.state, self.controller, self.model.counts)
         changes = {
             i: e
             for i, e in zip(self.state.perturbed_indices(), epsilons, strict=True)

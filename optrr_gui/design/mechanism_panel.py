@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -34,6 +35,7 @@ from ..common.widgets import Spinner, WrappedLabel, fmt_eps, fmt_pp, fmt_seconds
 from ..design.controller import DesignController
 from ..plots.column_bars import ACHIEVED_COLOR, HIGHER_COLOR, LOWER_COLOR, REQUESTED_COLOR
 from ..plots.column_bars import EpsilonBars as BarChart
+from ..state.config_bridge import gui_wording
 from ..state.design_summary import (
     BUDGET_ONLY_METHODS,
     ERASED,
@@ -46,6 +48,7 @@ from ..state.design_summary import (
     display_order,
     may_recommend,
     recommendation_text,
+    short_label,
     weights_note,
 )
 from ..state.needed_marginals import WAY_OUT, label_index_sets
@@ -82,6 +85,9 @@ SHRINKABLE = (CHANGED_COL, AVD_COL, TIME_COL)
 MIN_VISIBLE_ROWS = 5
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
 REQUESTED_COL, ACHIEVED_COL, ERROR_COL = 2, 3, 4
+#: The column table's headers as shown. The Expected-error cells are ONE standard error ("± 5.6 pp"), not the
+#: half-width of a 95 % interval as the Analyse tab shows: the header says so itself, not only its tooltip.
+ATTR_HEADER_LINES = {"Expected error": "Expected error\n(± 1 s.e.)"}
 #: What the column table's third column holds, by where the per-column ε come from (:func:`epsilon_source`):
 #: (header, header tooltip, legend word of the chart). Per-column mode: the ε the user typed. Total-budget mode:
 #: no column's ε was typed; the budget designs split the target by the weights (the largest scale c with
@@ -241,11 +247,46 @@ def fmt_change(before: float, after: float) -> tuple[str, str]:
     return x, y
 
 
+#: An engine method id in its messages (longest first: "sample-2" before a shorter id).
+_METHOD_ID = "|".join(sorted(map(re.escape, METHOD_LABELS), key=len, reverse=True))
+#: The engine's advice to pick other methods, in its command-line words: "use --method heuristic, family or auto",
+#: "choose the method auto or optimal", optionally followed by " or smaller epsilons".
+_OTHER_METHODS = re.compile(
+    rf"(?:use --method|choose the method) ((?:{_METHOD_ID})(?:(?:, | or )(?:{_METHOD_ID}))*)\b"
+    r"(?: or (smaller|larger) epsilons)?"
+)
+#: "method family cannot meet ...": the engine naming a method by its id.
+_METHOD_NAMED = re.compile(rf"\bmethod ({_METHOD_ID})\b")
+
+
+def _labels_listed(ids: list[str]) -> str:
+    """ "Heuristic, Family or Auto" (the designs as the table's rows name them)."""
+    names = [short_label(m) for m in ids]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def design_wording(error: str) -> str:
+    """Why a design is not available, in the GUI's words: the engine's command-line advice ("use --method
+    heuristic, family or auto", "choose the method auto or optimal") names the designs as the table's rows do
+    ("pick the Heuristic, Family or Auto design"); the engine's other command-line steps as :func:`gui_wording`
+    words them. The engine's own (CLI) text is left as it is."""
+
+    def advice(match: re.Match) -> str:
+        ids = re.split(r", | or ", match.group(1))
+        text = f"pick the {_labels_listed(ids)} design instead"
+        return text + (f", or use {match.group(2)} ε" if match.group(2) else "")
+
+    text = _OTHER_METHODS.sub(advice, gui_wording(error))
+    return _METHOD_NAMED.sub(lambda m: f"the {short_label(m.group(1))} design", text)
+
+
 def short_reason(error: str) -> str:
     """A few words of an engine error for a table cell (the full text is in the tooltip)."""
     text = error.lower()
     if "infeasible" in text:
         return "infeasible for these ε"
+    if "cannot meet a whole-record" in text:  # budget.distribute_budget: no scale of the weights fits the target
+        return "cannot meet the target ε"
     if "named tables over" in text:
         return "needed tables span too many columns"
     if "cannot be used with" in text:  # validation.check_target: above columns x the per-column maximum
@@ -254,6 +295,7 @@ def short_reason(error: str) -> str:
         return "too many categories"
     if "at most" in text or "too large" in text or "handles" in text:
         return "too many columns"
+    error = design_wording(error)
     return error if len(error) <= 32 else error[:30] + "…"
 
 
@@ -360,7 +402,7 @@ class MechanismPanel(QWidget):
         self.changes.setTextFormat(Qt.TextFormat.RichText)
 
         self.attributes = QTableWidget(0, len(ATTR_COLUMNS))
-        self.attributes.setHorizontalHeaderLabels(ATTR_COLUMNS)
+        self.attributes.setHorizontalHeaderLabels([ATTR_HEADER_LINES.get(c, c) for c in ATTR_COLUMNS])
         self.attributes.verticalHeader().hide()
         self.attributes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.attributes.setTabKeyNavigation(False)
@@ -369,8 +411,9 @@ class MechanismPanel(QWidget):
         self.attributes.horizontalHeaderItem(REQUESTED_COL).setToolTip(SOURCE_HEADERS["typed"][1])
         self.attributes.horizontalHeaderItem(ERROR_COL).setToolTip(
             "How far the receiver's estimate of a category's share is expected to be from the truth "
-            "(one standard error, in percentage points) for a category holding 1/a of the rows, with this "
-            "file's number of rows. Lower ε or fewer rows = larger error. It reads "
+            "(± one standard error, in percentage points; not the half-width of a 95 % interval as on the "
+            "Analyse tab) for a category holding 1/a of the rows, with this file's number of rows. Lower ε or "
+            "fewer rows = larger error. It reads "
             + " or ".join(f'"{STATE_TEXTS[s]}"' for s in (NO_INFORMATION, TOO_NOISY))
             + " when the engine's rules say so (the cell's tooltip says what it means, with the number)."
         )
@@ -647,7 +690,7 @@ class MechanismPanel(QWidget):
                 cells[KRON_COL] = "—"  # an error "vs. Kronecker" of estimates that say nothing (in the tooltip)
         elif s is not None:
             cells[EPS_COL] = "not available"
-            cells[CHANGED_COL] = short_reason(s.error)
+            cells[CHANGED_COL] = short_reason(s.error)  # (from the engine's words; in full in the tooltip)
         if status == "running":
             frac, _msg = c.progress.get(method, (0.0, ""))
             cells[TIME_COL] = "computing…" + (f" {100 * frac:.0f} %" if frac > 0 else "")
@@ -709,7 +752,7 @@ class MechanismPanel(QWidget):
             lines.append("Not computed yet.")
             return "\n".join(lines)
         if not s.ok:
-            lines.append(f"Not available for this request: {s.error}")
+            lines.append(f"Not available for this request: {design_wording(s.error)}")
             return "\n".join(lines)
         lines.append(
             f"Whole-record ε {fmt_eps(s.overall_epsilon)}: the privacy of a complete record, recomputed from the "
@@ -814,7 +857,7 @@ class MechanismPanel(QWidget):
         stale = self.stale_text()
         if s is None or not s.ok or len(s.achieved) != len(names):
             set_text(self.shown_label, METHOD_LABELS.get(method, "") if method else "")
-            set_text(self.changes, s.error if s is not None and not s.ok else "")
+            set_text(self.changes, html.escape(design_wording(s.error)) if s is not None and not s.ok else "")
         else:
             set_text(self.shown_label, self._caption(method, s, stale))
             weights = self.controller.request.get("weights")

@@ -15,10 +15,9 @@ from optrr_gui.design.mechanism_panel import (
     CHANGED_COL,
     ERROR_COL,
     MechanismPanel,
-    design_wording,
     short_reason,
 )
-from optrr_gui.state.design_summary import DesignSummary, short_label
+from optrr_gui.state.design_summary import DesignSummary, design_wording, short_label
 from optrr_gui.state.session import ColumnState, SessionState
 from optrr_gui.workers.jobs.design import compute_design
 from optrr_gui.workers.runner import TaskRunner

@@ -526,7 +526,7 @@ def gate_designs(monkeypatch, methods, fail=()):
         if method in methods:
             gate.wait(120)
             if method in fail:
-                raise RuntimeError(f"{method} failed on purpose")
+                raise RuntimeError(f"{method} failed on purpose; use --method heuristic, family or auto")
         return real(method, *args, **kwargs)
 
     monkeypatch.setattr(dc, "compute_design", gated)
@@ -556,7 +556,12 @@ def test_a_chosen_design_that_failed_or_was_cancelled_is_never_replaced(qtbot, t
         qtbot.waitUntil(lambda: not c.is_running("optimal") and c.is_idle(), timeout=WAIT_MS)
         dialog._design_changed()
         assert dialog.chosen_method() is None and not dialog.release_button.isEnabled()
-        why = "failed: RuntimeError: optimal failed on purpose" if how == "failed" else "is not computed"
+        # the reason in the window's words (design_wording), never the command line's "--method"
+        why = (
+            "failed: RuntimeError: optimal failed on purpose; pick the Heuristic, Family or Auto design instead"
+            if how == "failed"
+            else "is not computed"
+        )
         problem = next(p for p in dialog.problems() if p.startswith("The design you chose for release, Optimal,"))
         assert why in problem and "Follow recommendation" in problem
         dialog.output.setText(str(tmp_path / "o.csv"))

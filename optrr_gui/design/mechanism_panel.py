@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import math
-import re
 from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -35,7 +34,6 @@ from ..common.widgets import Spinner, WrappedLabel, fmt_eps, fmt_pp, fmt_seconds
 from ..design.controller import DesignController
 from ..plots.column_bars import ACHIEVED_COLOR, HIGHER_COLOR, LOWER_COLOR, REQUESTED_COLOR
 from ..plots.column_bars import EpsilonBars as BarChart
-from ..state.config_bridge import gui_wording
 from ..state.design_summary import (
     BUDGET_ONLY_METHODS,
     ERASED,
@@ -45,10 +43,10 @@ from ..state.design_summary import (
     TOO_NOISY,
     DesignSummary,
     changes_text,
+    design_wording,
     display_order,
     may_recommend,
     recommendation_text,
-    short_label,
     weights_note,
 )
 from ..state.needed_marginals import WAY_OUT, label_index_sets
@@ -247,37 +245,6 @@ def fmt_change(before: float, after: float) -> tuple[str, str]:
     return x, y
 
 
-#: An engine method id in its messages (longest first: "sample-2" before a shorter id).
-_METHOD_ID = "|".join(sorted(map(re.escape, METHOD_LABELS), key=len, reverse=True))
-#: The engine's advice to pick other methods, in its command-line words: "use --method heuristic, family or auto",
-#: "choose the method auto or optimal", optionally followed by " or smaller epsilons".
-_OTHER_METHODS = re.compile(
-    rf"(?:use --method|choose the method) ((?:{_METHOD_ID})(?:(?:, | or )(?:{_METHOD_ID}))*)\b"
-    r"(?: or (smaller|larger) epsilons)?"
-)
-#: "method family cannot meet ...": the engine naming a method by its id.
-_METHOD_NAMED = re.compile(rf"\bmethod ({_METHOD_ID})\b")
-
-
-def _labels_listed(ids: list[str]) -> str:
-    """ "Heuristic, Family or Auto" (the designs as the table's rows name them)."""
-    names = [short_label(m) for m in ids]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def design_wording(error: str) -> str:
-    """Why a design is not available, in the GUI's words: the engine's command-line advice ("use --method
-    heuristic, family or auto", "choose the method auto or optimal") names the designs as the table's rows do
-    ("pick the Heuristic, Family or Auto design"); the engine's other command-line steps as :func:`gui_wording`
-    words them. The engine's own (CLI) text is left as it is."""
-
-    def advice(match: re.Match) -> str:
-        ids = re.split(r", | or ", match.group(1))
-        text = f"pick the {_labels_listed(ids)} design instead"
-        return text + (f", or use {match.group(2)} ε" if match.group(2) else "")
-
-    text = _OTHER_METHODS.sub(advice, gui_wording(error))
-    return _METHOD_NAMED.sub(lambda m: f"the {short_label(m.group(1))} design", text)
 
 
 def short_reason(error: str) -> str:

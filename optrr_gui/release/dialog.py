@@ -55,7 +55,14 @@ from optrr_engine.release.schema import RARE_COUNT, kept_too_unique
 from optrr_engine.release.schema import rare_categories as rare_of_column
 
 from ..common.widgets import fmt_eps, fmt_seconds
-from ..state.design_summary import METHOD_LABELS, SAMPLING_ROWS, listed_labels, noise_note, short_label
+from ..state.design_summary import (
+    METHOD_LABELS,
+    SAMPLING_ROWS,
+    design_wording,
+    listed_labels,
+    noise_note,
+    short_label,
+)
 from ..state.needed_marginals import WAY_OUT, label_index_sets, name_lists
 from ..state.needed_marginals import describe as describe_needed
 from ..workers.jobs.release import kept_combination, needed_table_notes, remove_release_leftovers, run_release
@@ -858,7 +865,11 @@ class ReleaseDialog(QDialog):
         summary = controller.current().get(picked)
         if summary is not None and summary.ok:
             return ""
-        why = f"failed: {summary.error}" if summary is not None else "is not computed for these settings (cancelled)"
+        why = (
+            f"failed: {design_wording(summary.error)}"
+            if summary is not None
+            else "is not computed for these settings (cancelled)"
+        )
         return (
             f"The design you chose for release, {label}, {why}. Pick another design or press Follow recommendation "
             "(Design tab)."

@@ -10,6 +10,7 @@ category, the observed share is lambda = q + (p - q) pi and the unbiased estimat
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -559,3 +560,38 @@ def changes_text(s: DesignSummary) -> str:
     if s.scale is not None:
         return ", ".join(([f"{up} above"] if up else []) + ([f"{down} below"] if down else [])) + " weights"
     return ", ".join(([f"raises {up}"] if up else []) + ([f"lowers {down}"] if down else []))
+
+
+#: An engine method id in its messages (longest first: "sample-2" before a shorter id).
+_METHOD_ID = "|".join(sorted(map(re.escape, METHOD_LABELS), key=len, reverse=True))
+#: The engine's advice to pick other methods, in its command-line words: "use --method heuristic, family or auto",
+#: "choose the method auto or optimal", optionally followed by " or smaller epsilons".
+_OTHER_METHODS = re.compile(
+    rf"(?:use --method|choose the method) ((?:{_METHOD_ID})(?:(?:, | or )(?:{_METHOD_ID}))*)\b"
+    r"(?: or (smaller|larger) epsilons)?"
+)
+#: "method family cannot meet ...": the engine naming a method by its id.
+_METHOD_NAMED = re.compile(rf"\bmethod ({_METHOD_ID})\b")
+
+
+def _labels_listed(ids: list[str]) -> str:
+    """ "Heuristic, Family or Auto" (the designs as the table's rows name them)."""
+    names = [short_label(m) for m in ids]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def design_wording(error: str) -> str:
+    """Why a design is not available, in the GUI's words: the engine's command-line advice ("use --method
+    heuristic, family or auto", "choose the method auto or optimal") names the designs as the table's rows do
+    ("pick the Heuristic, Family or Auto design"); the engine's other command-line steps as :func:`gui_wording`
+    words them. The engine's own (CLI) text is left as it is."""
+
+    def advice(match: re.Match) -> str:
+        ids = re.split(r", | or ", match.group(1))
+        text = f"pick the {_labels_listed(ids)} design instead"
+        return text + (f", or use {match.group(2)} ε" if match.group(2) else "")
+
+    from .config_bridge import gui_wording
+
+    text = _OTHER_METHODS.sub(advice, gui_wording(error))
+    return _METHOD_NAMED.sub(lambda m: f"the {short_label(m.group(1))} design", text)

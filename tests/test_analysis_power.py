@@ -76,13 +76,22 @@ def test_the_sentences():
     strong = {"detectable_w": 0.12, "detectable_w_every_direction": 0.2, "detectable_w_original": 0.09,
               "largest_w": 1.0, "alpha": 0.05, "power": 0.8}
     assert power_sentence(strong) == (
-        "power: at the 5 % level this test detects, with 80 % power, associations of w >= 0.12 of the kind the "
-        "release keeps best (w >= 0.2 of every kind); the original records: w >= 0.09 (Cohen's w: 0.1 small, "
-        "0.3 medium, 0.5 large)"
+        "power: at the 5 % level this test detects, with 80 % power, associations of w >= 0.12 in the pattern of "
+        "association the release keeps best (w >= 0.2 in every pattern); the original records: w >= 0.09 (Cohen's "
+        "w: 0.1 small, 0.3 medium, 0.5 large)"
     )
     assert low_power_warning(strong) is None
+    # a newcomer's review: p = 0.157 and no warning, although some patterns needed w >= 0.89
+    patchy = {**strong, "detectable_w_every_direction": 0.89}
+    assert low_power_warning(patchy) == (
+        f"this test detects a medium association (Cohen's w = {MEDIUM_W:g}) only in some patterns: others need "
+        "w >= 0.89 for 80 % power; a large p-value does not show independence"
+    )
+    assert "others need more than the strongest possible association" in low_power_warning(
+        {**strong, "detectable_w_every_direction": 2.0}
+    )
     weak = {**strong, "detectable_w": 0.45, "detectable_w_every_direction": 2.0}
-    assert "some kinds not at all" in power_sentence(weak)
+    assert "some patterns not at all" in power_sentence(weak)
     assert low_power_warning(weak) == (
         "this test has little power: it detects (80 % power) only associations stronger than Cohen's w = 0.45, "
         f"above a medium one ({MEDIUM_W:g}); a large p-value says little about independence"
@@ -90,6 +99,17 @@ def test_the_sentences():
     none = {**weak, "detectable_w": 6.9, "largest_w": 1.7}
     assert "cannot detect any association" in power_sentence(none)
     assert low_power_warning(none).startswith("this test has no power here: even the strongest possible")
+
+
+def test_the_original_records_are_all_the_releases_rows():
+    """An adversarial review: for a sampling release (a table reported by 1,045 of 3,000 rows) "the original
+    records" were counted as the 1,045, hiding what the sampling costs."""
+    mech, _ = kronecker([3, 3], [2.0, 2.0])
+    table = np.full((3, 3), 1 / 9)
+    op = StructuredOperator.from_mechanism(mech)
+    sampled = detectable_association(op, table, 1045, 3000)
+    assert sampled["detectable_w_original"] == pytest.approx(np.sqrt(noncentrality_for_power(4) / 3000))
+    assert sampled["detectable_w"] == pytest.approx(detectable_association(op, table, 1045)["detectable_w"])
 
 
 CATS = {"a": ["x", "y", "z"], "b": ["p", "q", "r"]}

@@ -12,7 +12,8 @@ u^T R^{-1} u / u^T C^{-1} u, is the share of the records' information on that ki
 keeps; its extremes are the generalized eigenvalues of C v = e R v. With lambda_80 the noncentrality at which a
 chi-square test of df = (r-1)(c-1) degrees of freedom at the 5 % level has 80 % power (scipy's ncx2), the release
 detects w >= sqrt(lambda_80 / (n e_max)) in the direction it keeps best and w >= sqrt(lambda_80 / (n e_min)) in
-every direction; the original records w >= sqrt(lambda_80 / n). Margins: those of the default (smoothed) estimate,
+every direction; the original records w >= sqrt(lambda_80 / n) (n: all the release's records, also for a sampling
+release whose table fewer of them report). Margins: those of the default (smoothed) estimate,
 every cell positive. Asymptotic (normal) power, as the Wald test's own chi-square law.
 """
 
@@ -41,11 +42,12 @@ def noncentrality_for_power(dof: int, alpha: float = ALPHA, power: float = POWER
     return float(brentq(lambda lam: float(ncx2.sf(critical, dof, lam)) - power, 1e-9, 1e4))
 
 
-def detectable_association(op, estimate: np.ndarray, rows: int) -> dict | None:
+def detectable_association(op, estimate: np.ndarray, rows: int, original_rows: int | None = None) -> dict | None:
     """The smallest Cohen's w the release's Wald test of independence detects with POWER at level ALPHA (module
     docstring), for the table's operator ``op`` (its M: ``apply``/``solve``), a point estimate with every cell
     positive (its margins are the null's) and the rows that report the table: ``detectable_w`` (the direction the
-    release keeps best), ``detectable_w_every_direction``, ``detectable_w_original`` (the same rows unperturbed),
+    release keeps best), ``detectable_w_every_direction``, ``detectable_w_original`` (the ``original_rows``
+    records unperturbed, default ``rows``: a sampling release's table is reported by fewer rows than it has),
     ``largest_w`` (sqrt(min(r, c) - 1)) and ``alpha``, ``power``; None when the covariance is singular (the test is
     not computable), there are no rows or the table has more than MAX_POWER_DOF degrees of freedom."""
     from scipy.linalg import eigh
@@ -79,7 +81,7 @@ def detectable_association(op, estimate: np.ndarray, rows: int) -> dict | None:
     return {
         "detectable_w": float(np.sqrt(lam / (rows * kept.max()))),
         "detectable_w_every_direction": float(np.sqrt(lam / (rows * max(kept.min(), 1e-300)))),
-        "detectable_w_original": float(np.sqrt(lam / rows)),
+        "detectable_w_original": float(np.sqrt(lam / (original_rows or rows))),
         "largest_w": float(np.sqrt(min(r, c) - 1)),
         "alpha": ALPHA,
         "power": POWER,
@@ -99,25 +101,34 @@ def power_sentence(power: dict) -> str:
             f"largest possible ({top:.2g}): it cannot detect any association; the original records: w >= {orig:.2g} "
             f"({scale})"
         )
-    every_kind = f"w >= {every:.2g} of every kind" if every <= top else "some kinds not at all"
+    every_kind = f"w >= {every:.2g} in every pattern" if every <= top else "some patterns not at all"
     return (
-        f"power: at the {level} level this test detects, with {share} power, associations of w >= {w:.2g} of the "
-        f"kind the release keeps best ({every_kind}); the original records: w >= {orig:.2g} ({scale})"
+        f"power: at the {level} level this test detects, with {share} power, associations of w >= {w:.2g} in the "
+        f"pattern of association the release keeps best ({every_kind}); the original records: w >= {orig:.2g} "
+        f"({scale})"
     )
 
 
 def low_power_warning(power: dict) -> str | None:
-    """The warning when even the best-kept kind of association must be stronger than medium (MEDIUM_W) to be
-    detected: a large p-value then says little about independence."""
-    w, top, share = power["detectable_w"], power["largest_w"], f"{100 * power['power']:g} %"
-    if w <= MEDIUM_W:
-        return None
+    """The warning when the test cannot detect a medium association (MEDIUM_W) with the power asked: in any pattern
+    (even the one the release keeps best), or in some patterns (a review: p = 0.157 without a word for two columns
+    associated in a pattern that needed w >= 0.89); a large p-value then does not show independence."""
+    w, every, top = power["detectable_w"], power["detectable_w_every_direction"], power["largest_w"]
+    share = f"{100 * power['power']:g} %"
     if w > top:
         return (
             f"this test has no power here: even the strongest possible association (Cohen's w = {top:.2g}) is "
             f"detected less than {share} of the time; its p-value says nothing about independence"
         )
-    return (
-        f"this test has little power: it detects ({share} power) only associations stronger than Cohen's w = "
-        f"{w:.2g}, above a medium one ({MEDIUM_W:g}); a large p-value says little about independence"
-    )
+    if w > MEDIUM_W:
+        return (
+            f"this test has little power: it detects ({share} power) only associations stronger than Cohen's w = "
+            f"{w:.2g}, above a medium one ({MEDIUM_W:g}); a large p-value says little about independence"
+        )
+    if every > MEDIUM_W:
+        some = f"w >= {every:.2g}" if every <= top else "more than the strongest possible association"
+        return (
+            f"this test detects a medium association (Cohen's w = {MEDIUM_W:g}) only in some patterns: others need "
+            f"{some} for {share} power; a large p-value does not show independence"
+        )
+    return None

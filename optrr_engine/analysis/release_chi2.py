@@ -110,7 +110,7 @@ def chi2_release(
     wald = wald_independence(est.unbiased, cov)
     rank = wald_rank(est.unbiased, cov)
     computable = rank >= wald.dof
-    power = detectable_association(op, est.estimate, est.rows) if computable else None
+    power = detectable_association(op, est.estimate, est.rows, int(manifest["rows"])) if computable else None
     statistic = wald.statistic
     simulated = (
         simulated_p(op, est.unbiased, est.observed, statistic, cancel=cancel)

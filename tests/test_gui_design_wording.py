@@ -14,7 +14,7 @@ from PySide6.QtGui import QUndoStack
 from optrr_engine.release.schema import infer_schema
 from optrr_gui.design.column_panel import ColumnPanel
 from optrr_gui.design.mechanism_panel import ATTR_COLUMNS, avd_text
-from optrr_gui.state.design_summary import DesignSummary
+from optrr_gui.state.design_summary import DesignSummary, joint_note
 from optrr_gui.state.session import ColumnState, SessionState
 from tests.test_gui_support import WAIT_MS, open_window, wait_ready
 
@@ -57,7 +57,9 @@ def test_total_budget_column_table_says_where_the_column_epsilons_come_from(qtbo
     window = open_window(qtbot, tmp_path, binary_file(tmp_path))
     show(qtbot, window, "auto")
     header, _cells, sentence = column_table(window)
-    assert header == "Requested ε" and sentence == "Every column gets exactly the ε requested."  # ε per column
+    a = window.controller.current()["auto"]
+    assert header == "Requested ε"  # ε per column
+    assert sentence == "Every column gets exactly the ε requested." + joint_note(a.achieved, a.overall_epsilon)
 
     window.attributes.total.setChecked(True)
     window.attributes.target.setValue(3.0)
@@ -68,7 +70,10 @@ def test_total_budget_column_table_says_where_the_column_epsilons_come_from(qtbo
     header, cells, sentence = column_table(window)
     assert "requested" not in header.lower() and "requested" not in sentence.lower()
     assert header == "ε chosen by design"
-    assert sentence == "The design chooses each column's ε; the whole record stays within the target ε = 3."
+    u = c.current()["utility"]
+    assert sentence == "The design chooses each column's ε; the whole record stays within the target ε = 3." + (
+        joint_note(u.achieved, u.overall_epsilon)
+    )
     assert "chosen by design" in window.mechanism.shown_label.text()  # the chart's legend says the same
     # A budget design splits the target by the weights (scale c × weight).
     show(qtbot, window, "kronecker")
@@ -97,7 +102,9 @@ def test_total_budget_column_table_says_where_the_column_epsilons_come_from(qtbo
     qtbot.waitUntil(lambda: c.is_idle() and not c.request.get("budget_mode"), timeout=WAIT_MS)
     show(qtbot, window, "auto")
     header, _cells, sentence = column_table(window)
-    assert header == "Requested ε" and sentence == "Every column gets exactly the ε requested."
+    a = c.current()["auto"]
+    assert header == "Requested ε"
+    assert sentence == "Every column gets exactly the ε requested." + joint_note(a.achieved, a.overall_epsilon)
 
 
 def test_an_expected_error_without_information_is_said_in_words_with_the_number_in_the_tooltip(qtbot, tmp_path):
@@ -164,3 +171,14 @@ def test_the_step_1_banner_names_no_whole_record_epsilon_the_settings_do_not_giv
     state.set_column_values(range(3), "epsilon", [0.5, 1.0, 1.0])  # a sum of 2.5: within the 3 proposed
     wait_ready(qtbot, window)
     assert "Privacy: the whole record within ε = 3 (ε 0.5 to 1 per column)" in banner.text()
+
+
+def test_the_columns_epsilons_adding_up_to_more_than_the_whole_record_are_explained():
+    """A newcomer added Utility's column ε (0.494 x 4 + 0.842 x 2 + 0.686 x 2 + 0.274 = 5.31) against the target of
+    3 and thought it broken: the note under the chart says why (the columns are protected together)."""
+    note = joint_note([0.494] * 4 + [0.842] * 2 + [0.686] * 2 + [0.274], 3.0)
+    assert note == (
+        " Each column's ε bounds what the release tells about that column alone; the design protects the columns "
+        "together, so their ε add up to 5.31, more than the whole record's 3."
+    )
+    assert joint_note([1.0, 1.0, 1.0], 3.0) == "" and joint_note([0.5, 0.5], 1.0) == ""  # Kronecker: the sum itself

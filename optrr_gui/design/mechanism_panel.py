@@ -45,6 +45,7 @@ from ..state.design_summary import (
     changes_text,
     design_wording,
     display_order,
+    joint_note,
     may_recommend,
     recommendation_text,
     weights_note,
@@ -828,7 +829,8 @@ class MechanismPanel(QWidget):
         else:
             set_text(self.shown_label, self._caption(method, s, stale))
             weights = self.controller.request.get("weights")
-            set_text(self.changes, self._changes_text(method, s, names, s.target, weights))
+            text = self._changes_text(method, s, names, s.target, weights)
+            set_text(self.changes, text + html.escape(joint_note(s.achieved, s.overall_epsilon), quote=False))
         self._mark_stale(bool(stale))
 
     def _mark_stale(self, stale: bool) -> None:

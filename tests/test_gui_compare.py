@@ -172,4 +172,11 @@ def test_designs_page_releases_every_ranked_design_from_the_loaded_data(qtbot, c
     assert np.isfinite(answered["measured_avd"]).all() and (answered["measured_avd"] <= 1).all()
     frame = exported(page, tmp_path, "designs")
     assert set(frame["way"]) == {1, 2, 3}
+    # 3 tables per size of the file's: the status says the columns average a random sample, unlike the ★
+    from math import comb
+
+    k = len(names)
+    assert f"The columns average 3 of the {k} 1-way tables, 3 of the {comb(k, 2):,} 2-way tables and 3 of the " \
+        f"{comb(k, 3):,} 3-way tables, drawn at random" in page.status.text()
+    assert "which is ranked on every table needed" in page.status.text()
     page.grab().save(str(tmp_path / "designs.png"))

@@ -152,3 +152,27 @@ def test_the_compare_target_writes_epsilon_as_the_design_table(qtbot, tmp_path):
         assert page.target.text() == "ε 8.210"
     finally:
         close_window(window)
+
+
+def test_the_switch_never_starts_from_a_result_for_other_category_counts():
+    """An adversarial review: during the designs' debounce after a recoding, the kept result (for the old category
+    counts) gave the per-column ε. A result whose sizes differ from the columns' now is not used."""
+    from types import SimpleNamespace
+
+    from optrr_gui.design.attribute_table import budget_epsilons
+    from optrr_gui.state.design_summary import DesignSummary
+    from optrr_gui.state.session import ColumnState, SessionState
+
+    state = SessionState()
+    state.columns = [ColumnState(name=n, role="perturb", type="nominal", epsilon=1.0, categories=["a", "b", "c"])
+                     for n in ("x", "y")]
+    state.budget_mode, state.target_total = True, 2.0
+    old = DesignSummary(method="kronecker", ok=True, overall_epsilon=2.0, requested=[0.9, 1.1], achieved=[0.9, 1.1],
+                        scale=0.9, target=2.0, names=["x", "y"], sizes=[5, 3])
+    controller = SimpleNamespace(
+        request={"weights": state.weights()}, current=lambda: {"kronecker": old}, chosen=lambda: "kronecker",
+        sizes_fn=lambda: [3, 3],
+    )
+    assert budget_epsilons(state, controller, [3, 3]) == [1.0, 1.0]  # Kronecker's split, not the stale 0.9 / 1.1
+    controller.sizes_fn = lambda: [5, 3]
+    assert budget_epsilons(state, controller, [5, 3]) == [0.9, 1.1]  # the result for these counts

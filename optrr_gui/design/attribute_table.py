@@ -143,6 +143,10 @@ def budget_epsilons(state: SessionState, controller=None, counts=None) -> list[f
     weights = state.weights()
     values = None
     if controller is not None and controller.request.get("weights") == weights:
+        try:  # the columns' category counts now: a result for other counts (a recoding just made) is not used
+            sizes = [int(a) for a in controller.sizes_fn()]
+        except ValueError:  # a column the codec refuses: no result answers these columns
+            sizes = None
         current = controller.current()
         order = [controller.chosen(), *ranked(current, True, bool(state.accept_changed_epsilons)), *current]
         for method in order:
@@ -154,6 +158,8 @@ def budget_epsilons(state: SessionState, controller=None, counts=None) -> list[f
                 and s.target is not None
                 and eps_equal(s.target, state.target_total)
                 and list(s.names) == names
+                and sizes is not None
+                and [int(a) for a in s.sizes] == sizes
                 and len(s.requested) == len(names)
             ):
                 values = list(s.requested)

@@ -176,3 +176,26 @@ def test_the_switch_never_starts_from_a_result_for_other_category_counts():
     assert budget_epsilons(state, controller, [3, 3]) == [1.0, 1.0]  # Kronecker's split, not the stale 0.9 / 1.1
     controller.sizes_fn = lambda: [5, 3]
     assert budget_epsilons(state, controller, [5, 3]) == [0.9, 1.1]  # the result for these counts
+
+
+def test_per_column_mode_says_why_utility_and_the_sampling_rows_are_gone(qtbot, tmp_path):
+    """A newcomer's review: after the switch to ε per column, Utility and the sampling designs left the design
+    table without a word. The mechanism heading says they need a total budget."""
+    from optrr_gui.design.mechanism_panel import PER_COLUMN_MODE
+    from optrr_gui.state.design_summary import BUDGET_ONLY_METHODS
+    from tests.test_gui_support import close_window, open_window, wait_ready
+
+    window = open_window(qtbot, tmp_path, binary_file(tmp_path, k=3))
+    try:
+        window.attributes.per_column.setChecked(True)
+        wait_ready(qtbot, window)
+        window.mechanism.flush()
+        assert window.mechanism.title.text().endswith(PER_COLUMN_MODE)
+        assert "Utility and the sampling designs need a total budget" in PER_COLUMN_MODE
+        assert set(BUDGET_ONLY_METHODS) >= {"utility", "smp"}
+        window.attributes.total.setChecked(True)
+        wait_ready(qtbot, window)
+        window.mechanism.flush()
+        assert window.mechanism.title.text().endswith("total budget")
+    finally:
+        close_window(window)

@@ -54,6 +54,9 @@ from ..state.needed_marginals import WAY_OUT, label_index_sets
 from .marginals_editor import MarginalsEditor
 
 RECOMMENDED_BG = QColor(214, 240, 214)
+#: The heading's mode with ε per column: the designs that choose each column's ε themselves are rows only with a
+#: whole-record budget (design_summary.BUDGET_ONLY_METHODS).
+PER_COLUMN_MODE = "per-column ε (Utility and the sampling designs need a total budget)"
 
 DESIGN_COLUMNS = ("Design", "Whole-record ε", "Predicted AVD", "ε changed", "vs. Kronecker", "Time")
 EPS_COL, AVD_COL, CHANGED_COL, KRON_COL, TIME_COL = 1, 2, 3, 4, 5
@@ -503,7 +506,8 @@ class MechanismPanel(QWidget):
         self.cancel_button.setEnabled(bool(running))
         k = len(c.sizes)
         n = c.state.n_rows
-        mode = "total budget" if c.request.get("budget_mode") else "per-column ε"
+        # per-column ε: a newcomer's review saw Utility and the sampling rows go without a word
+        mode = "total budget" if c.request.get("budget_mode") else PER_COLUMN_MODE
         rows_text = f"{n:,} rows" if n else "rows not counted yet"
         set_text(self.title, f"Mechanism — {k} perturbed columns, {rows_text}, {mode}" if k else "Mechanism")
         recommended = c.recommended()

@@ -115,3 +115,64 @@ def test_a_kept_identifier_is_the_engines_identifier_rule_not_another():
         assert found == ([("x", distinct, 100)] if engine_says else []), (distinct, found)
     perturbed = SimpleNamespace(columns=[SimpleNamespace(name="x", role="perturb")])
     assert kept_identifier_columns(perturbed, summaries, {"x": kept_counts(100)}) == []
+
+
+def test_an_identifier_the_release_finds_needs_its_own_box_whatever_the_summaries_hold(qtbot, tmp_path, opened):  # noqa: F811
+    """The rows not read (still being read, or the read cancelled): no summaries, so nothing tells the dialog before
+    the release that 'protein' identifies the records. The engine refuses it, counting its distinct values on the
+    rows it releases: the same rule (:func:`kept_identifier_columns`) then asks for its own box, never the tick."""
+    window = opened(protein_file(tmp_path))
+    keep_protein_and_sex(window)
+    window.summaries = {}  # as while the rows are read, or when their read was cancelled
+    out = tmp_path / "rel.csv"
+    dialog = dialog_on(qtbot, window, out)
+    assert dialog.published_outside()["kept"] == ["protein", "sex"] and not identifier_row_shown(dialog)
+    dialog.accept_clear.setChecked(True)
+    assert dialog.problems() == [] and dialog.release_button.isEnabled()
+    assert dialog.approved()["allow_flagged_kept"] == frozenset()  # not counted: the release counts them
+    assert released(qtbot, dialog) == "failed"  # the engine refuses 'protein', counted on the rows it releases
+    assert "it looks like an identifier" in dialog.progress_label.text() and not out.exists()
+
+    kept = dialog.published_outside()["kept"]
+    assert kept[1] == "sex" and kept[0].startswith(OWN_VALUE) and "identifies the records" in kept[0], kept
+    assert f"{OWN_VALUE}. Exporting it in the clear identifies the records" in dialog.columns_label.text()
+    assert identifier_row_shown(dialog) and not dialog.accept_identifier.isChecked()
+    assert dialog.accept_identifier.text() == KEPT_IDENTIFIER_BOX.format(names="'protein'")
+    problem = kept_identifier_problem([("protein", ROWS, ROWS)])
+    dialog.accept_clear.setChecked(True)  # the general tick alone: never the identifier
+    assert dialog.problems() == [problem] and not dialog.release_button.isEnabled()
+    assert "protein" not in dialog.approved()["allow_flagged_kept"]  # 'sex', not counted, is left to the release
+    assert not dialog.start() and problem in dialog.progress_label.text() and not out.exists()
+
+    dialog.accept_identifier.setChecked(True)  # its own confirmation
+    assert dialog.problems() == [] and dialog.release_button.isEnabled()
+    assert "protein" in dialog.approved()["allow_flagged_kept"]
+    assert released(qtbot, dialog) == "done", dialog.progress_label.text()
+    assert json.loads((tmp_path / "rel.csv.manifest.json").read_text())["kept_columns"] == ["protein", "sex"]
+
+
+def test_the_engines_refusal_of_a_kept_column_carries_its_distinct_values_the_message_unchanged(tmp_path):
+    """What :func:`identifier_like` needs, counted on the rows released where the unique rows are: the refusal's
+    ``kept_distinct`` (kept through a worker process and the window's wording); the message is the CLI's, as before."""
+    import pickle
+
+    import pytest
+
+    from optrr_engine.release.perturb import PublishRefusal, perturb_file
+
+    config = {
+        "version": 1,
+        "columns": [
+            {"name": "protein", "role": "keep"},
+            {"name": "sex", "role": "keep"},
+            {"name": "site", "role": "perturb", "type": "nominal", "epsilon": 1.0, "categories": ["a", "b", "c"]},
+        ],
+    }
+    with pytest.raises(PublishRefusal) as refused:
+        perturb_file(protein_file(tmp_path), config, tmp_path / "rel.csv")
+    exc = refused.value
+    assert exc.kept == [("protein", ROWS, ROWS)] and exc.kept_distinct == [("protein", ROWS, ROWS)]
+    assert str(exc) == kept_unique_refusal([("protein", ROWS, ROWS)], ROWS)  # the CLI's words
+    for again in (pickle.loads(pickle.dumps(exc)), exc.reworded("worded for the window")):
+        assert type(again) is PublishRefusal and (again.kept, again.kept_distinct) == (exc.kept, exc.kept_distinct)
+    assert PublishRefusal("refused", kept=[("x", 30, 100)]).kept_distinct == []  # none said: none assumed

@@ -483,13 +483,16 @@ class PublishRefusal(InputError):
     released)], in column order; ``combination``, None or (the kept columns' names in column order, rows whose
     combination of their values no other row has, rows released) when that combination is refused; ``kept_rare``,
     the other kept columns with values held by fewer than RARE_COUNT rows, [(column, such values, rows holding them)],
-    in column order. The message is :func:`.schema.rare_refusal`, :func:`.schema.kept_unique_refusal`,
+    in column order; ``kept_distinct``, the columns of ``kept`` with their distinct values, [(column, distinct
+    values, rows released)], in column order (what :func:`.schema.identifier_like` needs: the message says which
+    look like identifiers). The message is :func:`.schema.rare_refusal`, :func:`.schema.kept_unique_refusal`,
     :func:`.schema.kept_rare_refusal` and :func:`.schema.kept_combination_refusal`, one per line."""
 
-    def __init__(self, message: str, rare=(), kept=(), combination=None, kept_rare=()):
+    def __init__(self, message: str, rare=(), kept=(), combination=None, kept_rare=(), kept_distinct=()):
         super().__init__(message)
         self.rare = [(str(c), str(v), int(n)) for c, v, n in rare]
         self.kept = [(str(c), int(u), int(n)) for c, u, n in kept]
+        self.kept_distinct = [(str(c), int(d), int(n)) for c, d, n in kept_distinct]
         self.kept_rare = [(str(c), int(v), int(h)) for c, v, h in kept_rare]
         self.combination: tuple[tuple[str, ...], int, int] | None = None
         if combination is not None:
@@ -498,10 +501,10 @@ class PublishRefusal(InputError):
 
     def reworded(self, message: str) -> PublishRefusal:
         """The same refusal with another message (e.g. worded for the window)."""
-        return type(self)(message, self.rare, self.kept, self.combination, self.kept_rare)
+        return type(self)(message, self.rare, self.kept, self.combination, self.kept_rare, self.kept_distinct)
 
     def __reduce__(self):  # survives the GUI's worker processes (pickle)
-        return (type(self), (str(self), self.rare, self.kept, self.combination, self.kept_rare))
+        return (type(self), (str(self), self.rare, self.kept, self.combination, self.kept_rare, self.kept_distinct))
 
 
 def approved_set(allowed, what: str) -> frozenset | None:
@@ -869,7 +872,8 @@ def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: in
         if rows < RARE_COUNT:  # every category is rare then: the cause is the file, not a column
             problems.insert(0, few_rows_note(rows))
         unique_rows = [(name, u, rows) for name, u, _d in kept]
-        raise PublishRefusal("\n".join(problems), rare, unique_rows, combination, kept_rare)
+        distinct = [(name, d, rows) for name, _u, d in kept]
+        raise PublishRefusal("\n".join(problems), rare, unique_rows, combination, kept_rare, distinct)
 
 
 def few_rows_note(rows: int) -> str:

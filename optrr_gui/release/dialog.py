@@ -419,19 +419,23 @@ def _kept_too_unique(state, summaries: dict, released=None) -> list[tuple[str, i
     return out
 
 
-def kept_identifier_columns(state, summaries: dict, released=None) -> list[tuple[str, int, int]]:
+def kept_identifier_columns(state, summaries: dict, released=None, found=()) -> list[tuple[str, int, int]]:
     """(column, distinct values, rows) of every kept column of :func:`kept_unique_columns` that the engine's refusal
     calls an identifier (:func:`optrr_engine.release.schema.kept_unique_refusal`: "it looks like an identifier", by
     :func:`~optrr_engine.release.schema.identifier_like`, the rule of the perturbed columns refused as identifiers:
     :func:`identifier_columns`): (nearly) every row has its own value. ``optrr perturb`` refuses such a column unless
     --allow-flagged-kept; the dialog asks for its own confirmation (:attr:`ReleaseDialog.accept_identifier`), never
-    the tick of the orange list."""
+    the tick of the orange list. ``found``: the kept columns the release refused, counted on the rows it releases
+    (:attr:`PublishRefusal.kept_distinct`: (column, distinct values, rows released)); their counts come first, and
+    they count whatever ``summaries`` hold (none while the rows are read, or when their read was cancelled)."""
     from optrr_engine.release.schema import identifier_like
 
+    counted = {name: (distinct, rows) for name, _unique, distinct, rows in _kept_too_unique(state, summaries, released)}
+    counted.update({str(name): (int(distinct), int(rows)) for name, distinct, rows in found})
     return [
-        (name, distinct, rows)
-        for name, _unique, distinct, rows in _kept_too_unique(state, summaries, released)
-        if identifier_like(distinct, rows)
+        (col.name, *counted[col.name])
+        for col in state.columns
+        if col.role == "keep" and col.name in counted and identifier_like(*counted[col.name])
     ]
 
 
@@ -687,8 +691,8 @@ class ReleaseDialog(QDialog):
         self.drop_identifier_button.clicked.connect(self.drop_kept_identifiers)
         # (rare (column, category) pairs, kept columns and the tuple of their names when their combination is) named
         self._approvable: tuple = (frozenset(), frozenset())
-        # (session version, rare, kept, combination) of the last PublishRefusal
-        self._found_by_release: tuple = (None, [], [], None, [])
+        # (session version, rare, kept, combination, kept_rare, kept_distinct) of the last PublishRefusal
+        self._found_by_release: tuple = (None, [], [], None, [], [])
         self._identifiers: tuple = (None, [])  # (what they were counted for, identifier_columns)
         self._combination: tuple = (None, None)  # (what it is counted for, kept_combination: None while counted)
         self._columns_key: tuple | None = None  # what the column list and the tick were last shown for
@@ -977,7 +981,7 @@ class ReleaseDialog(QDialog):
             return
         self._columns_key = key
         outside = outside_epsilon(self.state, refused)
-        found_rare, found_kept, combination, found_kept_rare = self._current_found()
+        found_rare, found_kept, combination, found_kept_rare, found_distinct = self._current_found()
         combination = combination or self.kept_combination()  # the release's count first (on the rows it releases)
         released: dict = {}  # rows per category of each column, counted once for both lists
         rare = merge_found(self.state, rare_categories(self.state, summaries, refused, released), found_rare)
@@ -986,12 +990,16 @@ class ReleaseDialog(QDialog):
         flagged = {n: kept_rare_entry(n, v, h) for n, v, h in found_kept_rare}
         flagged.update({n: kept_entry(n, u, r) for n, u, r in kept_unique_columns(self.state, summaries, released)})
         flagged.update({n: kept_entry(n, u, r) for n, u, r in found_kept})
-        identifiers = tuple(kept_identifier_columns(self.state, summaries, released))
+        # the same rule on the summaries and on what the release found (its counts first): whatever summaries hold
+        identifiers = tuple(kept_identifier_columns(self.state, summaries, released, found_distinct))
         flagged.update({n: kept_identifier_entry(n, d, r) for n, d, r in identifiers})
         outside["rare_categories"] = rare_entries(rare)
         outside["kept"] = [flagged.get(n, n) for n in outside["kept"]]
         kept = tuple(c.name for c in self.state.columns if c.role == "keep")
-        approvable_kept: set = set(kept)
+        # the tick approves the kept columns counted (on the rows read, or by the release): one not counted yet (its
+        # rows not read, or their read cancelled) is left to the release, which counts it and refuses it if it must
+        counted = set(summaries) | {n for n, *_ in (*found_kept, *found_kept_rare, *found_distinct)}
+        approvable_kept: set = {name for name in kept if name in counted}
         if combination is not None and combination[0] == kept:  # the kept columns the release found it for
             outside["kept_together"] = [kept_combination_entry(*combination)]
             approvable_kept.add(kept)  # the tick approves exactly that combination (perturb_file's tuple)
@@ -1085,30 +1093,36 @@ class ReleaseDialog(QDialog):
     def approved(self) -> dict[str, frozenset]:
         """The release's approvals (perturb_file's ``allow_rare_categories`` and ``allow_flagged_kept``): exactly the
         rare categories, kept columns and the kept columns' combination (the tuple of their names) the orange list
-        names, when ticked; none otherwise."""
+        names, when ticked; none otherwise. A kept column not counted yet (no summary, not found by the release) is
+        never approved: the release counts it; one that identifies the records only with its own box."""
         rare, kept = self._approvable if self.accept_clear.isChecked() else (frozenset(), frozenset())
         if not self.accept_identifier.isChecked():  # their own box, never the tick (kept_identifier_columns)
             kept = kept - {name for name, _d, _r in self._kept_identifiers}
         return {"allow_rare_categories": rare, "allow_flagged_kept": kept}
 
-    def _current_found(self) -> tuple[list, list, tuple | None]:
-        """(rare, kept, combination) the last PublishRefusal found, or nothing (and forgotten) when the design changed
-        since."""
-        version, rare, kept, combination, kept_rare = self._found_by_release
+    def _current_found(self) -> tuple[list, list, tuple | None, list, list]:
+        """(rare, kept, combination, kept_rare, kept_distinct) the last PublishRefusal found, or nothing (and
+        forgotten) when the design changed since."""
+        version, rare, kept, combination, kept_rare, kept_distinct = self._found_by_release
         if version != self._session_version():
-            self._found_by_release = (None, [], [], None, [])
-            return [], [], None, []
-        return rare, kept, combination, kept_rare
+            self._found_by_release = (None, [], [], None, [], [])
+            return [], [], None, [], []
+        return rare, kept, combination, kept_rare, kept_distinct
 
     def add_found(self, exc: PublishRefusal) -> bool:
         """Add what the release refused (:class:`PublishRefusal`: rare categories, kept columns and the kept columns'
         combination, counted on the rows it releases) to the orange list, the tick shown and cleared; False when it
         names nothing new."""
-        rare, kept, combination, kept_rare = self._current_found()
+        rare, kept, combination, kept_rare, kept_distinct = self._current_found()
         before = self.published_outside()
         combination = exc.combination or combination
         self._found_by_release = (
-            self._session_version(), [*rare, *exc.rare], [*kept, *exc.kept], combination, [*kept_rare, *exc.kept_rare]
+            self._session_version(),
+            [*rare, *exc.rare],
+            [*kept, *exc.kept],
+            combination,
+            [*kept_rare, *exc.kept_rare],
+            [*kept_distinct, *exc.kept_distinct],  # for kept_identifier_columns, whatever the summaries hold
         )
         self._columns_key = None  # list again
         return self.published_outside() != before

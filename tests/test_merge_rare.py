@@ -1,13 +1,21 @@
 """``optrr schema --merge-rare`` (optrr_engine.release.merge_rare): the rare categories of perturbed nominal columns
-go into "Other", those of ordinal columns into their smaller neighbour, never the missing-value category, and a
-column keeps two categories; perturb's refusal names at most 10 columns and this way out."""
+go into "Other", those of ordinal columns into the group of the nearest common category at or below them (ranges
+placed by the common values, tests/test_merge_rare_labels.py), never the missing-value category, and a column keeps
+two categories; perturb's refusal names at most 10 columns and this way out."""
 
 import json
 import os
 
 from optrr_engine.cli.main import main
 from optrr_engine.release.config import ColumnConfig, ReleaseConfig
-from optrr_engine.release.merge_rare import LEFT_RARE_NOTE, OTHER_MERGED, merge_rare
+from optrr_engine.release.merge_rare import (
+    LEFT_RARE_NOTE,
+    MERGED_NOTE_START,
+    NEIGHBOURS_MARK,
+    NEIGHBOURS_NOTE,
+    OTHER_MERGED,
+    merge_rare,
+)
 from optrr_engine.release.schema import RARE_WARNING_START, rare_refusal
 
 CENSUS = os.path.join(os.path.dirname(__file__), "data", "uscensus1990_first99.csv")
@@ -65,48 +73,56 @@ def test_an_existing_other_takes_them_and_a_taken_other_gives_other_merged():
     assert col.recode == {OTHER_MERGED: ["Z", "Y"]} and col.categories == ["A", "B", OTHER_MERGED, "NA"]
 
 
-def test_ordinal_rare_categories_merge_into_the_smaller_neighbour_as_ranges():
+def test_ordinal_rare_categories_go_to_the_common_category_below_as_ranges():
     rows = {"0-11": 30, "12-14": 3, "15-17": 6, "18-23": 4, "24-26": 1, "27+": 20}
     col, still = merged("ordinal", rows)
-    assert col.recode == {"12-17": ["12-14", "15-17"], "18-26": ["18-23", "24-26"]}
-    assert col.categories == ["0-11", "12-17", "18-26", "27+"]
+    # the common '0-11', '15-17' and '27+' place the groups; the first is open below, the last open above
+    assert col.recode == {"<=14": ["0-11", "12-14"], "15-26": ["15-17", "18-23", "24-26"]}
+    assert col.categories == ["<=14", "15-26", "27+"]
     assert col.warnings == [
-        "merged rare categories '12-14' (3) with '15-17' (6) into '12-17'; '24-26' (1), '18-23' (4) into '18-26'"
+        "merged rare categories '12-14' (3) with '0-11' (30) into '<=14'; '24-26' (1), '18-23' (4) with '15-17' (6) "
+        "into '15-26'"
     ]
     assert still == []
     col.validate()
 
 
-def test_ordinal_labels_open_ranges_numbers_and_texts_and_ties_go_to_the_one_before():
-    col, _ = merged("ordinal", {"0-49": 30, "50-64": 3, "65+": 2})
-    assert col.recode == {"50+": ["50-64", "65+"]} and col.categories == ["0-49", "50+"]
-    col, _ = merged("ordinal", {"1": 10, "2": 2, "3": 10})  # a tie: the neighbour before
-    assert col.recode == {"1-2": ["1", "2"]} and col.categories == ["1-2", "3"]
-    # texts: named by the members that are not rare, never by the rare one ('mid|high' named 'mid', 2 rows)
+def test_ordinal_labels_open_ranges_numbers_and_texts():
+    col, _ = merged("ordinal", {"0-49": 30, "50-64": 3, "65+": 20})
+    assert col.recode == {"<=64": ["0-49", "50-64"]} and col.categories == ["<=64", "65+"]
+    col, _ = merged("ordinal", {"1": 10, "2": 2, "3": 10})  # the common value below takes it, whatever the rows
+    assert col.recode == {"<=2": ["1", "2"], "3+": ["3"]} and col.categories == ["<=2", "3+"]
+    # texts: every group named by its common category and marked, never by the rare one
     col, _ = merged("ordinal", {"low": 10, "mid": 2, "high": 8})
-    assert col.recode == {"high (and neighbours)": ["mid", "high"]}
-    assert col.categories == ["low", "high (and neighbours)"]
+    assert col.recode == {"low (and neighbours)": ["low", "mid"], "high (and neighbours)": ["high"]}
+    assert col.categories == ["low (and neighbours)", "high (and neighbours)"]
+    assert col.warnings[-1].endswith(f"into 'low (and neighbours)' ({NEIGHBOURS_NOTE})")
     # not in increasing order ('2-3' after '3'): labelled as texts ('2|3' named the rare '2')
     col, _ = merged("ordinal", {"1": 10, "2": 2, "3": 8, "2-3": 9})
-    assert col.recode == {"3 (and neighbours)": ["2", "3"]}
+    assert col.recode == {
+        f"1 {NEIGHBOURS_MARK}": ["1", "2"],
+        f"3 {NEIGHBOURS_MARK}": ["3"],
+        f"2-3 {NEIGHBOURS_MARK}": ["2-3"],
+    }
+    col.validate()
 
 
 def test_a_rare_extreme_value_is_not_named_by_its_range():
-    """A reviewer's census release published '112-222' where 222 was one record's value (the column's largest): a
-    range that takes in a rare highest (lowest) category is open at that end; an interior one is not named either
+    """A reviewer's census release published '112-222' where 222 was one record's value (the column's largest): the
+    ranges are placed by the common values only, the first always open below and the last always open above
     (tests/test_merge_rare_labels.py)."""
     col, _ = merged("ordinal", {"0": 40, "112": 30, "222": 1})
-    assert col.recode == {"112+": ["112", "222"]} and col.categories == ["0", "112+"]
+    assert col.recode == {"<=111": ["0"], "112+": ["112", "222"]} and col.categories == ["<=111", "112+"]
     assert "'222' (1) with '112' (30) into '112+'" in col.warnings[0]  # the hospital's own note still says what
     col, _ = merged("ordinal", {"0": 2, "1": 30, "5": 30})
-    assert col.recode == {"<=1": ["0", "1"]} and col.categories == ["<=1", "5"]
+    assert col.recode == {"<=4": ["0", "1"], "5+": ["5"]} and col.categories == ["<=4", "5+"]
     col, _ = merged("ordinal", {"1-8": 3, "9-10": 30, "11-20": 30, "21-30": 4})
-    assert col.categories == ["<=10", "11+"]  # '21-30' (4) joins '11-20': the top, open
+    assert col.categories == ["<=10", "11+"]  # '1-8' (3) goes to the first group, '21-30' (4) to the last
     col, _ = merged("ordinal", {"1": 40, "8": 30, "9": 30})  # nothing rare: no range at all
-    assert col.recode is None
-    # an interior rare value: the range starts one above the common '1' ('8-9' named the rare 8)
+    assert col.recode is None and col.categories == ["1", "8", "9"]
+    # an interior rare value: the common '1' takes it ('8-9' named the rare 8)
     col, _ = merged("ordinal", {"1": 40, "8": 3, "9": 30})
-    assert col.categories == ["1", "2-9"]
+    assert col.categories == ["<=8", "9+"]
     col.validate()
 
 
@@ -120,7 +136,9 @@ def test_the_missing_value_category_is_never_merged_and_keeps_its_warning():
     ]  # not 'merge them or set them missing', which cannot apply to it
     assert LEFT_RARE_NOTE not in col.warnings and still == ["c"]
     col, _ = merged("ordinal", {"1": 30, "2": 20, "NA": 1, "3": 2}, categories=["1", "2", "NA", "3"])
-    assert col.recode == {"2+": ["2", "3"]} and col.categories == ["1", "2+", "NA"]  # the rare top value unnamed
+    assert col.recode == {"<=1": ["1"], "2+": ["2", "3"]} and col.categories == ["<=1", "2+", "NA"]  # 3 unnamed
+    col, _ = merged("ordinal", {"a": 30, "NA": 1, "b": 2, "c": 20})  # nor counted among the common categories
+    assert col.categories == [f"a {NEIGHBOURS_MARK}", "NA", f"c {NEIGHBOURS_MARK}"]
 
 
 def test_merging_never_leaves_one_category():
@@ -128,7 +146,12 @@ def test_merging_never_leaves_one_category():
     assert col.recode == {"Other": ["C", "B"]} and col.categories == ["A", "Other"]
     assert rare_warnings(col)[0].startswith(f"{RARE_WARNING_START} after recoding: 'Other' (3)")
     assert LEFT_RARE_NOTE in col.warnings and still == ["c"]
-    for kind, rows in (("nominal", {"A": 2, "B": 1, "NA": 30}), ("ordinal", {"0": 98, "1": 1})):
+    for kind, rows in (
+        ("nominal", {"A": 2, "B": 1, "NA": 30}),
+        ("ordinal", {"0": 98, "1": 1}),
+        ("ordinal", {"0": 98, "1": 1, "2": 4, "3": 0}),  # one common category: it could only be told apart by...
+        ("ordinal", {"low": 3, "mid": 98, "high": 0, "top": 1}),  # ...a rare value or one without rows
+    ):
         col, still = merged(kind, rows)
         assert col.recode is None and col.categories == list(rows), kind
         assert rare_warnings(col) and LEFT_RARE_NOTE in col.warnings and still == ["c"], kind
@@ -166,9 +189,14 @@ def test_census_sample_merged_then_released_without_allowing_rare_categories(tmp
             c["role"] = "drop"
     cfg_path.write_text(json.dumps(cfg))
     assert main([*args, "-o", str(tmp_path / "rel.csv")]) == 0, capsys.readouterr().err
-    manifest = json.loads((tmp_path / "rel.csv.manifest.json").read_text())
+    text = (tmp_path / "rel.csv.manifest.json").read_text()
+    manifest = json.loads(text)
     age = next(c for c in manifest["codebook"] if c["name"] == "dAge")
-    assert age["categories"] == ["1", "2-3", "4", "5", "6", "7"]
+    assert age["categories"] == ["<=2", "3", "4", "5", "6", "7+"]  # '2' (4 rows) with '1'; '7' the last: open
+    # the merge note names rare values with their rows: for the data owner (the configuration), never published
+    notes = [w for c in cfg["columns"] for w in c.get("warnings", []) if w.startswith(MERGED_NOTE_START)]
+    assert len(notes) == merged_count and "merged rare categories '2' (4) with '1' (20) into '<=2'" in notes
+    assert MERGED_NOTE_START not in text and "warnings" not in text and "(4)" not in text and "' with '" not in text
 
 
 def test_the_refusal_names_at_most_ten_columns_and_the_merge_rare_way_out():

@@ -10,29 +10,33 @@ perturbed nominal or ordinal column (numeric bins are left alone) :func:`merge_r
   it and names it ("Male or other": a category with rows of its own is never released as just "Other"), as long
   as another category remains besides it; the column's note then says that such a label tells recipients that
   some rows hold another value (OR_OTHER_NOTE);
-- ordinal (categories in their order): the rarest category merges with its adjacent neighbour of fewer rows (the
-  one before on a tie), repeated until none is rare. A merged group's label never depends on which rare values
-  occur: it is derived only from members that are not rare (:func:`.schema.is_rare`), never from a rare member's
-  value, so the codebook does not tell which rare values some records hold. When every category reads as a whole
-  number ("7", "07", "7.0"), a range "a-b", an open range "a+" (last) or "<=a" (first), in increasing order, the
-  labels are ranges whose ends are placed by common values: between a group G and the group H above it, G ends
-  at its highest member when that is not rare and H starts at its lowest when that is not rare; a rare side takes
-  the common side's value +1 (H starts one above G's common highest) or -1 (G ends one below H's common lowest);
-  when both sides are rare, G and H merge into one group. The first group is open below ("<=8") when its lowest
-  member is rare, the last open above ("112+") when its highest is; a category not merged keeps its own label
-  ("12-14" and "15-17" give "12-17"; "0", "1" and a rare "2" before "5" give "0", "1-4", "5": "1-4" is the same
-  whichever of 2..4 the rare records hold; a rare "0" and "1" give "<=1"). Otherwise (texts, numbers with
-  decimals) a merged group is named by its members that are not rare, joined by "|", followed by NEIGHBOURS_MARK
-  ("mid (and neighbours)"; a group without such a member first merges with its neighbour of fewer rows), and the
-  column's note explains the mark (NEIGHBOURS_NOTE). A label that is already a category is numbered ("2-3 2");
+- ordinal (categories in their order), when at least one category is rare: the column becomes a partition placed
+  by its common categories alone, the anchors (those of at least RARE_COUNT rows; a listed category without rows
+  is not one), never by where the rare values are or how many rows they have: every category, rare or not, goes
+  into the group of the nearest anchor at or below it in the order, and those below the first anchor into the
+  first group. When every category reads as a whole number ("7", "07", "7.0"), a range "a-b", an open range
+  "<=a" (first) or "a+" (last), in increasing order, anchor c_i's group is released as the range from c_i's lowest
+  number to one below c_(i+1)'s lowest, written as c_i writes its numbers (as many digits, "08-09"; the same
+  decimals on both ends, "66.0-69.0"); the first group is always open below ("<=2") and the last always open above
+  ("5+"), whether or not rare values lie beyond, and a range of one number is released as c_i writes it ("1",
+  rare "2", "3", "5" give "<=2", "3-4", "5+"; the same for a rare "4" instead of "2", or for both with any rows).
+  Otherwise (texts, numbers with decimals or a sign) every group is released as "c_i (and neighbours)"
+  (NEIGHBOURS_MARK), all of them, not only those that took rare values in, and the merge note explains the mark
+  (NEIGHBOURS_NOTE). A label that is already a category of another group is numbered ("x (and neighbours) 2").
+  The codebook thus discloses one thing about the rare values: that the column had at least one (its labels are
+  ranges or marked, where without rare values they would be its own categories); whether the labels are ranges or
+  marked texts is read from every category's form, so a rare category that is not a whole number in order (a text
+  in a numeric column) also tells that much of itself by making them texts. With fewer than two anchors
+  nothing is merged and the column stays rare (LEFT_RARE_NOTE: drop it, or allow its rare categories);
 - the missing-value category (``missing_label``, "NA") is never merged (missing is not a value);
 - a column always keeps two categories besides the missing one: when only merging everything would remove the
-  rare ones (or name them: an ordinal column whose groups could only be told apart by a rare value), what is left
-  stays rare and the column says so (drop it, or allow its rare categories).
+  rare ones (an ordinal column of fewer than two anchors), what is left stays rare and the column says so (drop
+  it, or allow its rare categories).
 
 The column's warnings are recomputed: the rare-category warning names what is still rare after the merge (from
 the rows per released category, the missing one included, as perturb counts them) or disappears, and a note says
-what was merged. Pure functions: the configuration given is not changed.
+what was merged, naming the rare values with their rows: it is for the data owner, a warning of the configuration
+that the manifest does not carry. Pure functions: the configuration given is not changed.
 """
 
 from __future__ import annotations
@@ -66,12 +70,14 @@ LEFT_RARE_NOTE = (
 OR_OTHER_NOTE = (
     "the label tells recipients that some rows hold another value: drop the column if even that must not be known"
 )
-#: Follows the non-rare members named by an ordinal group's label when rare ones were merged in unnamed.
+#: Follows the common category naming each group of a merged ordinal column that is not integer-valued (every
+#: group, whether or not it took rare values in).
 NEIGHBOURS_MARK = "(and neighbours)"
-#: Added to the merge note of an ordinal column whose merged labels carry NEIGHBOURS_MARK.
+#: Added to the merge note of an ordinal column whose labels carry NEIGHBOURS_MARK.
 NEIGHBOURS_NOTE = (
-    f"'{NEIGHBOURS_MARK}' in a label: adjacent categories of too few rows were merged in unnamed; the label tells "
-    "recipients that some rows hold a value next to the ones named: drop the column if even that must not be known"
+    f"'{NEIGHBOURS_MARK}' in a label: each category may also hold less common values next to it in the order, "
+    "merged in unnamed; the labels tell recipients only that the column had such values somewhere: drop the column "
+    "if even that must not be known"
 )
 #: The label for the merged categories when "Other" means something else in the column.
 OTHER_MERGED = f"{OTHER_LABEL} (merged)"
@@ -140,10 +146,11 @@ def merge_column(col: ColumnConfig, rows: Mapping[str, int]) -> tuple[ColumnConf
     for given, members in groups:
         label = given if col.type != "ordinal" else _free(given, set(listed) - set(members))
         recode, listed = merge(recode, listed, members, label)
-        part = _merged_part(members, size, label)
-        if col.type != "ordinal" and label.endswith(" or other"):  # a real category took the rare ones in
-            part += f" ({OR_OTHER_NOTE})"
-        parts.append(part)
+        if len(members) > 1:  # (an ordinal category only relabelled, '5' released as '5+', is not a merge)
+            part = _merged_part(members, size, label)
+            if col.type != "ordinal" and label.endswith(" or other"):  # a real category took the rare ones in
+                part += f" ({OR_OTHER_NOTE})"
+            parts.append(part)
         after = {c: n for c, n in after.items() if c not in members}
         after[label] = sum(size[m] for m in members)
     if marked:
@@ -200,38 +207,35 @@ def _nominal_groups(values: list[str], size: dict, label: str) -> list[tuple[str
 
 
 def _ordinal_groups(values: list[str], size: dict) -> tuple[list[tuple[str, list[str]]], bool]:
-    """([(label, adjacent categories merged together)], whether the labels carry NEIGHBOURS_MARK), in their order:
-    the rarest group merges with its neighbour of fewer rows (the one before on a tie) until none is rare or two
-    groups are left; then the labels (:func:`_integer_labels`, else :func:`_text_labels`), which may merge more.
-    ([], False) when nothing is merged, or when labels that name no rare value would leave one group."""
-    groups = [[v] for v in values]
-
-    def rows(i: int) -> int:
-        return sum(size[v] for v in groups[i])
-
-    while len(groups) > 2:
-        rare = [i for i in range(len(groups)) if is_rare(rows(i))]
-        if not rare:
-            break
-        i = min(rare, key=rows)
-        near = [j for j in (i - 1, i + 1) if 0 <= j < len(groups)]
-        j = min(near, key=rows)
-        lo, hi = min(i, j), max(i, j)
-        groups[lo : hi + 1] = [groups[lo] + groups[hi]]
-    if all(len(g) == 1 for g in groups):
+    """([(label, categories released as it)], whether the labels carry NEIGHBOURS_MARK), in their order: the
+    partition by the anchors (:func:`_anchors`) when at least one category is rare, every category in the group of
+    the nearest anchor at or below it (those below the first anchor in the first group), labelled by
+    :func:`_integer_labels` or :func:`_text_labels`; groups released under their own text are left out. ([], False)
+    when nothing is rare, or when fewer than two anchors are left (the column stays rare)."""
+    if not any(is_rare(size[v]) for v in values):
         return [], False
+    anchors = _anchors(values, size)
+    if len(anchors) < 2:
+        return [], False
+    groups: list[list[str]] = [[] for _ in anchors]
+    k = 0
+    for v in values:
+        if k + 1 < len(anchors) and v == anchors[k + 1]:
+            k += 1
+        groups[k].append(v)
     spans = _integer_spans(values)
-    labelled = _integer_labels(groups, size, spans) if spans is not None else _text_labels(groups, size)
-    if labelled is None:
-        return [], False
-    merged = [(label, g) for label, g in labelled if len(g) > 1]
-    return merged, spans is None and any(label.endswith(NEIGHBOURS_MARK) for label, _g in merged)
+    if spans is not None:
+        labels = _integer_labels(anchors, spans)
+    else:
+        labels = [f"{a} {NEIGHBOURS_MARK}" for a in anchors]
+    out = [(label, g) for label, g in zip(labels, groups, strict=True) if g != [label]]
+    return out, spans is None
 
 
-def _common(member: str, size: dict) -> bool:
-    """Whether a category's own value may place or name a merged label: it is not rare (its existence is not
-    disclosed by being named)."""
-    return not is_rare(size[member])
+def _anchors(values: list[str], size: dict) -> list[str]:
+    """The categories that place an ordinal column's groups: those of at least RARE_COUNT rows (not rare, and not
+    empty: a listed category without rows would make a group of rare ones only), in their order."""
+    return [v for v in values if size[v] and not is_rare(size[v])]
 
 
 def _integer_spans(values: list[str]) -> dict[str, tuple[str | None, str | None]] | None:
@@ -263,97 +267,48 @@ def _int(text: str) -> int:
     return int(text.split(".")[0])
 
 
-def _integer_labels(
-    groups: list[list[str]], size: dict, spans: dict[str, tuple[str | None, str | None]]
-) -> list[tuple[str, list[str]]] | None:
-    """Range labels of the ``groups`` of an integer-valued column, placed by common values only (the module's
-    rule): two groups that meet between two rare members merge; None when that would leave one group."""
-    groups = [list(g) for g in groups]
-    i = 0
-    while i < len(groups) - 1:
-        if _common(groups[i][-1], size) or _common(groups[i + 1][0], size):
-            i += 1
-        else:  # the boundary could only be placed by a rare value
-            groups[i : i + 2] = [groups[i] + groups[i + 1]]
-    if len(groups) < 2:
-        return None
+def _integer_labels(anchors: list[str], spans: dict[str, tuple[str | None, str | None]]) -> list[str]:
+    """The range labels of the groups of an integer-valued column, one per anchor (two at least): anchor i's group
+    runs from its lowest number to one below anchor i+1's lowest, written as anchor i writes its numbers; the first
+    is always open below ("<=9"), the last always open above ("65+"); a range of one number is that number."""
     out = []
-    last = len(groups) - 1
-    for k, g in enumerate(groups):
-        if len(g) == 1:
-            out.append((g[0], g))  # not merged: its own label
+    last = len(anchors) - 1
+    for i, a in enumerate(anchors):
+        low, high = spans[a]
+        written = low if low is not None else high
+        assert written is not None  # "<=a" or "a", "a-b", "a+"
+        if i == last:
+            assert low is not None  # only the first category is open below, and there are two anchors at least
+            out.append(f"{low}+")
             continue
-        first, top = g[0], g[-1]
-        if _common(first, size):
-            low = spans[first][0]
-        elif k == 0:
-            low = None  # a rare lowest value: open below
-        else:  # one above the common highest of the group below
-            low = _step(spans[groups[k - 1][-1]][1], 1)
-        if _common(top, size):
-            high = spans[top][1]
-        elif k == last:
-            high = None  # a rare highest value: open above
-        else:  # one below the common lowest of the group above
-            high = _step(spans[groups[k + 1][0]][0], -1)
-        if low is None:
-            assert high is not None  # two groups at least: never open at both ends
-            label = f"<={high}"
-        elif high is None:
-            label = f"{low}+"
+        nxt = spans[anchors[i + 1]][0]
+        assert nxt is not None  # only the first category is open below
+        top = _written(_int(nxt) - 1, written)
+        if i == 0:
+            out.append(f"<={top}")
         else:
-            label = low if _int(low) == _int(high) else f"{low}-{high}"
-        out.append((label, g))
+            assert low is not None
+            out.append(low if _int(low) == _int(top) else f"{low}-{top}")
     return out
 
 
-def _step(text: str | None, step: int) -> str:
-    """The whole number ``text`` + ``step``, written as ``text`` is ("07" + 1: "08"; "67.0" + 1: "68.0")."""
-    assert text is not None  # only the first category is open below, the last open above
-    whole, dot, decimals = text.partition(".")
-    width = len(whole) if len(whole) > 1 and whole.startswith("0") else 0
-    return f"{str(int(whole) + step).zfill(width)}{dot}{decimals}"
-
-
-def _text_labels(groups: list[list[str]], size: dict) -> list[tuple[str, list[str]]] | None:
-    """Labels of the ``groups`` of an ordinal column that is not integer-valued: a merged group is named by its
-    members that are not rare joined by "|", with NEIGHBOURS_MARK when rare ones are in it; a merged group without
-    such a member first merges with its neighbour of fewer rows (the one before on a tie); None when that would
-    leave one group."""
-    groups = [list(g) for g in groups]
-
-    def rows(i: int) -> int:
-        return sum(size[v] for v in groups[i])
-
-    while True:
-        unnamed = [i for i, g in enumerate(groups) if len(g) > 1 and not any(_common(m, size) for m in g)]
-        if not unnamed:
-            break
-        if len(groups) <= 2:
-            return None
-        i = unnamed[0]
-        near = [j for j in (i - 1, i + 1) if 0 <= j < len(groups)]
-        j = min(near, key=rows)
-        lo, hi = min(i, j), max(i, j)
-        groups[lo : hi + 1] = [groups[lo] + groups[hi]]
-    out = []
-    for g in groups:
-        if len(g) == 1:
-            out.append((g[0], g))
-            continue
-        named = "|".join(m for m in g if _common(m, size))
-        hidden = any(not _common(m, size) for m in g)
-        out.append((f"{named} {NEIGHBOURS_MARK}" if hidden else named, g))
-    return out
+def _written(number: int, like: str) -> str:
+    """The whole number written as ``like`` writes its number: as many digits at least (zero-padded: "08" and 9
+    give "09") and the same decimals ("67.0" and 69 give "69.0")."""
+    whole, dot, decimals = like.partition(".")
+    return f"{str(number).zfill(len(whole))}{dot}{decimals}"
 
 
 def _merged_part(members: list[str], size: dict, label: str) -> str:
-    """What the note says of one merge: its rare ``members`` (rows), the others merged with them, and ``label``."""
+    """What the note says of one merge: its rare ``members`` (rows), the others merged with them (all of them, for
+    an ordinal group that took in only categories without rows), and ``label``."""
     rare = rare_categories({m: size[m] for m in members})
     names = {v for v, _n in rare}
     others = [m for m in members if m not in names and m != label]
     shown = ", ".join(f"{v!r} ({n})" for v, n in rare)
-    also = f" with {', '.join(f'{m!r} ({size[m]})' for m in others)}" if others else ""
+    also = ", ".join(f"{m!r} ({size[m]})" for m in others)
+    if shown and also:
+        also = f" with {also}"
     return f"{shown}{also} into {label!r}"
 
 

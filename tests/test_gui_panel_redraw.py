@@ -15,21 +15,29 @@ from optrr_gui.workers.runner import TaskRunner
 WAIT_MS = 60_000
 
 
-@pytest.fixture
-def panel(qtbot):
+def computed_panel(qtbot, epsilons=None):
+    """A mechanism panel over 4 columns (3, 4, 2 and 5 categories, 400 rows; ``epsilons``: their ε), every design
+    computed and drawn: a generator for a fixture (the runner's tasks cancelled after it)."""
     state = SessionState()
     cols = [ColumnState(f"c{i}", categories=[str(v) for v in range(a)]) for i, a in enumerate([3, 4, 2, 5])]
     state.load_columns(None, {}, cols, 400)
+    if epsilons is not None:
+        state.set_column_values(range(4), "epsilon", epsilons)
     runner = TaskRunner()
     controller = DesignController(state, runner, lambda: [len(c.categories) for c in state.perturbed_columns()])
     panel = MechanismPanel(controller)
     qtbot.addWidget(panel)
     controller.recompute()
-    qtbot.waitUntil(lambda: controller.is_idle() and not panel.redraw_pending(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: controller.is_idle() and not panel.drawing_pending(), timeout=WAIT_MS)
     panel.flush()
     yield panel
     runner.cancel_all()
     runner.wait_for_done(30_000)
+
+
+@pytest.fixture
+def panel(qtbot):
+    yield from computed_panel(qtbot)
 
 
 def counted(panel) -> list:

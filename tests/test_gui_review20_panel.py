@@ -10,17 +10,14 @@ from itertools import combinations
 import pytest
 
 from optrr_gui.common.widgets import fmt_pp
-from optrr_gui.design.controller import DesignController
 from optrr_gui.design.mechanism_panel import (
     CHANGED_COL,
     ERROR_COL,
-    MechanismPanel,
     short_reason,
 )
 from optrr_gui.state.design_summary import DesignSummary, design_wording, short_label
-from optrr_gui.state.session import ColumnState, SessionState
 from optrr_gui.workers.jobs.design import compute_design
-from optrr_gui.workers.runner import TaskRunner
+from tests.test_gui_panel_redraw import computed_panel
 
 WAIT_MS = 60_000
 #: ε that no design of the heuristic's family reaches (tests/test_clearer_errors.py): Family is not available.
@@ -30,20 +27,7 @@ OUT_OF_FAMILY = [0.5, 0.5, 0.5, 3.0]
 @pytest.fixture
 def panel(qtbot):
     """A mechanism panel over 4 columns whose ε the heuristic's family cannot meet, every design computed."""
-    state = SessionState()
-    cols = [ColumnState(f"c{i}", categories=[str(v) for v in range(a)]) for i, a in enumerate([3, 4, 2, 5])]
-    state.load_columns(None, {}, cols, 400)
-    state.set_column_values(range(4), "epsilon", OUT_OF_FAMILY)
-    runner = TaskRunner()
-    controller = DesignController(state, runner, lambda: [len(c.categories) for c in state.perturbed_columns()])
-    panel = MechanismPanel(controller)
-    qtbot.addWidget(panel)
-    controller.recompute()
-    qtbot.waitUntil(lambda: controller.is_idle() and not panel.drawing_pending(), timeout=WAIT_MS)
-    panel.flush()
-    yield panel
-    runner.cancel_all()
-    runner.wait_for_done(30_000)
+    yield from computed_panel(qtbot, OUT_OF_FAMILY)
 
 
 class Counted(list):

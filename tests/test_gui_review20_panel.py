@@ -104,6 +104,15 @@ def test_the_expected_error_header_says_one_standard_error(qtbot, panel):
     assert panel.attributes.item(0, ERROR_COL).text() == fmt_pp(s.standard_errors[0])  # the number unchanged
 
 
+def test_the_vs_kronecker_header_says_both_errors_are_predicted(qtbot, panel):
+    """A newcomer read "-50 % error" as a measured gain; Compare measured -28 % on nursery (Kronecker's uniform-table
+    prediction is pessimistic on skewed data). The header's tooltip says both are predictions and where to measure."""
+    col = next(j for j in range(panel.designs.columnCount()) if panel.designs.horizontalHeaderItem(j).text()
+               .startswith("vs."))
+    tip = panel.designs.horizontalHeaderItem(col).toolTip()
+    assert "both predicted from the designs alone" in tip and "Compare ▸ Designs at your ε measures it" in tip
+
+
 # -- 3. the reasons a design is not available, in the GUI's words ------------------------------------------------
 def engine_reasons() -> dict[str, str]:
     """The engine's own reasons (its CLI wording): Optimal for 34 columns, Family for ε out of its reach."""

@@ -148,3 +148,41 @@ def test_analyze_states_the_power_and_warns_when_the_test_cannot_find_a_medium_a
     assert main(["analyze", str(data), "--manifest", str(manifest), "--chi2", "a,b", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["power"]["detectable_w"] < MEDIUM_W and "low_power_warning" not in out
+
+
+def test_before_a_release_the_design_says_what_tests_on_the_needed_pairs_will_detect(capsys):
+    """A review: the Design side was quiet (predicted error 0.22) for a release whose tests could find nothing.
+    `optrr design` now states, for the needed 2-way tables, the w their tests detect at uniform margins."""
+    from itertools import combinations
+
+    from optrr_engine.analysis.power import MAX_DESIGN_TABLES, design_power
+    from optrr_engine.sampling import make_sampling_design
+
+    sizes = [4, 5, 3]
+    pairs = list(combinations(range(3), 2))
+    mech, _ = kronecker(sizes, [0.66] * 3)
+    power = design_power(mech, 303, pairs)
+    one = [detectable_association(StructuredOperator.from_mechanism(mech.marginal(list(p))),
+                                  np.full((sizes[p[0]], sizes[p[1]]), 1 / (sizes[p[0]] * sizes[p[1]])), 303)
+           for p in pairs]
+    assert power["tables"] == 3 and power["median_w"] == pytest.approx(np.median([o["detectable_w"] for o in one]))
+    assert power["weakest_w"] == pytest.approx(max(o["detectable_w"] for o in one))
+    assert power["no_power"] == 3 and "3 of them detect no association at all" in power["statement"]
+    # sampling designs: a pair no record reports together has no test; sample-2's pairs by the rows reporting them
+    assert design_power(make_sampling_design("smp", sizes, 3.0), 3000, pairs) is None
+    assert design_power(make_sampling_design("rsfd", sizes, 3.0), 3000, pairs) is None
+    sampled = design_power(make_sampling_design("sample-m", sizes, 3.0, m=2), 3000, pairs)
+    assert sampled["original_w"] == pytest.approx(np.sqrt(noncentrality_for_power(12) / 3000), rel=0.2)
+    assert sampled["median_w"] > sampled["original_w"]
+    many = [4] * 25  # 300 pairs: at most MAX_DESIGN_TABLES computed, spread over them
+    wide, _ = kronecker(many, [1.0] * 25)
+    assert design_power(wide, 1000, list(combinations(range(25), 2)))["tables"] == MAX_DESIGN_TABLES
+    request = ["design", "--sizes", "4,5,3", "--epsilons", "0.66,0.66,0.66", "--rows", "303"]
+    assert main([*request, "--marginals", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "    tests of association on these tables (3 computed, uniform margins, 80 % power at 5 %)" in out
+    assert main([*request, "--marginals", "1,2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["predicted_error"]["test_power"]["tables"] == 3
+    assert main(["design", "--sizes", "4,5,3", "--target-total", "3", "--marginals", "1", "--rows", "303"]) == 0
+    assert "tests of association" not in capsys.readouterr().out  # no 2-way table needed: no statement

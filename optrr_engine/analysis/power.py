@@ -132,3 +132,76 @@ def low_power_warning(power: dict) -> str | None:
             f"{some} for {share} power; a large p-value does not show independence"
         )
     return None
+
+
+#: At most this many needed 2-way tables get their power computed before a release (spread evenly over them).
+MAX_DESIGN_TABLES = 200
+
+
+def design_power(design, rows: int, sets) -> dict | None:
+    """Before a release: what the tests of association on the needed 2-way tables ``sets`` (of column indices) will
+    detect, at uniform margins (the prior, no data): ``tables`` (how many had their power computed, at most
+    MAX_DESIGN_TABLES spread evenly), ``median_w`` and ``weakest_w`` (the median and the largest of their
+    best-pattern :func:`detectable_association`), ``median_w_every_pattern``, ``original_w`` (the median of the
+    unperturbed rows'), ``no_power`` (tables that detect no association at all) and the sentence ``statement``.
+    ``design``: a Mechanism or a SamplingDesign (its tables reported by the rows expected to hold both columns);
+    None without 2-way tables or when none could be computed (a design that never reports two columns together)."""
+    pairs = [(int(s[0]), int(s[1])) for s in sets if len(s) == 2]
+    if not pairs or rows <= 0:
+        return None
+    if len(pairs) > MAX_DESIGN_TABLES:
+        pairs = [pairs[int(i)] for i in np.linspace(0, len(pairs) - 1, MAX_DESIGN_TABLES)]
+    found = [p for p in (_pair_power(design, pair, rows) for pair in pairs) if p is not None]
+    if not found:
+        return None
+    best = np.array([p["detectable_w"] for p in found])
+    every = np.array([p["detectable_w_every_direction"] for p in found])
+    top = np.array([p["largest_w"] for p in found])
+    out: dict = {
+        "tables": len(found),
+        "median_w": float(np.median(best)),
+        "weakest_w": float(best.max()),
+        "median_w_every_pattern": float(np.median(every)),
+        "original_w": float(np.median([p["detectable_w_original"] for p in found])),
+        "no_power": int(np.count_nonzero(best > top)),
+        "alpha": ALPHA,
+        "power": POWER,
+    }
+    out["statement"] = design_power_sentence(out)
+    return out
+
+
+def _pair_power(design, pair: tuple[int, int], rows: int) -> dict | None:
+    from ..sampling import SamplingDesign
+
+    sizes = [int(design.sizes[a]) for a in pair]
+    uniform = np.full(sizes, 1.0 / (sizes[0] * sizes[1]))
+    if isinstance(design, SamplingDesign):
+        if design.fills_fakes:
+            return None  # RS+FD: no record carries two real values
+        from ..estimation.sampled import marginal_operator
+
+        share = np.asarray(design.probs, dtype=float) * design.holding(pair)
+        if share.sum() <= 0:
+            return None
+        op = marginal_operator(design, pair, rows * share)
+        return detectable_association(op, uniform, max(1, int(round(rows * share.sum()))), rows)
+    from ..estimation import StructuredOperator
+
+    try:
+        op = StructuredOperator.from_mechanism(design.marginal(list(pair)))
+        return detectable_association(op, uniform, rows)
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+
+
+def design_power_sentence(power: dict) -> str:
+    """:func:`design_power` in words, for the design's predicted-error lines."""
+    share = f"{100 * power['power']:g} %"
+    none = f"; {power['no_power']} of them detect no association at all" if power["no_power"] else ""
+    return (
+        f"tests of association on these tables ({power['tables']} computed, uniform margins, {share} power at "
+        f"{100 * power['alpha']:g} %): detect Cohen's w >= {power['median_w']:.2g} in the best-kept pattern "
+        f"(median; {power['median_w_every_pattern']:.2g} in every pattern; the weakest table {power['weakest_w']:.2g})"
+        f"{none}; the original records: {power['original_w']:.2g} (0.1 small, 0.3 medium, 0.5 large)"
+    )

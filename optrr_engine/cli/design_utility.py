@@ -111,8 +111,22 @@ def predicted_json(mechanism, args) -> dict:
     except TooLargeError as exc:
         return {"rows": n, "marginals": text, "skipped": str(exc)}
     out = described(pe.to_json(getattr(args, "names", None)), args, text, guess)
+    with_test_power(out, mechanism, spec, n)
     warn_non_identifiable(out, mechanism)
     return out
+
+
+def with_test_power(pe_json: dict, design, spec, n: int) -> None:
+    """``test_power`` in the predicted-error JSON: what tests of association on the needed 2-way tables will detect
+    (:func:`optrr_engine.analysis.power.design_power`, uniform margins), when there are such tables."""
+    from ..analysis.power import design_power
+    from ..utility.marginals import resolve_marginals
+
+    if design is None:
+        return
+    power = design_power(design, n, [s for s in resolve_marginals(spec, int(design.k)) if len(s) == 2])
+    if power is not None:
+        pe_json["test_power"] = power
 
 
 def described(pe_json: dict, args, text: str, guess) -> dict:
@@ -207,6 +221,7 @@ def recommend_output(args, sizes, weights, target, progress=None) -> tuple[dict,
     names = getattr(args, "names", None)
     out["recommendation"] = rec.to_json(n, text, names)
     pe = described(best.error.to_json(names), args, text, guess)
+    with_test_power(pe, design.mechanism if design is not None else getattr(cand, "design", None), spec, n)
     out["predicted_error"] = pe
     warn_non_identifiable(pe, getattr(cand, "design", None))
     return out, configuration_of(cand, design)
@@ -247,6 +262,8 @@ def print_predicted(out: dict) -> None:
             f"no information at these rows (the data remove under {100 * NO_INFORMATION:g} % of the prior's spread): "
             f"{v['no_information']}"
         )
+        if str(order) == "2" and pe.get("test_power"):
+            print(f"    {pe['test_power']['statement']}")
 
 
 def print_recommendation(out: dict) -> None:

@@ -77,7 +77,9 @@ def test_a_category_made_rare_by_rows_left_out_is_refused_then_listed_and_releas
     out = tmp_path / "rel.csv"
     dialog = dialog_on(qtbot, window, out)
     tick_orange(dialog, {**NOTHING, "rows_left_out": ["ward"]})  # 'X' has 5 rows in the window: not listed
-    assert dialog.approved() == {"allow_rare_categories": frozenset(), "allow_flagged_kept": frozenset()}
+    assert dialog.approved() == {
+        "allow_rare_categories": frozenset(), "allow_flagged_kept": frozenset(), "allow_identifier_kept": frozenset()
+    }
     assert released(qtbot, dialog) == "failed" and not out.exists()
     # what the release found is orange now, the tick cleared and shown: Release waits for it
     found = {**NOTHING, "rows_left_out": ["ward"], "rare_categories": ["grade: 'X' (4 rows)"]}

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+import pytest
+
 from optrr_engine.release.schema import identifier_like, kept_unique_refusal
 from optrr_gui.release.dialog import (
     KEPT_IDENTIFIER_BOX,
@@ -176,3 +178,48 @@ def test_the_engines_refusal_of_a_kept_column_carries_its_distinct_values_the_me
     for again in (pickle.loads(pickle.dumps(exc)), exc.reworded("worded for the window")):
         assert type(again) is PublishRefusal and (again.kept, again.kept_distinct) == (exc.kept, exc.kept_distinct)
     assert PublishRefusal("refused", kept=[("x", 30, 100)]).kept_distinct == []  # none said: none assumed
+
+
+def test_a_kept_column_that_identifies_only_the_rows_released_is_refused_despite_the_general_tick(
+    qtbot, tmp_path, opened  # noqa: F811
+):
+    """An adversarial review: 'pid' is unique on 80 of 100 rows read (not identifier-like for the window), but a
+    perturbed column leaving 20 rows out makes it unique on all 80 rows released; the general tick approved it
+    and the release published every row's ID. The engine now refuses a kept column identifying the rows released
+    unless its own approval names it (allow_identifier_kept), and the dialog then asks for its own box."""
+    from optrr_engine.release.perturb import PublishRefusal, perturb_file
+
+    rows = [f"P{i:03d},{'ab'[i % 2]},{'xy'[i % 2]}" for i in range(80)] + [f"P999,,{'xy'[i % 2]}" for i in range(20)]
+    src = write_csv(tmp_path, "k.csv", "pid,grp,s", rows)
+    window = opened(src)
+    window.state.set_column_value(index_of(window, "pid"), "role", "keep")
+    window.state.set_column_value(index_of(window, "grp"), "role", "perturb")
+    window.state.set_column_value(index_of(window, "grp"), "missing", "exclude")
+    out = tmp_path / "rel.csv"
+    dialog = dialog_on(qtbot, window, out)
+    assert dialog._kept_identifiers == ()  # by the rows read, not an identifier
+    dialog.accept_clear.setChecked(True)
+    assert "pid" in dialog.approved()["allow_flagged_kept"] and not dialog.approved()["allow_identifier_kept"]
+    assert released(qtbot, dialog) == "failed" and not out.exists()
+    assert [n for n, _d, _r in dialog._kept_identifiers] == ["pid"]  # found by the release: its own box now
+    dialog.accept_clear.setChecked(True)
+    assert "pid" not in dialog.approved()["allow_flagged_kept"] and dialog.problems()
+    dialog.accept_identifier.setChecked(True)
+    assert dialog.approved()["allow_identifier_kept"] == {"pid"}
+    assert released(qtbot, dialog) == "done"
+    assert json.loads((tmp_path / "rel.csv.manifest.json").read_text())["kept_columns"] == ["pid"]
+    # the command line's --allow-flagged-kept still approves both (allow_identifier_kept None: as allow_flagged_kept)
+    config = {
+        "columns": [
+            {"name": "pid", "role": "keep"},
+            {"name": "grp", "role": "perturb", "type": "nominal", "epsilon": 1.0, "categories": ["a", "b"],
+             "missing": "exclude"},
+            {"name": "s", "role": "drop"},
+        ],
+        "method": "kronecker",
+    }
+    with pytest.raises(PublishRefusal) as refused:
+        perturb_file(src, config, tmp_path / "cli.csv", allow_flagged_kept={"pid"}, allow_identifier_kept=set(),
+                     audit_dir=tmp_path)
+    assert refused.value.kept_distinct == [("pid", 80, 80)] and "it looks like an identifier" in str(refused.value)
+    perturb_file(src, config, tmp_path / "cli2.csv", allow_flagged_kept={"pid"}, audit_dir=tmp_path, allow_repeat=True)

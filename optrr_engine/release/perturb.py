@@ -160,6 +160,7 @@ def perturb_file(
     allow_repeat: bool = False,
     allow_rare_categories: bool | Collection[tuple[str, str]] = False,
     allow_flagged_kept: bool | Collection[str] = False,
+    allow_identifier_kept: bool | Collection[str] | None = None,
     audit_dir=None,
     progress=None,
     cancel=None,
@@ -200,8 +201,11 @@ def perturb_file(
     columns together (two or more) hold a combination of values unique to one row in too many rows
     (:class:`KeptUniqueGuard`). Each is True (approve all: the command line's flags), False (approve none) or the
     collection of what was approved: (column, category) pairs, and kept column names and the tuple of every kept
-    column's name in column order (their combination). ``reader_options``
-    (ReaderOptions) override the configuration's ``input`` options.
+    column's name in column order (their combination). ``allow_identifier_kept`` (None: as ``allow_flagged_kept``,
+    the command line's rule): the kept columns approved even when they identify the records
+    (:func:`.schema.identifier_like` of the rows released); a column approved by ``allow_flagged_kept`` but not here
+    is still counted and refused when it does (the window's own box for it; its counts before the release may miss
+    rows left out). ``reader_options`` (ReaderOptions) override the configuration's ``input`` options.
     """
     from ..io.atomic import AtomicFile, check_new_output, remove_stale_temporaries, sha256_file
     from ..io.formats import format_of
@@ -245,6 +249,9 @@ def perturb_file(
     ctl = TaskControl(progress, cancel)
     rare_ok = approved_set(allow_rare_categories, "allow_rare_categories")
     kept_ok = approved_set(allow_flagged_kept, "allow_flagged_kept")
+    # a kept column that identifies the records (schema.identifier_like, counted on the rows released) needs its own
+    # approval when one is given (the window's box naming it); the command line's --allow-flagged-kept covers both
+    id_ok = kept_ok if allow_identifier_kept is None else approved_set(allow_identifier_kept, "allow_identifier_kept")
     input_path = _check_input(input_path)
     if key is None and key_path is not None:
         from .randomness import read_key_file
@@ -349,7 +356,7 @@ def perturb_file(
         rows_read = rows_out = 0
         excluded: dict[str, int] = {}
         categories = CategoryGuard(codec)
-        unique = KeptUniqueGuard.for_release(codec, kept_ok)
+        unique = KeptUniqueGuard.for_release(codec, kept_ok, id_ok)
         records = ColumnFingerprints(codec.columns)  # the ledger's check at the commit point (append_release)
         order = None if shuffle else RowOrder.for_release(codec)
         for n, codes, kept, ex in prefetched(encoded_chunks(source, codec, records, unique)):
@@ -766,8 +773,12 @@ class KeptUniqueGuard:
     one. The combination is only refused when it adds something: its unique rows exceed those of every kept column
     alone, counted by hash from the same keys for the columns not watched alone."""
 
-    def __init__(self, names, recodes: dict | None = None, cap: int = KEPT_DISTINCT_CAP, together=()):
+    def __init__(
+        self, names, recodes: dict | None = None, cap: int = KEPT_DISTINCT_CAP, together=(), identifiers_only=()
+    ):
         self.names = list(names)
+        #: columns approved as too unique but not as identifiers: refused only when they identify the records
+        self.identifiers_only = frozenset(identifiers_only)
         self.together = tuple(together) if len(together) >= 2 else ()
         self.recodes = dict(recodes or {})
         self.counts = {n: _ValueCounts(cap) for n in self.names}
@@ -775,14 +786,21 @@ class KeptUniqueGuard:
         self.joint = _KeyCounts()
 
     @classmethod
-    def for_release(cls, codec, approved: frozenset | None) -> KeptUniqueGuard:
+    def for_release(
+        cls, codec, approved: frozenset | None, identifiers: frozenset | None | str = "same"
+    ) -> KeptUniqueGuard:
         """The guard of a release of ``codec``'s kept columns, ``approved`` (:func:`approved_set` of
         ``allow_flagged_kept``: None approves everything): each kept column not approved is watched alone, and their
-        combination unless it is approved (the tuple of the kept columns' names, in column order)."""
-        if approved is None:
-            return cls([], codec.kept_recode)
-        together = tuple(codec.kept) if tuple(codec.kept) not in approved else ()
-        return cls([n for n in codec.kept if n not in approved], codec.kept_recode, together=together)
+        combination unless it is approved (the tuple of the kept columns' names, in column order). ``identifiers``
+        (:func:`approved_set` of ``allow_identifier_kept``; "same": as ``approved``): a column approved but
+        not named there is still watched, and refused only when it identifies the records
+        (:func:`.schema.identifier_like` of the rows released)."""
+        ids = approved if isinstance(identifiers, str) else identifiers
+        names = [n for n in codec.kept if approved is not None and n not in approved]
+        only = [n for n in codec.kept if n not in names and ids is not None and n not in ids]
+        together = tuple(codec.kept) if approved is not None and tuple(codec.kept) not in approved else ()
+        return cls([n for n in codec.kept if n in names or n in only], codec.kept_recode, together=together,
+                   identifiers_only=only)
 
     def add(self, table) -> None:
         """The kept columns of the rows released, as read (before recoding)."""
@@ -808,12 +826,13 @@ class KeptUniqueGuard:
 
     def found(self, rows: int) -> list[tuple[str, int, int]]:
         """(name, rows with a value no other row has, distinct values) of every column refused, in column order."""
-        from .schema import kept_too_unique
+        from .schema import identifier_like, kept_too_unique
 
         out = []
         for name in self.names:
             unique, distinct = self.counts[name].unique_and_distinct()
-            if kept_too_unique(unique, rows):
+            only = name in self.identifiers_only
+            if identifier_like(distinct, rows) if only else kept_too_unique(unique, rows):
                 out.append((name, unique, distinct))
         return out
 
@@ -823,6 +842,8 @@ class KeptUniqueGuard:
         in column order: a value so few records have discloses that such a person is in the data."""
         out = []
         for name in self.names:
+            if name in self.identifiers_only:  # approved: watched only for identifying the records
+                continue
             values, held = _rare_values(self.counts[name].rows_per_value())
             if values:
                 out.append((name, values, held))

@@ -1096,9 +1096,12 @@ class ReleaseDialog(QDialog):
         names, when ticked; none otherwise. A kept column not counted yet (no summary, not found by the release) is
         never approved: the release counts it; one that identifies the records only with its own box."""
         rare, kept = self._approvable if self.accept_clear.isChecked() else (frozenset(), frozenset())
+        identifiers = frozenset(name for name, _d, _r in self._kept_identifiers)
         if not self.accept_identifier.isChecked():  # their own box, never the tick (kept_identifier_columns)
-            kept = kept - {name for name, _d, _r in self._kept_identifiers}
-        return {"allow_rare_categories": rare, "allow_flagged_kept": kept}
+            kept, identifiers = kept - identifiers, frozenset()
+        # the engine refuses any other kept column that identifies the records on the rows released (the window's
+        # counts are of every row read: a column leaving rows out can make a kept column an identifier)
+        return {"allow_rare_categories": rare, "allow_flagged_kept": kept, "allow_identifier_kept": identifiers}
 
     def _current_found(self) -> tuple[list, list, tuple | None, list, list]:
         """(rare, kept, combination, kept_rare, kept_distinct) the last PublishRefusal found, or nothing (and

@@ -62,6 +62,7 @@ def _perturb(input_path, config, output_path, options: dict, progress, cancel):
         allow_repeat=options.get("allow_repeat", False),
         allow_rare_categories=options.get("allow_rare_categories", False),
         allow_flagged_kept=options.get("allow_flagged_kept", False),
+        allow_identifier_kept=options.get("allow_identifier_kept", False),
         audit_dir=options.get("audit_dir"),
         design_check=needed_marginal_check,
         rows_check=rows_notes,

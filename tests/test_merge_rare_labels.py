@@ -331,3 +331,21 @@ def test_text_labels_depend_only_on_the_common_categories(counts, data):
         moved.update({f"hidden{j}": n for j, (n, p) in enumerate(zip(others, places, strict=True)) if p == i})
     again, changed_again = merge_text(moved)
     assert changed_again and again.categories == col.categories, (rows, moved)
+
+
+def test_missing_values_recoded_into_a_number_of_the_order_are_placed_like_it():
+    """An adversarial review: with 'NA' recoded into '1', the value '1' was left out of the partition as the
+    missing-value category and overlapped the first range ('1' beside '<=3'). It is now a value like the others;
+    a separate missing-value category ('NA') is still never merged."""
+    from optrr_engine.release.config import ColumnConfig
+    from optrr_engine.release.merge_rare import merge_column
+
+    into = ColumnConfig(name="x", role="perturb", type="ordinal", categories=["1", "2", "3", "4"],
+                        missing="category", recode={"1": ["1", "NA"]})
+    merged, changed = merge_column(into, {"1": 12, "2": 10, "3": 1, "4": 10})
+    assert changed and merged.categories == ["<=1", "2-3", "4+"]
+    assert merged.recode == {"<=1": ["1", "NA"], "2-3": ["2", "3"], "4+": ["4"]}
+    apart = ColumnConfig(name="x", role="perturb", type="ordinal", categories=["1", "2", "3", "4", "NA"],
+                         missing="category")
+    merged, _ = merge_column(apart, {"1": 12, "2": 10, "3": 1, "4": 10, "NA": 7})
+    assert merged.categories == ["<=1", "2-3", "4+", "NA"]

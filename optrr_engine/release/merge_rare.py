@@ -135,6 +135,10 @@ def merge_column(col: ColumnConfig, rows: Mapping[str, int]) -> tuple[ColumnConf
     categories = [str(c) for c in col.categories or []]
     size = {c: int(rows.get(c, 0)) for c in categories}
     values = [c for c in categories if c != missing]
+    if col.type == "ordinal" and missing in categories and _integer_spans(categories) is not None:
+        # the missing values recoded into a number of the order ('NA' -> '1'): a value like the others, placed in
+        # the partition (left out, it overlapped a range: '1' beside '<=3')
+        values = categories
     marked = False  # an ordinal column's labels carry NEIGHBOURS_MARK
     if col.type == "ordinal":
         groups, marked = _ordinal_groups(values, size)

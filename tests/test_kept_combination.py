@@ -94,7 +94,7 @@ def test_one_kept_column_has_no_combination_check(tmp_path):
     """'c' kept alone (20 rows per value) is released, whatever the other columns would add to it."""
     assert released(tmp_path, source(tmp_path), config(kept=("c",)))["kept_columns"] == ["c"]
     codec = type("Codec", (), {"kept": ["c"], "kept_recode": {"c": None}})()
-    assert KeptUniqueGuard.for_release(codec, frozenset()).together == ()
+    assert KeptUniqueGuard.for_release(codec, frozenset(), frozenset()).together == ()
 
 
 def test_the_values_counted_are_the_recoded_ones(tmp_path):

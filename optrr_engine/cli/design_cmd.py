@@ -354,13 +354,13 @@ def run(args) -> int:
     from ..validation import check_seconds, check_sizes
 
     gathered = gather(args)
-    if args.caps and (gathered[3] is None or args.method not in ("auto", "utility")):
+    if args.caps and gathered[3] is None:  # (sizes, epsilons, weights, target)
         raise InputError(
             "--caps (per-attribute epsilon caps) applies to a whole-record target (--target-total) with --method "
             "auto or utility; with --epsilons each column's epsilon is exact already"
-            if gathered[3] is None
-            else f"--caps applies to --method auto or utility; method {args.method} does not use them"
         )
+    if args.caps and args.method not in ("auto", "utility"):
+        raise InputError(f"--caps applies to --method auto or utility; method {args.method} does not use them")
     if args.method in SAMPLING_METHODS:
         from .sampling_design import run_sampling
 

@@ -28,7 +28,8 @@ perturbed nominal or ordinal column (numeric bins are left alone) :func:`merge_r
   marked texts is read from every category's form, so a rare category that is not a whole number in order (a text
   in a numeric column) also tells that much of itself by making them texts. With fewer than two anchors
   nothing is merged and the column stays rare (LEFT_RARE_NOTE: drop it, or allow its rare categories);
-- the missing-value category (``missing_label``, "NA") is never merged (missing is not a value);
+- the missing-value category (``missing_label``, "NA") is never merged (missing is not a value), unless the
+  recoding put the missing values into a number of an ordinal column's order ('NA' -> '1'): then it is that number;
 - a column always keeps two categories besides the missing one: when only merging everything would remove the
   rare ones (an ordinal column of fewer than two anchors), what is left stays rare and the column says so (drop
   it, or allow its rare categories).

@@ -786,18 +786,15 @@ class KeptUniqueGuard:
         self.joint = _KeyCounts()
 
     @classmethod
-    def for_release(
-        cls, codec, approved: frozenset | None, identifiers: frozenset | None | str = "same"
-    ) -> KeptUniqueGuard:
+    def for_release(cls, codec, approved: frozenset | None, identifiers: frozenset | None) -> KeptUniqueGuard:
         """The guard of a release of ``codec``'s kept columns, ``approved`` (:func:`approved_set` of
         ``allow_flagged_kept``: None approves everything): each kept column not approved is watched alone, and their
         combination unless it is approved (the tuple of the kept columns' names, in column order). ``identifiers``
-        (:func:`approved_set` of ``allow_identifier_kept``; "same": as ``approved``): a column approved but
+        (:func:`approved_set` of ``allow_identifier_kept``, as perturb_file decides it): a column approved but
         not named there is still watched, and refused only when it identifies the records
         (:func:`.schema.identifier_like` of the rows released)."""
-        ids = approved if isinstance(identifiers, str) else identifiers
         names = [n for n in codec.kept if approved is not None and n not in approved]
-        only = [n for n in codec.kept if n not in names and ids is not None and n not in ids]
+        only = [n for n in codec.kept if n not in names and identifiers is not None and n not in identifiers]
         together = tuple(codec.kept) if approved is not None and tuple(codec.kept) not in approved else ()
         return cls([n for n in codec.kept if n in names or n in only], codec.kept_recode, together=together,
                    identifiers_only=only)

@@ -228,7 +228,10 @@ def _alphabetical(v: str) -> str:
 def _number_key(run: re.Match) -> str:
     """:func:`_alphabetical`'s text of a digit run: the end of the text before it, then its number's count of
     digits (one character) and digits."""
-    digits = str(int(run.group()))
+    run_text = run.group()
+    # int() only for other scripts' digits: a run of ASCII digits is its number without its leading zeros (int()
+    # refused runs longer than 4,300 digits, an unclear crash of the schema on such a value)
+    digits = (run_text.lstrip("0") or "0") if run_text.isascii() else str(int(run_text))
     return "\x00" + chr(len(digits)) + digits
 
 
@@ -371,7 +374,7 @@ def _apply_labels(col: ColumnConfig, values: list[str], labels: dict[float, str]
     without a label and saying where an ordinal order comes from."""
     codes = {v: _code(v, labels, stats.decimal) for v in values}
     col.categories = sorted(
-        values, key=lambda v: (0, codes[v], v, ()) if codes[v] is not None else (1, 0.0, "", _alphabetical(v))
+        values, key=lambda v: (0, codes[v], v, "") if codes[v] is not None else (1, 0.0, "", _alphabetical(v))
     )
     unlabelled = [v for v in col.categories if codes[v] is not None and v not in labels.values()]
     if unlabelled:
@@ -584,8 +587,8 @@ def kept_rare_refusal(found) -> str:
     (name, such values, rows holding them) of each, in column order: :meth:`KeptUniqueGuard.rare`), why it matters and
     the ways out."""
     named = ", ".join(
-        f"{name!r} ({values:,} value{'s' if values != 1 else ''} held by fewer than {RARE_COUNT} rows, {held:,} "
-        f"row{'s' if held != 1 else ''} in all)"
+        f"{name!r} ({values:,} value{'s' if values != 1 else ''} held by fewer than {RARE_COUNT} rows, "
+        f"{rows_text(held)} in all)"
         for name, values, held in found
     )
     return (

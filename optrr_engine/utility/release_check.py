@@ -122,7 +122,9 @@ def _at_rows(err: MarginalError, rows: int) -> str:
     designs: a prediction, not the count of the records that do report it, which only the release's data give)."""
     expected = f"{err.rows:,.0f}" if err.rows >= 10 else f"{err.rows:.2g}"
     reporting = f" (the design expects about {expected} of them to report this table)" if err.rows < rows else ""
-    return f"at {int(rows):,} row{'s' if int(rows) != 1 else ''}{reporting}"
+    from ..release.schema import rows_text
+
+    return f"at {rows_text(int(rows))}{reporting}"
 
 
 def uninformative_notes(mechanism, names, needed, rows: int) -> list[str]:

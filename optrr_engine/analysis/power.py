@@ -23,6 +23,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..utility.identifiability import MIN_REL_EIGENVALUE
+
 #: The test's level and the power asked of it.
 ALPHA = 0.05
 POWER = 0.8
@@ -53,7 +55,9 @@ def detectable_association(op, estimate: np.ndarray, rows: int, original_rows: i
     from scipy.linalg import eigh
 
     from ..estimation.covariance import covariance_matrix
+    from ..estimation.spectrum import NotIdentifiableError
     from .chi_square import _contrast
+    from .wald_simulation import null_law
 
     p = np.clip(np.asarray(estimate, dtype=float), 0.0, None)
     if rows <= 0 or p.ndim != 2 or p.sum() <= 0:
@@ -65,22 +69,21 @@ def detectable_association(op, estimate: np.ndarray, rows: int, original_rows: i
     p0 = np.outer(p.sum(axis=1), p.sum(axis=0))
     if np.any(p0 <= 0):
         return None
-    observed = np.clip(op.apply(p0), 0.0, None).reshape(-1)
-    release = covariance_matrix(op, observed / observed.sum(), p0, rows)
+    try:
+        release = covariance_matrix(op, null_law(op, p0), p0, rows)
+    except NotIdentifiableError:  # a zero eigenvalue: the test is not computable
+        return None
     flat = p0.reshape(-1)
     original = (np.diag(flat) - np.outer(flat, flat)) / rows
-    _d, cov = _contrast(np.stack([p0, p0]), np.stack([release, original]))
-    cov = (cov + np.swapaxes(cov, 1, 2)) / 2
+    _d, cov = _contrast(p0[None], np.stack([release, original]))
     try:
-        kept = eigh(cov[1], cov[0], eigvals_only=True)  # C v = e R v
+        kept = eigh(cov[1], cov[0], eigvals_only=True)  # C v = e R v; both positive definite (p0 > 0)
     except np.linalg.LinAlgError:
-        return None
-    if not np.all(np.isfinite(kept)) or kept.max() <= 0:
         return None
     lam = noncentrality_for_power((r - 1) * (c - 1))
     return {
         "detectable_w": float(np.sqrt(lam / (rows * kept.max()))),
-        "detectable_w_every_direction": float(np.sqrt(lam / (rows * max(kept.min(), 1e-300)))),
+        "detectable_w_every_direction": float(np.sqrt(lam / (rows * kept.min()))),
         "detectable_w_original": float(np.sqrt(lam / (original_rows or rows))),
         "largest_w": float(np.sqrt(min(r, c) - 1)),
         "alpha": ALPHA,
@@ -140,30 +143,27 @@ MAX_DESIGN_TABLES = 200
 
 def design_power(design, rows: int, sets) -> dict | None:
     """Before a release: what the tests of association on the needed 2-way tables ``sets`` (of column indices) will
-    detect, at uniform margins (the prior, no data): ``tables`` (how many had their power computed, at most
-    MAX_DESIGN_TABLES spread evenly), ``median_w`` and ``weakest_w`` (the median and the largest of their
-    best-pattern :func:`detectable_association`), ``median_w_every_pattern``, ``original_w`` (the median of the
-    unperturbed rows'), ``no_power`` (tables that detect no association at all) and the sentence ``statement``.
-    ``design``: a Mechanism or a SamplingDesign (its tables reported by the rows expected to hold both columns);
-    None without 2-way tables or when none could be computed (a design that never reports two columns together)."""
+    detect, at uniform margins (the prior, no data): ``tables`` (how many, at most MAX_DESIGN_TABLES spread evenly),
+    ``median_w`` and ``weakest_w`` (the median and the largest :func:`detectable_w_uniform`), ``original_w`` (the
+    median of the unperturbed rows'), ``no_power`` (tables that detect no association at all) and the sentence
+    ``statement``. ``design``: a Mechanism or a SamplingDesign (its tables reported by the rows expected to hold
+    both columns); None without 2-way tables or when none has a test (a design that never reports two columns
+    together, or erases their association)."""
     pairs = [(int(s[0]), int(s[1])) for s in sets if len(s) == 2]
     if not pairs or rows <= 0:
         return None
     if len(pairs) > MAX_DESIGN_TABLES:
         pairs = [pairs[int(i)] for i in np.linspace(0, len(pairs) - 1, MAX_DESIGN_TABLES)]
-    found = [p for p in (_pair_power(design, pair, rows) for pair in pairs) if p is not None]
+    found = [p for p in (detectable_w_uniform(design, pair, rows) for pair in pairs) if p is not None]
     if not found:
         return None
-    best = np.array([p["detectable_w"] for p in found])
-    every = np.array([p["detectable_w_every_direction"] for p in found])
-    top = np.array([p["largest_w"] for p in found])
+    best = np.array([w for w, _orig, _top in found])
     out: dict = {
         "tables": len(found),
         "median_w": float(np.median(best)),
         "weakest_w": float(best.max()),
-        "median_w_every_pattern": float(np.median(every)),
-        "original_w": float(np.median([p["detectable_w_original"] for p in found])),
-        "no_power": int(np.count_nonzero(best > top)),
+        "original_w": float(np.median([orig for _w, orig, _top in found])),
+        "no_power": int(np.count_nonzero(best > np.array([top for _w, _orig, top in found]))),
         "alpha": ALPHA,
         "power": POWER,
     }
@@ -171,28 +171,33 @@ def design_power(design, rows: int, sets) -> dict | None:
     return out
 
 
-def _pair_power(design, pair: tuple[int, int], rows: int) -> dict | None:
+def detectable_w_uniform(design, pair: tuple[int, int], rows: int) -> tuple[float, float, float] | None:
+    """(w the release's test detects, w the ``rows`` original records detect, the largest w) for the table of
+    ``pair`` at uniform margins, where every pattern of association is kept alike: the release keeps lambda_11^2 of
+    the records' information (R = C / lambda_11^2 on the interaction space; lambda_11 the pair's interaction
+    eigenvalue), so w = sqrt(lambda_80 / n) / |lambda_11| with n the rows reporting the table
+    (:func:`detectable_association` at uniform margins gives the same). None when no record reports the pair's real
+    values together or the design erases their association."""
     from ..sampling import SamplingDesign
 
-    sizes = [int(design.sizes[a]) for a in pair]
-    uniform = np.full(sizes, 1.0 / (sizes[0] * sizes[1]))
+    r, c = (int(design.sizes[a]) for a in pair)
     if isinstance(design, SamplingDesign):
-        if design.fills_fakes:
-            return None  # RS+FD: no record carries two real values
+        if design.fills_fakes or design.coverage(pair) <= 0:
+            return None  # RS+FD: no record carries two real values; else no record reports the pair
         from ..estimation.sampled import marginal_operator
 
-        share = np.asarray(design.probs, dtype=float) * design.holding(pair)
-        if share.sum() <= 0:
-            return None
-        op = marginal_operator(design, pair, rows * share)
-        return detectable_association(op, uniform, max(1, int(round(rows * share.sum()))), rows)
-    from ..estimation import StructuredOperator
+        op = marginal_operator(design, pair, np.asarray(design.probs, dtype=float) * design.holding(pair))
+        reporting = rows * design.coverage(pair)
+    else:
+        from ..estimation import StructuredOperator
 
-    try:
         op = StructuredOperator.from_mechanism(design.marginal(list(pair)))
-        return detectable_association(op, uniform, rows)
-    except (np.linalg.LinAlgError, ValueError):
+        reporting = float(rows)
+    interaction = abs(float(op.eigenvalues[3]))
+    if interaction < MIN_REL_EIGENVALUE:
         return None
+    lam = noncentrality_for_power((r - 1) * (c - 1))
+    return float(np.sqrt(lam / reporting) / interaction), float(np.sqrt(lam / rows)), float(np.sqrt(min(r, c) - 1))
 
 
 def design_power_sentence(power: dict) -> str:
@@ -201,7 +206,7 @@ def design_power_sentence(power: dict) -> str:
     none = f"; {power['no_power']} of them detect no association at all" if power["no_power"] else ""
     return (
         f"tests of association on these tables ({power['tables']} computed, uniform margins, {share} power at "
-        f"{100 * power['alpha']:g} %): detect Cohen's w >= {power['median_w']:.2g} in the best-kept pattern "
-        f"(median; {power['median_w_every_pattern']:.2g} in every pattern; the weakest table {power['weakest_w']:.2g})"
+        f"{100 * power['alpha']:g} %): detect Cohen's w >= {power['median_w']:.2g} (median; the weakest table "
+        f"{power['weakest_w']:.2g})"
         f"{none}; the original records: {power['original_w']:.2g} (0.1 small, 0.3 medium, 0.5 large)"
     )

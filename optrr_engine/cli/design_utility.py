@@ -111,20 +111,18 @@ def predicted_json(mechanism, args) -> dict:
     except TooLargeError as exc:
         return {"rows": n, "marginals": text, "skipped": str(exc)}
     out = described(pe.to_json(getattr(args, "names", None)), args, text, guess)
-    with_test_power(out, mechanism, spec, n)
+    with_test_power(out, mechanism, pe, n)
     warn_non_identifiable(out, mechanism)
     return out
 
 
-def with_test_power(pe_json: dict, design, spec, n: int) -> None:
-    """``test_power`` in the predicted-error JSON: what tests of association on the needed 2-way tables will detect
-    (:func:`optrr_engine.analysis.power.design_power`, uniform margins), when there are such tables."""
+def with_test_power(pe_json: dict, design, predicted, n: int) -> None:
+    """``test_power`` in the predicted-error JSON: what tests of association on the needed 2-way tables of
+    ``predicted`` (the design's PredictedError) will detect (:func:`optrr_engine.analysis.power.design_power`,
+    uniform margins), when there are such tables."""
     from ..analysis.power import design_power
-    from ..utility.marginals import resolve_marginals
 
-    if design is None:
-        return
-    power = design_power(design, n, [s for s in resolve_marginals(spec, int(design.k)) if len(s) == 2])
+    power = design_power(design, n, [m.attributes for m in predicted.marginals if len(m.attributes) == 2])
     if power is not None:
         pe_json["test_power"] = power
 
@@ -221,7 +219,8 @@ def recommend_output(args, sizes, weights, target, progress=None) -> tuple[dict,
     names = getattr(args, "names", None)
     out["recommendation"] = rec.to_json(n, text, names)
     pe = described(best.error.to_json(names), args, text, guess)
-    with_test_power(pe, design.mechanism if design is not None else getattr(cand, "design", None), spec, n)
+    released = design.mechanism if design is not None else cand.design  # type: ignore[attr-defined] # sampling
+    with_test_power(pe, released, best.error, n)
     out["predicted_error"] = pe
     warn_non_identifiable(pe, getattr(cand, "design", None))
     return out, configuration_of(cand, design)

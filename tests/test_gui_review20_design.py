@@ -173,9 +173,9 @@ def test_the_switch_never_starts_from_a_result_for_other_category_counts():
         request={"weights": state.weights()}, current=lambda: {"kronecker": old}, chosen=lambda: "kronecker",
         sizes_fn=lambda: [3, 3],
     )
-    assert budget_epsilons(state, controller, [3, 3]) == [1.0, 1.0]  # Kronecker's split, not the stale 0.9 / 1.1
+    assert budget_epsilons(state, controller) == [1.0, 1.0]  # Kronecker's split, not the stale 0.9 / 1.1
     controller.sizes_fn = lambda: [5, 3]
-    assert budget_epsilons(state, controller, [5, 3]) == [0.9, 1.1]  # the result for these counts
+    assert budget_epsilons(state, controller) == [0.9, 1.1]  # the result for these counts
 
 
 def test_per_column_mode_says_why_utility_and_the_sampling_rows_are_gone(qtbot, tmp_path):

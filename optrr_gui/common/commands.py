@@ -146,30 +146,6 @@ class SetSessionValue(QUndoCommand):
         return True
 
 
-class SwitchToPerColumn(QUndoCommand):
-    """Leave total-budget mode with each perturbed column at the ε the budget gave it (``epsilons``: {index: ε}):
-    the columns' ε and the mode in one undo step; undo returns to the budget with the columns' ε before (review 20:
-    only the mode flipped, and every column jumped to the stale ε written when the file was opened)."""
-
-    def __init__(self, state: SessionState, epsilons: dict):
-        super().__init__(session_text("budget_mode", False))
-        self.state = state
-        self.indices = list(epsilons)
-        self.new = [float(epsilons[i]) for i in self.indices]
-        self.old = [state.column_value(i, "epsilon") for i in self.indices]
-        self.old_mode = bool(state.budget_mode)
-
-    def redo(self) -> None:
-        if self.indices:  # the ε first: the designs of the new mode start from them
-            self.state.set_column_values(self.indices, "epsilon", self.new)
-        self.state.set_session_value("budget_mode", False)
-
-    def undo(self) -> None:
-        self.state.set_session_value("budget_mode", self.old_mode)
-        if self.indices:
-            self.state.set_column_values(self.indices, "epsilon", self.old)
-
-
 class SetColumnValues(QUndoCommand):
     """Set one field of several columns to one value: one undo step, one state change (one redraw)."""
 

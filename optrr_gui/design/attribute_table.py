@@ -30,7 +30,7 @@ from shiboken6 import delete as shiboken_delete
 
 from optrr_engine.tolerance import eps_equal
 
-from ..common.commands import SetColumnValue, SetSessionValue, SwitchToPerColumn, set_roles, set_type
+from ..common.commands import SetColumnsFields, SetColumnValue, SetSessionValue, session_text, set_roles, set_type
 from ..common.widgets import text_column_width
 from ..design.epsilon_editor import (
     INVALID_STYLE,
@@ -124,15 +124,14 @@ def cell_warnings(warnings) -> list[str]:
     return sorted(warnings, key=lambda w: not blocks(w))
 
 
-def budget_epsilons(state: SessionState, controller=None, counts=None) -> list[float]:
+def budget_epsilons(state: SessionState, controller=None) -> list[float]:
     """The ε each perturbed column gets from the whole-record budget now, rounded down as an ε editor holds them
     (:func:`rounded_down`): a switch to ε per column starts the columns there (review 20). The values are those the
     Design tab's column table shows in total-budget mode ("ε from weights": the engine's split of the target by the
     weights, scale c × weight, :func:`optrr_engine.budget.distribute_budget`, in ``DesignSummary.requested``) for
     the design the release would use, else for the best ranked design that splits the budget by weights, when its
     result answers the current target and weights. Without such a result (the designs are still computing), the
-    engine's split for Kronecker, the textbook construction: within the budget for every exact design.
-    ``counts``: the columns' category counts (by row), for that split only."""
+    engine's split for Kronecker, the textbook construction: within the budget for every exact design."""
     from optrr_engine.budget import distribute_budget
 
     from ..state.design_summary import ranked
@@ -166,8 +165,7 @@ def budget_epsilons(state: SessionState, controller=None, counts=None) -> list[f
                 break
     if values is None:
         # (Kronecker's split, target / sum of the weights x weight, does not depend on the category counts)
-        counts = counts or []
-        sizes = [max(2, int(counts[i] or 2)) if i < len(counts) else 2 for i in state.perturbed_indices()]
+        sizes = [2] * len(names)
         values = list(distribute_budget("kronecker", sizes, weights, state.target_total).design.requested_epsilons)
     return [rounded_down(v) for v in values]
 
@@ -560,13 +558,18 @@ class AttributePanel(QWidget):
             return
         # Each perturbed column starts at the ε the budget gives it now, in the same undo step (review 20: the
         # columns jumped to the stale ε written when the file was opened, without a word).
-        epsilons = budget_epsilons(self.state, self.controller, self.model.counts)
+        epsilons = budget_epsilons(self.state, self.controller)
         changes = {
-            i: e
+            i: {"epsilon": e}
             for i, e in zip(self.state.perturbed_indices(), epsilons, strict=True)
             if not eps_equal(e, self.state.columns[i].epsilon)
         }
-        self.stack.push(SwitchToPerColumn(self.state, changes))
+        text = session_text("budget_mode", False)
+        self.stack.beginMacro(text)  # the ε first (the designs of the new mode start from them), then the mode
+        if changes:
+            self.stack.push(SetColumnsFields(self.state, changes, text))
+        self.stack.push(SetSessionValue(self.state, "budget_mode", False))
+        self.stack.endMacro()
 
     def _update_target_range(self) -> None:
         """At most MAX_EPSILON per perturbed column: a larger whole-record target can never be used

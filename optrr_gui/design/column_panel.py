@@ -431,15 +431,6 @@ class ColumnPanel(QWidget):
         """Release ``labels`` as ``new_label`` (merge; a rename for one label), at once."""
         self._recode_now("merge", {"labels": list(labels), "new_label": new_label})
 
-    def merge_rare_neighbours(self) -> list[str]:
-        """Merge the rare categories of the ordinal column shown with their neighbours (the engine's rule), at once;
-        returns the labels merged away."""
-        col = self.state.columns[self.row]
-        if self.summaries.get(col.name) is None:
-            return []
-        result = self._recode_now("merge_rare", {})
-        return result.merged if result is not None else []
-
     def group_rare_categories(self, min_rows: int, label: str = "Other") -> list[str]:
         """Merge every category seen in fewer than ``min_rows`` rows into ``label``, at once; returns the labels
         merged."""

@@ -296,7 +296,7 @@ class SessionState:
         columns are confirmed (``columns_chosen``). Each perturbed column's stored epsilon is SAFE_START_TARGET / k
         (a configuration saved in budget mode keeps even the textbook construction within the budget if its
         target is removed); switching to epsilon per column in the window starts the columns at the epsilons the
-        budget's design gave them instead (``commands.SwitchToPerColumn``), so the design stays where it was.
+        budget's design gave them instead (``attribute_table.budget_epsilons``), so the design stays where it was.
 
         Budget mode since 2026-11-26: with epsilon per column, the exact designs reach a whole-record epsilon far
         below the budget proposed (16 columns of the lung cancer survey: 0.92 of 3) and give worse answers

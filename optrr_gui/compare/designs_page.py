@@ -24,7 +24,7 @@ from optrr_engine.compare import output as figures
 
 from ..common.widgets import fmt_eps
 from ..state import needed_marginals
-from ..state.design_summary import METHOD_LABELS, short_label
+from ..state.design_summary import METHOD_LABELS, short_label, words_listed
 from ..workers.jobs import compare as compare_jobs
 from .view import ComparePage
 
@@ -192,9 +192,8 @@ class DesignsPage(ComparePage):
                 parts.append(f"{int(count)} of the {total:,} {int(way)}-way tables")
         if not parts:
             return ""
-        listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         return (
-            f" The columns average {listed}, drawn at random (the same for every design; 'tables per "
+            f" The columns average {words_listed(parts)}, drawn at random (the same for every design; 'tables per "
             "size' sets how many): their order can differ from the ★, which is ranked on every table needed."
         )
 

@@ -500,10 +500,14 @@ def refused_above(
     return out
 
 
-def listed_labels(methods: list[str]) -> str:
-    """ "Optimal, Auto and Classes" """
-    names = [short_label(m) for m in methods]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+def words_listed(words: list[str], last: str = "and") -> str:
+    """ "a, b and c" (or ``last`` "or": "a, b or c")."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" {last} " + words[-1]
+
+
+def listed_labels(methods: list[str], last: str = "and") -> str:
+    """ "Optimal, Auto and Classes" (the designs as the table's rows name them)."""
+    return words_listed([short_label(m) for m in methods], last)
 
 
 def recommendation_text(
@@ -574,12 +578,6 @@ _OTHER_METHODS = re.compile(
 _METHOD_NAMED = re.compile(rf"\bmethod ({_METHOD_ID})\b")
 
 
-def _labels_listed(ids: list[str]) -> str:
-    """ "Heuristic, Family or Auto" (the designs as the table's rows name them)."""
-    names = [short_label(m) for m in ids]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-
-
 def design_wording(error: str) -> str:
     """Why a design is not available, in the GUI's words: the engine's command-line advice ("use --method
     heuristic, family or auto", "choose the method auto or optimal") names the designs as the table's rows do
@@ -588,7 +586,7 @@ def design_wording(error: str) -> str:
 
     def advice(match: re.Match) -> str:
         ids = re.split(r", | or ", match.group(1))
-        text = f"pick the {_labels_listed(ids)} design instead"
+        text = f"pick the {listed_labels(ids, 'or')} design instead"
         return text + (f", or use {match.group(2)} ε" if match.group(2) else "")
 
     from .config_bridge import gui_wording

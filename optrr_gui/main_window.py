@@ -1065,8 +1065,9 @@ class MainWindow(QMainWindow):
 
     def merge_rare_everywhere(self) -> None:
         """Edit ▸ Merge rare categories in every column: the engine's rule of ``optrr schema --merge-rare`` on every
-        perturbed nominal or ordinal column (workers.jobs.recode.merge_rare_everywhere), on a worker thread; applied
-        as one undo step when it arrives, if the columns did not change meanwhile."""
+        perturbed nominal or ordinal column (workers.jobs.recode.merge_rare_everywhere), in the data worker process
+        (as a column's own recoding: counting a many-category column in a thread held the window); applied as one
+        undo step when it arrives, if the columns did not change meanwhile."""
         from .workers.jobs.recode import merge_rare_everywhere
 
         if self.loading or not self.summaries:
@@ -1081,12 +1082,17 @@ class MainWindow(QMainWindow):
             dict(self.summaries),
             on_done=lambda result: self._merged_everywhere(result, version),
             on_error=lambda exc: self.show_error(f"Merging the rare categories failed: {exc}"),
+            process="data",
         )
 
     def _merged_everywhere(self, result, version: int) -> None:
         if self.state.data_version != version:
             self.show_info("The columns changed while their rare categories were being merged: nothing was changed.")
             return
+        for i, change in result.changes.items():  # counted by the worker: the warnings do not count them again
+            name = self.state.columns[i].name
+            if name in result.counts and self.summaries.get(name) is not None:
+                self.summaries[name].remember_recoded(change["recode"], result.counts[name])
         if result.changes:
             n = len(result.merged)
             self.stack.push(

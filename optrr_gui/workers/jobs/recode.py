@@ -9,7 +9,7 @@ from the window's every repaint: stalls of 150-240 ms); the session is changed o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from optrr_engine.errors import InputError, OptRRError
 from optrr_engine.release.config import ColumnConfig
@@ -126,11 +126,14 @@ def recode_column(column: ColumnState, summary, kind: str, params: dict, progres
 class MergedEverywhere:
     """What :func:`merge_rare_everywhere` found: ``changes`` {column index: {"recode", "categories"}} to set in one
     undo step, the names of the columns ``merged`` and of those ``still_rare`` after it (nothing the rule can merge:
-    a column of two values with one rare, or a rare missing-value category)."""
+    a column of two values with one rare, or a rare missing-value category); ``counts``: {column name: rows per
+    released label after its new recode}, counted here on a copy of its summary: the window keeps them in its own
+    summary (``ColumnSummary.remember_recoded``) before applying the change, so its warnings count nothing again."""
 
     changes: dict
     merged: list
     still_rare: list
+    counts: dict = field(default_factory=dict)
 
 
 def merge_rare_everywhere(columns: list[ColumnState], summaries: dict, progress=None, cancel=None) -> MergedEverywhere:
@@ -157,5 +160,6 @@ def merge_rare_everywhere(columns: list[ColumnState], summaries: dict, progress=
         for i, new in enumerate(done.config.columns)
         if new.name in done.merged
     }
+    recoded = {columns[i].name: summaries[columns[i].name].recoded(c["recode"]) for i, c in changes.items()}
     ctl.report(1.0, "merged")
-    return MergedEverywhere(changes, list(done.merged), list(done.still_rare))
+    return MergedEverywhere(changes, list(done.merged), list(done.still_rare), recoded)

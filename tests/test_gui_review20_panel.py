@@ -116,15 +116,23 @@ def test_the_vs_kronecker_header_says_both_errors_are_predicted(qtbot, panel):
 # -- 3. the reasons a design is not available, in the GUI's words ------------------------------------------------
 def engine_reasons() -> dict[str, str]:
     """The engine's own reasons (its CLI wording): Optimal for 34 columns, Family for ε out of its reach."""
-    request = {"budget_mode": False, "epsilons": [1.0] * 34, "weights": [1.0] * 34, "target_total": 1.0}
-    optimal = compute_design("optimal", [3] * 34, request, 157)
-    request = {"budget_mode": False, "epsilons": OUT_OF_FAMILY, "weights": [1.0] * 4, "target_total": 1.0}
-    family = compute_design("family", [3, 4, 2, 5], request, 400)
-    assert not optimal.ok and not family.ok
+    from optrr_engine.designs import run_design
+    from optrr_engine.errors import OptRRError
+
+    def reason(method, sizes, epsilons) -> str:
+        with pytest.raises(OptRRError) as refused:
+            run_design(method, sizes, epsilons)
+        return str(refused.value)
+
+    optimal = reason("optimal", [3] * 34, [1.0] * 34)
+    family = reason("family", [3, 4, 2, 5], OUT_OF_FAMILY)
     # the engine (and so its command line) still says it its way
-    assert "use --method heuristic, family or auto" in optimal.error
-    assert "choose the method auto or optimal" in family.error
-    return {"optimal": optimal.error, "family": family.error}
+    assert "use --method heuristic, family or auto" in optimal
+    assert "choose the method auto or optimal" in family
+    # the window's design job words it once, where the summary is made (design_wording)
+    request = {"budget_mode": False, "epsilons": [1.0] * 34, "weights": [1.0] * 34, "target_total": 1.0}
+    assert compute_design("optimal", [3] * 34, request, 157).error == design_wording(optimal)
+    return {"optimal": optimal, "family": family}
 
 
 def test_design_wording_names_the_designs_as_the_table_does():
@@ -156,9 +164,10 @@ def test_the_panel_shows_the_reasons_without_command_line_options(qtbot, panel):
     auto" and "choose the method auto or optimal" before. Fails before the fix."""
     c = panel.controller
     reasons = engine_reasons()
-    c.summaries["optimal"] = DesignSummary(method="optimal", ok=False, error=reasons["optimal"])
+    # a summary as the window's design job makes it (worded there once, design_wording)
+    c.summaries["optimal"] = DesignSummary(method="optimal", ok=False, error=design_wording(reasons["optimal"]))
     family = c.summaries["family"]
-    assert not family.ok and "choose the method auto or optimal" in family.error  # computed by the panel's request
+    assert not family.ok and family.error == design_wording(reasons["family"])  # computed by the panel's request
     panel.refresh()
     for method in ("optimal", "family"):
         row = panel._rows.index(method)

@@ -19,6 +19,7 @@ from ..state.design_summary import (
     BUDGET_ONLY_METHODS,
     DesignSummary,
     available_methods,
+    design_wording,
     is_quick,
     ranked,
     recommend,
@@ -279,7 +280,8 @@ class DesignController(QObject):
         self.changed.emit()
 
     def _failed(self, method: str, key: str, exc: BaseException) -> None:
-        self.summaries[method] = DesignSummary(method=method, ok=False, error=f"{type(exc).__name__}: {exc}")
+        error = design_wording(f"{type(exc).__name__}: {exc}")  # the window's words, once (as the design job's)
+        self.summaries[method] = DesignSummary(method=method, ok=False, error=error)
         self.summary_keys[method] = key
         self.status[method] = "failed"
         self.changed.emit()

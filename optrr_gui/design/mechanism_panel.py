@@ -43,7 +43,6 @@ from ..state.design_summary import (
     TOO_NOISY,
     DesignSummary,
     changes_text,
-    design_wording,
     display_order,
     joint_note,
     may_recommend,
@@ -268,7 +267,6 @@ def short_reason(error: str) -> str:
         return "too many categories"
     if "at most" in text or "too large" in text or "handles" in text:
         return "too many columns"
-    error = design_wording(error)
     return error if len(error) <= 32 else error[:30] + "…"
 
 
@@ -726,7 +724,7 @@ class MechanismPanel(QWidget):
             lines.append("Not computed yet.")
             return "\n".join(lines)
         if not s.ok:
-            lines.append(f"Not available for this request: {design_wording(s.error)}")
+            lines.append(f"Not available for this request: {s.error}")
             return "\n".join(lines)
         lines.append(
             f"Whole-record ε {fmt_eps(s.overall_epsilon)}: the privacy of a complete record, recomputed from the "
@@ -831,7 +829,7 @@ class MechanismPanel(QWidget):
         stale = self.stale_text()
         if s is None or not s.ok or len(s.achieved) != len(names):
             set_text(self.shown_label, METHOD_LABELS.get(method, "") if method else "")
-            set_text(self.changes, html.escape(design_wording(s.error)) if s is not None and not s.ok else "")
+            set_text(self.changes, html.escape(s.error) if s is not None and not s.ok else "")
         else:
             set_text(self.shown_label, self._caption(method, s, stale))
             weights = self.controller.request.get("weights")

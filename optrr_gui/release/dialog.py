@@ -58,7 +58,6 @@ from ..common.widgets import fmt_eps, fmt_seconds
 from ..state.design_summary import (
     METHOD_LABELS,
     SAMPLING_ROWS,
-    design_wording,
     listed_labels,
     noise_note,
     short_label,
@@ -870,7 +869,7 @@ class ReleaseDialog(QDialog):
         if summary is not None and summary.ok:
             return ""
         why = (
-            f"failed: {design_wording(summary.error)}"
+            f"failed: {summary.error}"
             if summary is not None
             else "is not computed for these settings (cancelled)"
         )

@@ -16,6 +16,7 @@ from ...state.design_summary import (
     BUDGET_ONLY_METHODS,
     DEGENERATE_EPSILON,
     DesignSummary,
+    design_wording,
     needed_spec,
     sampling_parameters,
     summarise,
@@ -80,7 +81,9 @@ def compute_design(method, sizes, request: dict, n_rows, progress=None, cancel=N
     except Cancelled:
         raise
     except OptRRError as exc:
-        return DesignSummary(method=method, ok=False, error=str(exc), seconds=time.perf_counter() - t0)
+        # in the window's words once, here (design names, no command-line options): every reader shows it as it is
+        error = design_wording(str(exc))
+        return DesignSummary(method=method, ok=False, error=error, seconds=time.perf_counter() - t0)
 
 
 def repredict(summary: DesignSummary, n_rows, request: dict, progress=None, cancel=None) -> DesignSummary:

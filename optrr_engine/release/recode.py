@@ -116,47 +116,90 @@ def recode_arrow(col, recode):
 # -- edits, as the application makes them ---------------------------------------------------------
 
 
-def _sources_of(label: str, recode, mapping: dict[str, str]) -> list[str]:
-    """The input texts released as ``label``: the ones listed under it, and the text itself unless that text
-    is recoded to another label (after renaming "Other" to "M", a new "Other" holds only what is merged in).
-    ``mapping``: ``source_map(recode)``, built once by the caller."""
-    listed = list((recode or {}).get(label, []))
-    if label in listed or mapping.get(label, label) != label:
-        return listed
-    return [label, *listed]
-
-
 def merge(recode, categories: list[str], labels: list[str], new_label: str) -> tuple[dict, list[str]]:
     """Merge released ``labels`` into ``new_label``, placed where the first of them was. Returns
     (recode, categories). Linear in the number of categories and recoded texts."""
-    labels = list(dict.fromkeys(str(x) for x in labels))
-    if not labels:
+    return merge_many(recode, categories, [(labels, new_label)])
+
+
+#: Where a merged category was in :func:`merge_many`'s list of categories (no category is this object).
+_GONE = object()
+
+
+def merge_many(recode, categories: list[str], groups) -> tuple[dict, list[str]]:
+    """:func:`merge` of each group of ``groups`` ([(labels, new_label)], usually disjoint) in turn, in one pass:
+    the same (recode, categories) and the same error (that of the first group :func:`merge` would refuse) as
+    calling it once per group on what the previous call returned, linear in the number of categories, recoded
+    texts and labels given (calling :func:`merge` per group is quadratic: each call copies the whole column).
+
+    Each category keeps the slot (index in ``categories``) it had; a merge puts ``new_label`` in the smallest of
+    its labels' slots (each label's last one, as in :func:`merge`) and frees the others, so the order of the slots
+    is the order of the list. ``recoded`` counts, per input text, the labels other than itself listing it:
+    ``source_map(recode)`` maps a text to another label exactly when its count is positive."""
+    groups = list(groups)
+    if not groups:
         raise InputError("choose the categories to merge")
-    position = {c: i for i, c in enumerate(categories)}
-    missing = [x for x in labels if x not in position]
-    if missing:
-        raise InputError(f"{missing[0]!r} is not a category of this column")
-    new_label = str(new_label).strip()
-    if not new_label:
-        raise InputError("the merged category needs a name")
-    chosen = set(labels)
-    if new_label in position and new_label not in chosen:
-        raise InputError(f"{new_label!r} is already a category; merge it too or choose another name")
-    recode = {k: list(v) for k, v in (recode or {}).items()}
-    mapping = source_map(recode)
-    sources: dict[str, None] = {}
-    for label in labels:
-        for s in _sources_of(label, recode, mapping):
-            sources[s] = None
-        recode.pop(label, None)
-    ordered = list(sources)
-    if new_label in sources:
-        ordered = [new_label, *[s for s in ordered if s != new_label]]
-    if ordered != [new_label]:
-        recode[new_label] = ordered
-    first = min(position[x] for x in labels)
-    out = [new_label if i == first else c for i, c in enumerate(categories) if i == first or c not in chosen]
-    return _tidy(recode), out
+    out: list = list(categories)
+    slots = {c: i for i, c in enumerate(out)}  # each category's (last) slot
+    earlier: dict = {}  # the other slots of a category listed more than once (they go with it)
+    if len(slots) != len(out):
+        for i, c in enumerate(out):
+            if slots[c] != i:
+                earlier.setdefault(c, []).append(i)
+    recoded: dict[str, int] = {}
+    for step, (given, target) in enumerate(groups):
+        labels = list(dict.fromkeys(str(x) for x in given))
+        if not labels:
+            raise InputError("choose the categories to merge")
+        missing = [x for x in labels if x not in slots]
+        if missing:
+            raise InputError(f"{missing[0]!r} is not a category of this column")
+        new_label = str(target).strip()
+        if not new_label:
+            raise InputError("the merged category needs a name")
+        chosen = set(labels)
+        if new_label in slots and new_label not in chosen:
+            raise InputError(f"{new_label!r} is already a category; merge it too or choose another name")
+        if step == 0:  # (copied once the first merge is known to be valid, as merge does)
+            recode = {k: list(v) for k, v in (recode or {}).items()}
+            for label, texts in recode.items():
+                _count(recoded, label, texts, 1)
+        sources: dict[str, None] = {}
+        for label in labels:  # the input texts released as each label, as the recode stands before this merge:
+            # those listed under it, and the text itself unless that text is recoded to another label (after renaming
+            # "Other" to "M", a new "Other" holds only what is merged in)
+            listed = recode.get(label, [])
+            if label not in listed and not recoded.get(label):
+                sources[label] = None
+            sources.update(dict.fromkeys(listed))
+        for label in labels:
+            _count(recoded, label, recode.pop(label, []), -1)
+        ordered = list(sources)
+        if new_label in sources:
+            ordered = [new_label, *[s for s in ordered if s != new_label]]
+        if ordered != [new_label]:
+            _count(recoded, new_label, recode.get(new_label, []), -1)
+            recode[new_label] = ordered
+            _count(recoded, new_label, ordered, 1)
+        if step == 0:  # the whole recode tidied, as merge returns it; from then on only the entry written can be untidy
+            recode = _tidy(recode)
+        elif new_label in recode and _untidy(new_label, recode[new_label]):
+            del recode[new_label]  # an empty or identity entry: no text is counted in ``recoded`` for it
+        first = min(slots[x] for x in labels)
+        for label in labels:
+            out[slots.pop(label)] = _GONE
+            for i in earlier.pop(label, ()):
+                out[i] = _GONE
+        out[first] = new_label
+        slots[new_label] = first
+    return recode, [c for c in out if c is not _GONE]
+
+
+def _count(recoded: dict[str, int], label: str, texts, step: int) -> None:
+    """Add ``step`` to the count of each text ``label`` lists that is not ``label`` itself (:func:`merge_many`)."""
+    for s in texts:
+        if s != label:
+            recoded[s] = recoded.get(s, 0) + step
 
 
 def rename(recode, categories: list[str], old: str, new: str) -> tuple[dict, list[str]]:
@@ -185,4 +228,9 @@ def reorder(categories: list[str], order: list[str]) -> list[str]:
 
 
 def _tidy(recode) -> dict:
-    return {k: v for k, v in recode.items() if v and v != [k]}
+    return {k: v for k, v in recode.items() if not _untidy(k, v)}
+
+
+def _untidy(label, texts) -> bool:
+    """Whether a recode entry says nothing: no texts, or only the label itself."""
+    return not texts or texts == [label]

@@ -12,6 +12,7 @@ from optrr_engine.analysis.chi_square import wald_independence
 from optrr_engine.analysis.power import (
     MEDIUM_W,
     detectable_association,
+    detectable_w_uniform,
     low_power_warning,
     noncentrality_for_power,
     power_sentence,
@@ -167,7 +168,18 @@ def test_before_a_release_the_design_says_what_tests_on_the_needed_pairs_will_de
            for p in pairs]
     assert power["tables"] == 3 and power["median_w"] == pytest.approx(np.median([o["detectable_w"] for o in one]))
     assert power["weakest_w"] == pytest.approx(max(o["detectable_w"] for o in one))
-    assert power["no_power"] == 3 and "3 of them detect no association at all" in power["statement"]
+    assert power["no_power"] == 3 and "with_power" not in power
+    # a w above the largest possible one (sqrt(min(r, c) - 1) <= 2 here) is not quoted as if it were detectable
+    assert "none detects any association, not even the strongest possible" in power["statement"]
+    assert "Cohen's w >=" not in power["statement"]
+    # some tables with power, some without: the sentence quotes the w of those that can detect something
+    mixed, _ = kronecker([2, 2, 6], [4.0, 0.05, 4.0])  # the pairs with the nearly pure-noise column have no power
+    part = design_power(mixed, 2000, pairs)
+    able = [w for w, _o, top in (detectable_w_uniform(mixed, p, 2000) for p in pairs) if w <= top]
+    assert 0 < part["no_power"] < part["tables"] == 3 and len(able) == 3 - part["no_power"]
+    assert part["with_power"] == {"median_w": pytest.approx(np.median(able)), "weakest_w": pytest.approx(max(able))}
+    assert f"detect Cohen's w >= {np.median(able):.2g} (median of those that can" in part["statement"]
+    assert f"{part['no_power']} of them detect no association at all" in part["statement"]
     # sampling designs: a pair no record reports together has no test; sample-2's pairs by the rows reporting them
     assert design_power(make_sampling_design("smp", sizes, 3.0), 3000, pairs) is None
     assert design_power(make_sampling_design("rsfd", sizes, 3.0), 3000, pairs) is None

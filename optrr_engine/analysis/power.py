@@ -145,10 +145,11 @@ def design_power(design, rows: int, sets) -> dict | None:
     """Before a release: what the tests of association on the needed 2-way tables ``sets`` (of column indices) will
     detect, at uniform margins (the prior, no data): ``tables`` (how many, at most MAX_DESIGN_TABLES spread evenly),
     ``median_w`` and ``weakest_w`` (the median and the largest :func:`detectable_w_uniform`), ``original_w`` (the
-    median of the unperturbed rows'), ``no_power`` (tables that detect no association at all) and the sentence
-    ``statement``. ``design``: a Mechanism or a SamplingDesign (its tables reported by the rows expected to hold
-    both columns); None without 2-way tables or when none has a test (a design that never reports two columns
-    together, or erases their association)."""
+    median of the unperturbed rows'), ``no_power`` (tables that detect no association at all: their w is above the
+    largest possible), ``with_power`` (when some but not all tables have no power: the median and weakest w of the
+    others, which the sentence quotes) and the sentence ``statement``. ``design``: a Mechanism or a SamplingDesign
+    (its tables reported by the rows expected to hold both columns); None without 2-way tables or when none has a
+    test (a design that never reports two columns together, or erases their association)."""
     pairs = [(int(s[0]), int(s[1])) for s in sets if len(s) == 2]
     if not pairs or rows <= 0:
         return None
@@ -158,15 +159,18 @@ def design_power(design, rows: int, sets) -> dict | None:
     if not found:
         return None
     best = np.array([w for w, _orig, _top in found])
+    able = best <= np.array([top for _w, _orig, top in found])  # else even the strongest association is missed
     out: dict = {
         "tables": len(found),
         "median_w": float(np.median(best)),
         "weakest_w": float(best.max()),
         "original_w": float(np.median([orig for _w, orig, _top in found])),
-        "no_power": int(np.count_nonzero(best > np.array([top for _w, _orig, top in found]))),
+        "no_power": int(np.count_nonzero(~able)),
         "alpha": ALPHA,
         "power": POWER,
     }
+    if 0 < out["no_power"] < out["tables"]:  # the sentence quotes the tables that can detect something
+        out["with_power"] = {"median_w": float(np.median(best[able])), "weakest_w": float(best[able].max())}
     out["statement"] = design_power_sentence(out)
     return out
 
@@ -201,12 +205,20 @@ def detectable_w_uniform(design, pair: tuple[int, int], rows: int) -> tuple[floa
 
 
 def design_power_sentence(power: dict) -> str:
-    """:func:`design_power` in words, for the design's predicted-error lines."""
+    """:func:`design_power` in words, for the design's predicted-error lines. The w quoted are those of the tables
+    that can detect something: a table that cannot (``no_power``) would quote a w above the largest possible one."""
     share = f"{100 * power['power']:g} %"
-    none = f"; {power['no_power']} of them detect no association at all" if power["no_power"] else ""
-    return (
+    head = (
         f"tests of association on these tables ({power['tables']} computed, uniform margins, {share} power at "
-        f"{100 * power['alpha']:g} %): detect Cohen's w >= {power['median_w']:.2g} (median; the weakest table "
-        f"{power['weakest_w']:.2g})"
-        f"{none}; the original records: {power['original_w']:.2g} (0.1 small, 0.3 medium, 0.5 large)"
+        f"{100 * power['alpha']:g} %)"
+    )
+    original = f"the original records: {power['original_w']:.2g} (0.1 small, 0.3 medium, 0.5 large)"
+    if power["no_power"] >= power["tables"]:
+        return f"{head}: none detects any association, not even the strongest possible; {original}"
+    some = power.get("with_power", {})
+    median, weakest = some.get("median_w", power["median_w"]), some.get("weakest_w", power["weakest_w"])
+    none = f"; {power['no_power']} of them detect no association at all" if power["no_power"] else ""
+    which = "median" if not power["no_power"] else "median of those that can"
+    return (
+        f"{head}: detect Cohen's w >= {median:.2g} ({which}; the weakest table {weakest:.2g}){none}; {original}"
     )

@@ -46,6 +46,7 @@ from ..state.design_summary import (
     display_order,
     joint_note,
     may_recommend,
+    power_text,
     recommendation_text,
     weights_note,
 )
@@ -77,6 +78,14 @@ HEADER_TIPS = {
     "at your ε measures it on your file). ε per column: the whole-record ε against Kronecker's (−35 % ε = more "
     "private).",
 }
+#: The tooltip of the line under the design table that says what tests of association the shown design detects.
+POWER_TIP = (
+    "Before release, from the design alone: the weakest association (Cohen's w of the true 2-way table) that a "
+    "test of independence on the release detects with 80 % power at the 5 % level, on the needed 2-way tables at "
+    "uniform margins and the rows the predicted error is for, against the same test on the original records "
+    "(optrr design prints the same line). Where even the strongest possible association is detected less than "
+    "80 % of the time, a large p-value says nothing about independence."
+)
 #: Where a needed table is too noisy at this number of rows: what the estimate shown does there, in plain words.
 TOO_NOISY_MEANS = "there the estimate shown falls back towards equal shares; the Predicted AVD includes that error"
 #: The Predicted-AVD cell of a design none of whose needed tables can be estimated at this number of rows.
@@ -118,8 +127,7 @@ STATE_TEXTS = {
     TOO_NOISY: "too noisy",
 }
 STATE_TIPS = {
-    ERASED: "Not identifiable: ε 0 here, the released column is pure noise and no number of rows recovers its "
-    "shares.",
+    ERASED: "Not identifiable: ε 0 here, the released column is pure noise and no number of rows recovers its shares.",
     NO_INFORMATION: "No information: at this ε and number of rows the data remove less than "
     f"{100 * NO_INFORMATION_SHARE:g} % of the prior's uncertainty about this column's shares, so its estimate stays "
     "near equal shares whatever the data.",
@@ -250,8 +258,6 @@ def fmt_change(before: float, after: float) -> tuple[str, str]:
     return x, y
 
 
-
-
 def short_reason(error: str) -> str:
     """A few words of an engine error for a table cell (the full text is in the tooltip)."""
     text = error.lower()
@@ -315,6 +321,13 @@ class MechanismPanel(QWidget):
         self.status_line = WrappedLabel()
         self.status_line.setWordWrap(True)
         self.status_line.setTextFormat(Qt.TextFormat.RichText)
+        #: under the design table, for the design shown: what tests of association on the needed 2-way tables will
+        #: detect (the engine's sentence, computed in the design worker with the predicted error)
+        self.power_line = WrappedLabel()
+        self.power_line.setWordWrap(True)
+        self.power_line.setTextFormat(Qt.TextFormat.PlainText)
+        self.power_line.setToolTip(POWER_TIP)
+        self.power_line.setVisible(False)
         self._warning_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
 
         self.designs = QTableWidget(0, len(DESIGN_COLUMNS))
@@ -395,6 +408,7 @@ class MechanismPanel(QWidget):
         tl.addLayout(head)
         tl.addWidget(self.needed)
         tl.addWidget(self.designs)
+        tl.addWidget(self.power_line)
         tl.addWidget(self.status_line)
         tl.addLayout(use_row)
         tl.addWidget(self.accept_changed)
@@ -835,7 +849,22 @@ class MechanismPanel(QWidget):
             weights = self.controller.request.get("weights")
             text = self._changes_text(method, s, names, s.target, weights)
             set_text(self.changes, text + html.escape(joint_note(s.achieved, s.overall_epsilon), quote=False))
+        self._show_power(method, s, bool(stale))
         self._mark_stale(bool(stale))
+
+    def _show_power(self, method: str | None, s: DesignSummary | None, stale: bool) -> None:
+        """The line under the design table: what the shown design's tests of association on the needed 2-way tables
+        detect (:func:`power_text`), in red with ⚠ when some of those tables detect no association at all, grey
+        while the result shown answers an older request; hidden when there is nothing to say."""
+        text = power_text(s, METHOD_LABELS.get(method, method) if method else "")
+        none = bool(text) and s is not None and bool(s.test_power and s.test_power["no_power"])
+        color = f"rgb{GREY.getRgb()[:3]}" if stale else "#b00000" if none else ""
+        style = f"color: {color};" if color else ""
+        if self.power_line.styleSheet() != style:
+            self.power_line.setStyleSheet(style)
+        set_text(self.power_line, f"⚠ {text}" if none else text)
+        if self.power_line.isHidden() == bool(text):
+            self.power_line.setVisible(bool(text))
 
     def _mark_stale(self, stale: bool) -> None:
         """Grey the chart, the change list and the column table while they show the result of an older request."""

@@ -144,6 +144,10 @@ class DesignSummary:
     erased: list = field(default_factory=list)  # ... of which no number of rows recovers (the release refuses)
     suppression: str = ""  # sampling designs: "each row carries m of k columns ..."
     needed_tables: int = 0  # how many needed marginals the prediction covers (0: not predicted)
+    #: what tests of association on the needed 2-way tables will detect (the engine's
+    #: :func:`~optrr_engine.analysis.power.design_power`, as ``optrr design`` prints it); None without needed 2-way
+    #: tables, or when the design never reports two columns together or erases their association
+    test_power: dict | None = None
     #: on no needed marginal do the data move the shown estimate off the prior's equal shares (the engine's
     #: PredictedError.no_information): recommended only when every design has none (:func:`ranked`), said in its row
     no_information: bool = False
@@ -277,15 +281,34 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
         "avd": score if math.isfinite(score) else math.inf,
         "rank": pe.rank_key(),
         "orders": label,
-        "by_order": {
-            o: None if v["erased"] else v["mean_expected_avd_default"] for o, v in pe.by_order().items()
-        },
+        "by_order": {o: None if v["erased"] else v["mean_expected_avd_default"] for o, v in pe.by_order().items()},
         "needed": len(pe.marginals),
         "no_information": pe.no_information,
         "non_identifiable": [[i + 1 for i in m.attributes] for m in bad],
         "erased": [[i + 1 for i in m.attributes] for m in bad if m.erased],
         "one_way": [singles[(i,)] for i in range(k)] if len(singles) == k else None,
+        "power": association_power(mechanism, int(n_rows or PREDICT_DEFAULT_ROWS), pe.marginals),
     }
+
+
+def association_power(mechanism, n_rows: int, marginals) -> dict | None:
+    """What tests of association on the needed 2-way tables among ``marginals`` (the prediction's MarginalErrors)
+    will detect: the engine's :func:`~optrr_engine.analysis.power.design_power` (uniform margins, at most
+    MAX_DESIGN_TABLES tables), as ``optrr design`` computes it; None without 2-way tables or without a test. Run in
+    the design worker with the predicted error (each table builds an operator)."""
+    from optrr_engine.analysis.power import design_power
+
+    pairs = [m.attributes for m in marginals if len(m.attributes) == 2]
+    return design_power(mechanism, n_rows, pairs) if pairs else None
+
+
+def power_text(s: DesignSummary | None, label: str) -> str:
+    """The line under the design table for the design shown: the engine's sentence of what tests of association on
+    the needed 2-way tables will detect (:attr:`DesignSummary.test_power`), after the design's name; "" when there
+    is nothing to say (no needed 2-way table, the design has no such test, or no result)."""
+    if s is None or not s.ok or not s.test_power:
+        return ""
+    return f"{label}, needed 2-way tables: {s.test_power['statement']}"
 
 
 def with_prediction(summary: DesignSummary, mechanism, n_rows, request) -> DesignSummary:
@@ -306,6 +329,7 @@ def with_prediction(summary: DesignSummary, mechanism, n_rows, request) -> Desig
         summary.non_identifiable = p["non_identifiable"]
         summary.erased = p["erased"]
         summary.no_information = p["no_information"]
+        summary.test_power = p["power"]
     return summary
 
 

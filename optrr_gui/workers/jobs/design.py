@@ -101,5 +101,6 @@ def repredict(summary: DesignSummary, n_rows, request: dict, progress=None, canc
         non_identifiable=[],
         erased=[],
         no_information=False,
+        test_power=None,
     )
     return with_prediction(out, mech, n_rows, request)

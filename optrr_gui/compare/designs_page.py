@@ -238,6 +238,8 @@ class DesignsPage(ComparePage):
                         "This design cannot estimate tables of this size (e.g. a sampling design that "
                         "reports fewer columns per row)"
                     )
+                elif j == len(cells) - 1:  # "each row carries": a sentence, elided in its stretched column
+                    item.setToolTip(text)
                 self.table.setItem(i, j, item)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)

@@ -23,7 +23,7 @@ from optrr_engine.release.codec import BIN_AT_RELEASE as BIN_AT_RELEASE  # "Rele
 from optrr_engine.release.column_stats import is_number_text
 from optrr_engine.release.schema import RARE_COUNT, is_rare, rare_categories
 
-from ..common.widgets import WrappedLabel
+from ..common.widgets import ElidedTipDelegate, WrappedLabel
 from ..state.config_bridge import NOT_RELEASED as NOT_RELEASED  # "Released as" of a dropped column
 from ..state.config_bridge import not_read_text, released_rows, value_labels
 
@@ -236,6 +236,8 @@ class ColumnSummaryView(QWidget):
         self.model = SummaryModel(self)
         self.table = QTableView(self)
         self.table.setModel(self.model)
+        # a value or released label wider than its column shows in full as the cell's tooltip
+        self.table.setItemDelegate(ElidedTipDelegate(self.table))
         self.table.setItemDelegateForColumn(COL_SHARE, BarDelegate(self.table))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().hide()

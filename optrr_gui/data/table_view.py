@@ -12,7 +12,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from ..common.widgets import text_column_width
+from ..common.widgets import ElidedTipDelegate, text_column_width
 from ..state.config_bridge import not_read_text
 from ..state.data_store import DataStore
 
@@ -123,6 +123,8 @@ class DataView(QWidget):
         self.table = QTableView(self)
         self.table.setModel(self.model)
         self.table.setToolTip("The file as read (original values). Only the rows you scroll to are formatted.")
+        # a value wider than its column (they start at most MAX_WIDTH wide) shows in full as the cell's tooltip
+        self.table.setItemDelegate(ElidedTipDelegate(self.table))
         vh = self.table.verticalHeader()
         vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         vh.setDefaultSectionSize(22)

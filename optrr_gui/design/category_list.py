@@ -10,6 +10,8 @@ from PySide6.QtWidgets import QAbstractItemView, QListView
 
 from optrr_engine.release.schema import RARE_COUNT, is_rare
 
+from ..common.widgets import ElidedTipDelegate
+
 RARE_BACKGROUND = QColor(255, 228, 196)
 #: Rows laid out per event-loop turn.
 LAYOUT_BATCH = 2000
@@ -70,6 +72,8 @@ class CategoryList(QListView):
         self.setLayoutMode(QListView.LayoutMode.Batched)
         self.setBatchSize(LAYOUT_BATCH)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # (uniform sizes: every row is as wide as the first; a longer label is elided, in full as its tooltip)
+        self.setItemDelegate(ElidedTipDelegate(self))
 
     def show_labels(self, labels: list, counts: dict | None, total: int, keep=(), current=None):
         """Show ``labels``; the labels in ``keep`` stay selected and ``current`` stays the current one."""

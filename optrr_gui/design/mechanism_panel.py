@@ -11,7 +11,7 @@ import math
 from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QIcon
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -93,6 +93,11 @@ NO_INFORMATION_AVD = "no information"
 #: The columns that give way, in this order, when the table is narrower than its contents (elided; the row's
 #: tooltip says their text in full): the reasons a design is not available first; the design names never do.
 SHRINKABLE = (CHANGED_COL, AVD_COL, TIME_COL)
+#: A design that is not available says why in its "ε changed" cell, spanning this many columns (its "vs. Kronecker"
+#: is "—"): at 1280 px the reason alone had the ε-changed column's 78 px ("cannot meet the t…").
+REASON_SPAN = KRON_COL - CHANGED_COL + 1
+#: The most characters of an engine error's first clause a cell shows (the full text is in the row's tooltip).
+REASON_CHARS = 40
 #: The design table shows at least this many rows (more scroll) and at most all of them.
 MIN_VISIBLE_ROWS = 5
 ATTR_COLUMNS = ("Column", "Categories", "Requested ε", "Achieved ε", "Expected error")
@@ -155,14 +160,36 @@ def set_text(label, text: str) -> None:
         label.setText(text)
 
 
-def fit_columns(table: QTableWidget, shrinkable=()) -> None:
+def cell_text_width(table: QTableWidget, item: QTableWidgetItem) -> int:
+    """The width ``item``'s text asks in ``table``: its font's advance plus the cell's margins (microseconds a cell;
+    the delegate's own measure, ``sizeHintForColumn``, counts a cell spanning several columns in its first)."""
+    pad = 2 * table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 8
+    return QFontMetrics(item.font()).horizontalAdvance(item.text()) + pad
+
+
+def fit_columns(table: QTableWidget, shrinkable=(), spanning: int | None = None) -> None:
     """Each column as wide as its header and cells ask; when the viewport is narrower than the sum, the
     ``shrinkable`` columns give up the difference one after the other, each down to its header's width (below
-    that the table scrolls). The last column takes whatever is left (stretched)."""
+    that the table scrolls). The last column takes whatever is left (stretched). The cells of column ``spanning``
+    that span several columns ask their width of those columns together (the first one widened if need be)."""
     header = table.horizontalHeader()
     n = table.columnCount()
     floor = [header.sectionSizeHint(c) for c in range(n)]
     widths = [max(table.sizeHintForColumn(c), floor[c]) for c in range(n)]
+    if spanning is not None:
+        own, spans = floor[spanning], []
+        for r in range(table.rowCount()):
+            item = table.item(r, spanning)
+            if item is None:
+                continue
+            span = table.columnSpan(r, spanning)
+            if span > 1:
+                spans.append((span, cell_text_width(table, item)))
+            else:
+                own = max(own, cell_text_width(table, item))
+        widths[spanning] = own
+        for span, need in spans:
+            widths[spanning] += max(0, need - sum(widths[spanning : spanning + span]))
     over = sum(widths) - table.viewport().width()
     for c in shrinkable:
         give = min(max(over, 0), widths[c] - floor[c])
@@ -258,8 +285,24 @@ def fmt_change(before: float, after: float) -> tuple[str, str]:
     return x, y
 
 
+def first_clause(text: str, limit: int = REASON_CHARS) -> str:
+    """``text`` up to its first clause break (" (", ":", ";", " — ", ", "), at most ``limit`` characters (cut at a
+    word, "…")."""
+    cut = len(text)
+    for mark in (" (", ":", ";", " — ", ", "):
+        at = text.find(mark)
+        if 0 < at < cut:
+            cut = at
+    clause = text[:cut].rstrip(" .")
+    if len(clause) <= limit:
+        return clause
+    words = clause[: limit - 1].rsplit(" ", 1)[0]
+    return (words if words else clause[: limit - 1]) + "…"
+
+
 def short_reason(error: str) -> str:
-    """A few words of an engine error for a table cell (the full text is in the tooltip)."""
+    """A few words of an engine error for a table cell (the full text is in the tooltip): a known reason in
+    the GUI's words, else the error's first clause."""
     text = error.lower()
     if "infeasible" in text:
         return "infeasible for these ε"
@@ -273,7 +316,9 @@ def short_reason(error: str) -> str:
         return "too many categories"
     if "at most" in text or "too large" in text or "handles" in text:
         return "too many columns"
-    return error if len(error) <= 32 else error[:30] + "…"
+    if "total-budget mode" in text:  # controller: a design with ε per column only (Clusters)
+        return "needs ε per column"
+    return first_clause(error)
 
 
 class MechanismPanel(QWidget):
@@ -651,7 +696,7 @@ class MechanismPanel(QWidget):
 
     def _fit_designs(self) -> None:
         self._fitted_width = self.designs.viewport().width()
-        fit_columns(self.designs, SHRINKABLE)
+        fit_columns(self.designs, SHRINKABLE, spanning=CHANGED_COL)
 
     def eventFilter(self, watched, event) -> bool:
         """The design table's viewport changed width (the panel, or its vertical scroll bar): fit the columns."""
@@ -661,7 +706,8 @@ class MechanismPanel(QWidget):
         return super().eventFilter(watched, event)
 
     def _row_look(self, c, method: str, recommended, chosen, kron_eps) -> tuple:
-        """What a row of the design table shows: (texts, tooltip, highlighted, greyed, warning icon)."""
+        """What a row of the design table shows: (texts, tooltip, highlighted, greyed, warning icon, the reason
+        the design is not available spans the next columns)."""
         s = c.summaries.get(method)
         stale = c.is_stale(method)
         status = c.status.get(method, "")
@@ -690,11 +736,16 @@ class MechanismPanel(QWidget):
             method == recommended and not stale,
             stale or (s is not None and (not s.ok or s.no_information)),
             s is not None and s.ok and bool(s.erased or s.no_information),
+            s is not None and not s.ok,
         )
 
     def _set_row(self, r: int, look: tuple) -> None:
-        """Show ``look`` (texts, tooltip, highlighted, greyed, warning) in row r's items (made once, then reused)."""
-        cells, tip, highlighted, greyed, warning = look
+        """Show ``look`` (texts, tooltip, highlighted, greyed, warning, spanned reason) in row r's items (made once,
+        then reused). Every cell's tooltip is the row's: a design's reason in full among it."""
+        cells, tip, highlighted, greyed, warning, spanned = look
+        span = REASON_SPAN if spanned else 1
+        if self.designs.columnSpan(r, CHANGED_COL) != span:
+            self.designs.setSpan(r, CHANGED_COL, 1, span)
         bold = QFont(self.designs.font())
         bold.setBold(highlighted)
         for col, text in enumerate(cells):

@@ -1131,6 +1131,7 @@ class MainWindow(QMainWindow):
         if any(c.recode for c in self.state.columns):  # their rare-category warnings are recounted: one refresh
             self.state.set_column_values([], "warnings", [])
         self.column_panel.set_summaries(summaries)
+        self.controller.recompute()  # the file's shares are known now: the tests' power under the design table
         current = self.data_view.table.currentIndex()
         self.show_summary_of(current.column() if current.isValid() else 0)
         self._report_data_changes()

@@ -131,13 +131,13 @@ def test_o_writes_the_design_that_perturb_releases_per_column(tmp_path, capsys):
 def test_o_writes_the_recommendation_that_perturb_releases(tmp_path, capsys):
     """Budget mode, default method: the recommended design (utility here, not the row "auto") is what perturb
     releases from the written configuration."""
-    cfg = car_budget(tmp_path, capsys, ["buying", "maint", "safety", "class"])
+    cfg = car_budget(tmp_path, capsys, ["buying", "maint", "safety", "class"], 2.5)
     new = str(tmp_path / "designed.json")
     out = design_json(capsys, "--config", cfg, "-o", new)
     assert out["recommended"] == "utility" and out["names"] == ["buying", "maint", "safety", "class"]
     written = json.loads(open(new).read())
     assert written["method"] == "utility" and written["mechanism"]["method"] == "utility"
-    assert written["target_total"] == 2.0
+    assert written["target_total"] == 2.5
     manifest = released(tmp_path, capsys, CAR, new)
     assert any("it was designed by method 'utility', as recorded in it" in n for n in manifest["design"]["notes"])
     achieved = [a["achieved_epsilon"] for a in manifest["attributes"]]
@@ -191,7 +191,7 @@ def test_o_needs_config(capsys):
 
 
 def test_the_line_when_a_configurations_auto_releases_another_design(tmp_path, capsys):
-    cfg = car_budget(tmp_path, capsys, ["buying", "maint", "safety", "class"])
+    cfg = car_budget(tmp_path, capsys, ["buying", "maint", "safety", "class"], 2.5)
     code, out, err = design(capsys, "--config", cfg)
     assert code == 0, err
     lines = [line for line in out.splitlines() if '"method": "auto" releases' in line]
@@ -242,11 +242,11 @@ def test_columns_a_design_leaves_at_epsilon_0_are_named_by_design_and_perturb(tm
     new = str(tmp_path / "designed.json")
     code, out, err = design(capsys, "--config", cfg, "-o", new)
     assert code == 0, err
-    assert "recommended: utility" in out and "sum of the per-column epsilons set from the target" in out
+    assert "recommended: utility" in out and "sum of the per-column epsilons chosen by the design" in out
     eps = float(re.search(r"whole-record epsilon: ([0-9.]+) \((\w+(?: weak)?)\)", out).group(1))
     assert f"whole-record epsilon: {eps:.6f} ({strength(eps)})" in out  # the strength said beside the number
     assert "warning: 2 column(s) get epsilon 0 (maint, class): their released values are pure noise" in out
-    assert "maint      4     0.000000     0.000000  epsilon 0: released as pure noise" in out
+    assert "maint      4         0.000000     0.000000  epsilon 0: released as pure noise" in out
     args = ["perturb", str(CAR), "--config", new, "-o", str(tmp_path / "r.csv"), "--quiet"]
     assert main(args) == 0
     err = capsys.readouterr().err

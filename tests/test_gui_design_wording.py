@@ -175,10 +175,14 @@ def test_the_step_1_banner_names_no_whole_record_epsilon_the_settings_do_not_giv
 
 def test_the_columns_epsilons_adding_up_to_more_than_the_whole_record_are_explained():
     """A newcomer added Utility's column ε (0.494 x 4 + 0.842 x 2 + 0.686 x 2 + 0.274 = 5.31) against the target of
-    3 and thought it broken: the note under the chart says why (the columns are protected together)."""
+    3 and thought it broken; a later reviewer read "their ε add up to 5.26, more than the whole record's 3" as the
+    budget broken. The note under the chart says plainly that the whole record's ε is the promise, what a column's ε
+    bounds, and that the whole-record ε is computed for the columns together (not by adding)."""
     note = joint_note([0.494] * 4 + [0.842] * 2 + [0.686] * 2 + [0.274], 3.0)
     assert note == (
-        " Each column's ε bounds what the release tells about that column alone; the design protects the columns "
-        "together, so their ε add up to 5.31, more than the whole record's 3."
+        " The promise is the whole record's ε, 3. Each column's ε bounds what that column reveals on its own; the "
+        "whole-record ε is computed exactly for all columns together, not by adding them, so the columns' ε can sum "
+        "to more (5.31) without breaking the promise."
     )
+    assert "add up to" not in note and "more than the whole record's" not in note
     assert joint_note([1.0, 1.0, 1.0], 3.0) == "" and joint_note([0.5, 0.5], 1.0) == ""  # Kronecker: the sum itself

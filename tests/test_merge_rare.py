@@ -213,3 +213,38 @@ def test_a_listed_category_without_rows_is_not_pulled_into_other():
     col, _still = merged("nominal", {"A": 50, "Z": 0, "B": 2, "C": 30})
     assert sorted(col.recode["C or other"]) == ["B", "C"]  # 'B' (2) with the smallest category with rows, not 'Z'
     assert col.categories == ["A", "Z", "C or other"]
+
+
+def test_the_perturb_refusal_quotes_what_merge_rare_would_release_the_rare_value_as(tmp_path, capsys):
+    """A reviewer's gender column: 'Other' (1 row) is the rare one, so --merge-rare does not make 'Other' but
+    'Male or other' (the smallest category joins it); the refusal says so instead of promising 'Other'."""
+    from optrr_engine.release.merge_rare import merged_labels
+
+    data = tmp_path / "people.csv"
+    rows = ["Female,1"] * 40 + ["Male,0"] * 30 + ["Other,1"] + ["Male,1"] * 9
+    data.write_text("gender,smoker\n" + "\n".join(rows) + "\n")
+    config = tmp_path / "r.json"
+    assert main(["schema", str(data), "-o", str(config), "--quiet"]) == 0
+    capsys.readouterr()
+    code = main(["perturb", str(data), "--config", str(config), "-o", str(tmp_path / "out.csv"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code != 0 and "'gender': 'Other' (1 row)" in err
+    assert "--merge-rare` writes a configuration that does: 'gender': 'Other' into 'Male or other'; or recode" in err
+    assert "into 'Other'" not in err
+    # the same code as --merge-rare itself: its configuration releases 'Other' as the label quoted
+    cfg = json.loads(config.read_text())
+    gender = ColumnConfig(**{k: v for k, v in cfg["columns"][0].items() if k != "warnings"})
+    assert merged_labels(gender, {"Female": 40, "Male": 39, "Other": 1}) == {"Other": "Male or other",
+                                                                              "Male": "Male or other"}
+    merged_config = tmp_path / "m.json"
+    assert main(["schema", str(data), "-o", str(merged_config), "--quiet", "--merge-rare"]) == 0
+    merged_gender = json.loads(merged_config.read_text())["columns"][0]
+    assert merged_gender["recode"] == {"Male or other": ["Other", "Male"]}
+
+
+def test_the_refusal_without_the_merges_words_merge_rare_in_general_and_names_what_it_leaves():
+    text = rare_refusal([("gender", [("Other", 1)])])
+    assert "does: nominal: into one category with enough rows, 'Other' or, when the smallest other categories " \
+        "must join it, named after them ('Male or other'); ordinal: into a neighbour; or recode by hand" in text
+    left = rare_refusal([("a", [("x", 1)]), ("b", [("y", 2)])], merges={"a": {"x": "z or other"}, "b": {}})
+    assert "does: 'a': 'x' into 'z or other', 'b' left as it is; or recode by hand" in left

@@ -1,7 +1,8 @@
 """The design step's numbers and messages say what is true (optrr_engine.release.design_step, report, manifest):
 a mechanism given in the configuration has its own budget entry, report text and refusals; per-column epsilons
-that target_total overrides are said to be ignored; the budget search's progress, the refusal of a needed table a
-sampling design cannot carry and a tampered manifest's overall_epsilon are told in plain words with their numbers."""
+that target_total overrides are said to be ignored, to the data manager only (never in the manifest or report); the
+budget search's progress, the refusal of a needed table a sampling design cannot carry and a tampered manifest's
+overall_epsilon are told in plain words with their numbers."""
 
 import json
 
@@ -154,27 +155,64 @@ def test_the_notes_say_the_configured_method_did_not_design_a_given_mechanism(
 # -- 3. per-column epsilons that target_total overrides -----------------------------------------------------------
 
 
-def test_per_column_epsilons_overridden_by_the_target_are_said_to_be_ignored(tmp_path, capsys, schema):
+def warnings(err: str) -> list[str]:
+    return [ln.removeprefix("optrr: warning: ") for ln in err.splitlines() if ln.startswith("optrr: warning: ")]
+
+
+def internal_report(folder, name: str = "out") -> str:
+    (path,) = folder.glob(f"{name}.csv.*.internal-report.html")
+    return path.read_text(encoding="utf-8")
+
+
+def test_per_column_epsilons_overridden_by_the_target_are_told_to_the_data_manager_only(
+    tmp_path, capsys, schema, audit_dir
+):
+    """The configuration's ignored epsilons are the data manager's matter (stderr, audit record, internal report),
+    not the release's: the manifest and the external report are the same as for a configuration without them (as
+    the GUI writes it), so CLI- and GUI-made manifests of one design do not differ."""
     cfg = {**schema, "method": "kronecker", "target_total": 2.0}  # the schema's epsilon 1.0 stays in every column
     code, err, manifest, report = perturb(tmp_path, capsys, cfg)
     assert code == 0, err
-    assert IGNORED in notes(err) and IGNORED in manifest["design"]["notes"]
-    assert manifest["design"]["ignored_column_epsilons"] is True
-    assert IGNORED in report and "no per-column epsilons were asked for" not in report
-    assert "(a target for the whole record; the per-column epsilons in the configuration are ignored)" in report
+    assert any(w.startswith(IGNORED) and "never to the recipient" in w for w in warnings(err))
+    assert not any("ignored" in n for n in notes(err))
+    assert "ignored_column_epsilons" not in manifest["design"] and not any("ignored" in n for n in
+                                                                           manifest["design"]["notes"])
+    assert "ignored" not in report
+    assert "(a target for the whole record; the design sets each column's epsilon)" in report
+    assert IGNORED[0].upper() + IGNORED[1:] in internal_report(audit_dir)
+    audit = json.loads((audit_dir / "optrr-audit.json").read_text())
+    assert audit["releases"][-1]["config_warnings"] == [IGNORED]
     bare = {**cfg, "columns": [{k: v for k, v in c.items() if k != "epsilon"} for c in cfg["columns"]]}
-    code, err, manifest, report = perturb(tmp_path, capsys, bare, name="bare")
+    code, err, bare_manifest, bare_report = perturb(tmp_path, capsys, bare, name="bare")
     assert code == 0, err
-    assert not any("ignored" in n for n in notes(err)) and manifest["design"]["ignored_column_epsilons"] is False
-    assert "(a target for the whole record; no per-column epsilons were asked for)" in report
+    assert not any("ignored" in w for w in warnings(err) + notes(err))
+    assert bare_manifest["design"] == manifest["design"]
+    assert "(a target for the whole record; the design sets each column's epsilon)" in bare_report
 
 
-def test_a_sampling_design_says_the_per_column_epsilons_are_ignored(tmp_path, capsys, schema):
+def test_an_older_manifest_with_the_ignored_flag_and_note_still_reads_and_its_report_omits_them(
+    tmp_path, capsys, schema
+):
+    from optrr_engine.release.manifest import load_manifest
+    from optrr_engine.release.report import render_report
+
+    code, err, manifest, _ = perturb(tmp_path, capsys, {**schema, "method": "kronecker", "target_total": 2.0})
+    assert code == 0, err
+    design = {**manifest["design"], "ignored_column_epsilons": True, "notes": [IGNORED, *manifest["design"]["notes"]]}
+    path = tmp_path / "out.csv.manifest.json"
+    path.write_text(json.dumps({**manifest, "design": design}))
+    older = load_manifest(path)
+    assert older["design"]["ignored_column_epsilons"] is True
+    assert "ignored" not in render_report(older)
+
+
+def test_a_sampling_design_tells_the_data_manager_the_per_column_epsilons_are_ignored(tmp_path, capsys, schema):
     code, err, manifest, report = perturb(tmp_path, capsys, {**schema, "method": "smp", "target_total": 2.0})
     assert code == 0, err
     note = "per-column epsilons in the configuration are ignored: the sampling design sets them from target_total"
-    assert note in notes(err) and note in report
-    assert "no per-column epsilons were asked for" not in report
+    assert any(w.startswith(note) for w in warnings(err))
+    assert note not in report and note not in manifest["design"]["notes"]
+    assert "ignored_column_epsilons" not in manifest["design"]
 
 
 # -- 4. the budget search's progress -----------------------------------------------------------------------------

@@ -141,21 +141,38 @@ def low_power_warning(power: dict) -> str | None:
 MAX_DESIGN_TABLES = 200
 
 
-def design_power(design, rows: int, sets) -> dict | None:
+def design_power(design, rows: int, sets, shares=None) -> dict | None:
     """Before a release: what the tests of association on the needed 2-way tables ``sets`` (of column indices) will
-    detect, at uniform margins (the prior, no data): ``tables`` (how many, at most MAX_DESIGN_TABLES spread evenly),
-    ``median_w`` and ``weakest_w`` (the median and the largest :func:`detectable_w_uniform`), ``original_w`` (the
-    median of the unperturbed rows'), ``no_power`` (tables that detect no association at all: their w is above the
-    largest possible), ``with_power`` (when some but not all tables have no power: the median and weakest w of the
-    others, which the sentence quotes) and the sentence ``statement``. ``design``: a Mechanism or a SamplingDesign
-    (its tables reported by the rows expected to hold both columns); None without 2-way tables or when none has a
-    test (a design that never reports two columns together, or erases their association)."""
+    detect: ``tables`` (how many, at most MAX_DESIGN_TABLES spread evenly), ``median_w`` and ``weakest_w`` (the
+    median and the largest w the release's test detects), ``original_w`` (the median of the unperturbed rows'),
+    ``no_power`` (tables that detect no association at all: their w is above the largest possible), ``with_power``
+    (when some but not all tables have no power: the median and weakest w of the others, which the sentence quotes),
+    ``margins`` and the sentence ``statement``. ``design``: a Mechanism or a SamplingDesign (its tables reported by
+    the rows expected to hold both columns); None without 2-way tables or when none has a test (a design that never
+    reports two columns together, or erases their association).
+
+    ``shares``: per column (the design's order), the 1-way shares of its categories in the data manager's own file as
+    released (the design's category order; None for a column whose shares are unknown). A table whose two columns
+    have shares is evaluated at the independence table of those shares (:func:`detectable_w_at_shares`), where a
+    rare category makes the test much weaker than at uniform margins; the others at uniform margins
+    (:func:`detectable_w_uniform`, the prior when there are no data). ``margins`` says which: "file" (every table at
+    the file's shares), "uniform" (none) or "mixed". The file's shares are only for this statement to the data
+    manager: nothing computed from them belongs in a released file."""
     pairs = [(int(s[0]), int(s[1])) for s in sets if len(s) == 2]
     if not pairs or rows <= 0:
         return None
     if len(pairs) > MAX_DESIGN_TABLES:
         pairs = [pairs[int(i)] for i in np.linspace(0, len(pairs) - 1, MAX_DESIGN_TABLES)]
-    found = [p for p in (detectable_w_uniform(design, pair, rows) for pair in pairs) if p is not None]
+    found, at_shares = [], 0
+    for pair in pairs:
+        p = None
+        if shares is not None and shares[pair[0]] is not None and shares[pair[1]] is not None:
+            p = detectable_w_at_shares(design, pair, rows, shares[pair[0]], shares[pair[1]])
+            at_shares += p is not None
+        if p is None:
+            p = detectable_w_uniform(design, pair, rows)
+        if p is not None:
+            found.append(p)
     if not found:
         return None
     best = np.array([w for w, _orig, _top in found])
@@ -166,6 +183,7 @@ def design_power(design, rows: int, sets) -> dict | None:
         "weakest_w": float(best.max()),
         "original_w": float(np.median([orig for _w, orig, _top in found])),
         "no_power": int(np.count_nonzero(~able)),
+        "margins": "file" if at_shares == len(found) else ("uniform" if at_shares == 0 else "mixed"),
         "alpha": ALPHA,
         "power": POWER,
     }
@@ -175,6 +193,23 @@ def design_power(design, rows: int, sets) -> dict | None:
     return out
 
 
+def _pair_operator(design, pair: tuple[int, int], rows: int):
+    """(the structured operator of ``pair``'s table, the rows expected to report it), or None when no record
+    reports the pair's real values together (RS+FD, or a sampling design that never holds both)."""
+    from ..sampling import SamplingDesign
+
+    if isinstance(design, SamplingDesign):
+        if design.fills_fakes or design.coverage(pair) <= 0:
+            return None  # RS+FD: no record carries two real values; else no record reports the pair
+        from ..estimation.sampled import marginal_operator
+
+        op = marginal_operator(design, pair, np.asarray(design.probs, dtype=float) * design.holding(pair))
+        return op, rows * design.coverage(pair)
+    from ..estimation import StructuredOperator
+
+    return StructuredOperator.from_mechanism(design.marginal(list(pair))), float(rows)
+
+
 def detectable_w_uniform(design, pair: tuple[int, int], rows: int) -> tuple[float, float, float] | None:
     """(w the release's test detects, w the ``rows`` original records detect, the largest w) for the table of
     ``pair`` at uniform margins, where every pattern of association is kept alike: the release keeps lambda_11^2 of
@@ -182,21 +217,11 @@ def detectable_w_uniform(design, pair: tuple[int, int], rows: int) -> tuple[floa
     eigenvalue), so w = sqrt(lambda_80 / n) / |lambda_11| with n the rows reporting the table
     (:func:`detectable_association` at uniform margins gives the same). None when no record reports the pair's real
     values together or the design erases their association."""
-    from ..sampling import SamplingDesign
-
+    found = _pair_operator(design, pair, rows)
+    if found is None:
+        return None
+    op, reporting = found
     r, c = (int(design.sizes[a]) for a in pair)
-    if isinstance(design, SamplingDesign):
-        if design.fills_fakes or design.coverage(pair) <= 0:
-            return None  # RS+FD: no record carries two real values; else no record reports the pair
-        from ..estimation.sampled import marginal_operator
-
-        op = marginal_operator(design, pair, np.asarray(design.probs, dtype=float) * design.holding(pair))
-        reporting = rows * design.coverage(pair)
-    else:
-        from ..estimation import StructuredOperator
-
-        op = StructuredOperator.from_mechanism(design.marginal(list(pair)))
-        reporting = float(rows)
     interaction = abs(float(op.eigenvalues[3]))
     if interaction < MIN_REL_EIGENVALUE:
         return None
@@ -204,15 +229,58 @@ def detectable_w_uniform(design, pair: tuple[int, int], rows: int) -> tuple[floa
     return float(np.sqrt(lam / reporting) / interaction), float(np.sqrt(lam / rows)), float(np.sqrt(min(r, c) - 1))
 
 
+def detectable_w_at_shares(design, pair: tuple[int, int], rows: int, row_shares, col_shares):
+    """As :func:`detectable_w_uniform`, at the independence table outer(``row_shares``, ``col_shares``) (the 1-way
+    shares of the pair's columns in the design's category order) instead of uniform margins: the release's Wald test
+    as :func:`detectable_association` evaluates it after a release at the estimated table, for the rows expected to
+    report the table (all ``rows`` records for the original). A category with no row gets a share of 0.5 / ``rows``
+    (the test needs every cell positive). None when the shares do not fit the table, no record reports the pair, the
+    design erases the association or the test is not computable (then the caller falls back to uniform margins)."""
+    r, c = (int(design.sizes[a]) for a in pair)
+    shares = []
+    for s, a in ((row_shares, r), (col_shares, c)):
+        v = np.asarray(s, dtype=float).reshape(-1)
+        if v.size != a or not np.all(np.isfinite(v)) or np.any(v < 0) or v.sum() <= 0:
+            return None
+        v = v / v.sum()
+        v = np.maximum(v, 0.5 / max(rows, 1))
+        shares.append(v / v.sum())
+    found = _pair_operator(design, pair, rows)
+    if found is None:
+        return None
+    op, reporting = found
+    if abs(float(op.eigenvalues[3])) < MIN_REL_EIGENVALUE:
+        return None
+    power = detectable_association(op, np.outer(shares[0], shares[1]), reporting, rows)
+    if power is None:
+        return None
+    return power["detectable_w"], power["detectable_w_original"], power["largest_w"]
+
+
+#: How :func:`design_power_sentence` names the margins the tables were evaluated at (``design_power``'s
+#: ``margins``), and what it adds about them: the file's shares are the data manager's own, never released.
+MARGINS_WORDS = {
+    "file": ("at your file's shares", "these figures are for your file's own margins (not released)"),
+    "mixed": (
+        "at your file's shares where known, else uniform margins",
+        "these figures are for your file's own margins (not released) where known",
+    ),
+    "uniform": ("uniform margins", "without your file's shares: a rare category makes its tests weaker"),
+}
+
+
 def design_power_sentence(power: dict) -> str:
     """:func:`design_power` in words, for the design's predicted-error lines. The w quoted are those of the tables
-    that can detect something: a table that cannot (``no_power``) would quote a w above the largest possible one."""
+    that can detect something: a table that cannot (``no_power``) would quote a w above the largest possible one.
+    The sentence says at which margins (``margins``: the file's shares or uniform ones) and ends with what that
+    means."""
     share = f"{100 * power['power']:g} %"
+    margins, caveat = MARGINS_WORDS[power.get("margins", "uniform")]
     head = (
-        f"tests of association on these tables ({power['tables']} computed, uniform margins, {share} power at "
+        f"tests of association on these tables ({power['tables']} computed, {margins}, {share} power at "
         f"{100 * power['alpha']:g} %)"
     )
-    original = f"the original records: {power['original_w']:.2g} (0.1 small, 0.3 medium, 0.5 large)"
+    original = f"the original records: {power['original_w']:.2g} (0.1 small, 0.3 medium, 0.5 large); {caveat}"
     if power["no_power"] >= power["tables"]:
         return f"{head}: none detects any association, not even the strongest possible; {original}"
     some = power.get("with_power", {})

@@ -108,9 +108,14 @@ def gather(args) -> tuple[list, list | None, list | None, float | None]:
     args.names = None
     args.release_config = None
     args.rows_source = None
+    args.shares = args.shares_source = None
     args.marginals_given = args.marginals
     if args.config:
         return _from_config(args)
+    if getattr(args, "data", None) is not None:
+        raise InputError(
+            "--data gives the shares of the file a release configuration describes: use it with --config CONFIG"
+        )
     if args.output is not None:
         raise InputError(
             "-o writes a new release configuration with the design put in: give the configuration it starts from "
@@ -186,6 +191,9 @@ def _from_config(args) -> tuple[list, list | None, list | None, float | None]:
     if args.marginals is None and cfg.needed_marginals:
         args.marginals = _needed_marginals_text(cfg.needed_marginals, names, args.config)
     _rows_of_config(args, cfg)
+    from .design_utility import file_shares
+
+    file_shares(args, cfg, codec)
     if cfg.mechanism is not None:
         print(
             f"optrr: note: {args.config} holds a 'mechanism', which optrr perturb releases as it is; this design is "
@@ -294,6 +302,7 @@ def auto_differs_line(args, out: dict) -> str | None:
         ("--rows", args.rows if args.rows_source is None else None),
         ("--prior", args.prior),
         ("--caps", args.caps),
+        ("--data", args.data),
     ):
         if value is not None:
             command += [option, shlex.quote(str(value))]
@@ -488,14 +497,37 @@ def attribute_labels(out: dict) -> tuple[str, list[str]]:
     return header.rjust(width), [t.rjust(width) for t in labels]
 
 
+#: Where a design's per-column epsilons come from, as the GUI's column table says it (its SOURCE_HEADERS): the
+#: table's header and the words of the sum line. Per-column mode: requested; total-budget mode: the utility and
+#: sampling designs choose each column's epsilon themselves, the other designs scale the weights (the largest scale
+#: within the target).
+EPSILON_SOURCES = {
+    "typed": ("requested", "requested"),
+    "design": ("chosen by design", "chosen by the design"),
+    "weights": ("from weights", "from the weights (the largest scale of the weights within the target)"),
+}
+
+
+def epsilon_source(out: dict) -> tuple[str, str]:
+    """(header, words) of :data:`EPSILON_SOURCES` for a design's output: "typed" without a whole-record target,
+    "design" for a utility or sampling design, else "weights"."""
+    from ..sampling import SAMPLING_METHODS
+
+    if "budget" not in out:
+        return EPSILON_SOURCES["typed"]
+    method = str(out.get("method", ""))
+    if method == "utility" or method in SAMPLING_METHODS or method.startswith("sample-"):
+        return EPSILON_SOURCES["design"]
+    return EPSILON_SOURCES["weights"]
+
+
 def print_table(out: dict) -> None:
     from ..release.manifest import noise_columns
     from ..release.risk import strength
 
     k = len(out["sizes"])
     print(f"method: {out['method']}   attributes: {k}   design time: {out['design_seconds']:.4f} s")
-    budget = "budget" in out  # total-budget mode: the per-column epsilons are the design's, from the target
-    asked = "set from the target" if budget else "requested"
+    column, asked = epsilon_source(out)
     print(
         f"whole-record epsilon: {out['overall_epsilon']:.6f} ({strength(out['overall_epsilon'])})   (sum of the "
         f"per-column epsilons {asked}: {out['sum_requested_epsilons']:.6f})"
@@ -507,7 +539,8 @@ def print_table(out: dict) -> None:
         )
     shown = range(k) if k <= 40 else list(range(20)) + list(range(k - 20, k))
     header, labels = attribute_labels(out)
-    print(f"{header} {'size':>6} {'from target' if budget else 'requested':>12} {'achieved':>12}")
+    width = max(12, len(column))
+    print(f"{header} {'size':>6} {column:>{width}} {'achieved':>12}")
     last = -1
     for i in shown:
         if i != last + 1:
@@ -516,7 +549,7 @@ def print_table(out: dict) -> None:
         req, ach = out["requested_epsilons"][i], out["attribute_epsilons"][i]
         flag = "" if eps_equal(ach, req) else ("  RAISED" if ach > req else "  lowered")
         noise = "  epsilon 0: released as pure noise" if ach == 0 else ""
-        print(f"{labels[i]} {out['sizes'][i]:>6} {req:>12.6f} {ach:>12.6f}{flag}{noise}")
+        print(f"{labels[i]} {out['sizes'][i]:>6} {req:>{width}.6f} {ach:>12.6f}{flag}{noise}")
     if out.get("epsilon_changes"):
         print(f"{len(out['epsilon_changes'])} attribute epsilon(s) differ from the request (lower = more private).")
     silent = noise_columns([label.strip() for label in labels], out["attribute_epsilons"])

@@ -28,6 +28,14 @@ def add_arguments(p) -> None:
     )
     p.add_argument("--caps", help="--method utility: per-attribute epsilon caps, comma-separated (0 = no cap)")
     p.add_argument(
+        "--data",
+        metavar="FILE",
+        help="with --config: the data file the configuration describes (default: its source file when it is found "
+        "beside the configuration); its columns' shares, counted as optrr perturb codes them, are the margins at "
+        "which the tests of association on the needed 2-way tables are evaluated (a rare category makes them much "
+        "weaker than at uniform margins); printed for you only, never written into a configuration or a release",
+    )
+    p.add_argument(
         "--prior",
         metavar="FILE",
         help="your guess of the columns' distributions for the predicted error (JSON or CSV; default uniform): "
@@ -111,18 +119,20 @@ def predicted_json(mechanism, args) -> dict:
     except TooLargeError as exc:
         return {"rows": n, "marginals": text, "skipped": str(exc)}
     out = described(pe.to_json(getattr(args, "names", None)), args, text, guess)
-    with_test_power(out, mechanism, pe, n)
+    with_test_power(out, mechanism, pe, n, getattr(args, "shares", None))
     warn_non_identifiable(out, mechanism)
     return out
 
 
-def with_test_power(pe_json: dict, design, predicted, n: int) -> None:
+def with_test_power(pe_json: dict, design, predicted, n: int, shares=None) -> None:
     """``test_power`` in the predicted-error JSON: what tests of association on the needed 2-way tables of
-    ``predicted`` (the design's PredictedError) will detect (:func:`optrr_engine.analysis.power.design_power`,
-    uniform margins), when there are such tables."""
+    ``predicted`` (the design's PredictedError) will detect (:func:`optrr_engine.analysis.power.design_power`), at
+    the data file's 1-way ``shares`` (:func:`file_shares`; uniform margins without), when there are such tables.
+    Printed by ``optrr design`` for the data manager; ``-o`` writes only the configuration, never this."""
     from ..analysis.power import design_power
 
-    power = design_power(design, n, [m.attributes for m in predicted.marginals if len(m.attributes) == 2])
+    pairs = [m.attributes for m in predicted.marginals if len(m.attributes) == 2]
+    power = design_power(design, n, pairs, shares)
     if power is not None:
         pe_json["test_power"] = power
 
@@ -134,6 +144,8 @@ def described(pe_json: dict, args, text: str, guess) -> dict:
     pe_json["prior"] = args.prior if guess is not None else "uniform"
     if getattr(args, "rows_source", None):
         pe_json["rows_source"] = args.rows_source
+    if getattr(args, "shares_source", None):
+        pe_json["shares_source"] = args.shares_source
     if len(pe_json["marginals"]) > 100:
         del pe_json["marginals"]
     return pe_json
@@ -220,7 +232,7 @@ def recommend_output(args, sizes, weights, target, progress=None) -> tuple[dict,
     out["recommendation"] = rec.to_json(n, text, names)
     pe = described(best.error.to_json(names), args, text, guess)
     released = design.mechanism if design is not None else cand.design  # type: ignore[attr-defined] # sampling
-    with_test_power(pe, released, best.error, n)
+    with_test_power(pe, released, best.error, n, getattr(args, "shares", None))
     out["predicted_error"] = pe
     warn_non_identifiable(pe, getattr(cand, "design", None))
     return out, configuration_of(cand, design)
@@ -263,6 +275,8 @@ def print_predicted(out: dict) -> None:
         )
         if str(order) == "2" and pe.get("test_power"):
             print(f"    {pe['test_power']['statement']}")
+            if pe.get("shares_source"):
+                print(f"    margins: {pe['shares_source']}")
 
 
 def print_recommendation(out: dict) -> None:
@@ -283,9 +297,25 @@ def print_recommendation(out: dict) -> None:
         default = "-" if c["mean_expected_avd_default"] is None else f"{c['mean_expected_avd_default']:.4g}"
         print(
             f"{c['design']:>12} {c['whole_record_epsilon']:>17.6f} {default:>19} {avd:>11} "
-            f"{len(c['erased']):>7} {len(c['non_identifiable']) - len(c['erased']):>10}"
-            + ("  no information: ranked last" if c.get("no_information") else "")
+            f"{len(c['erased']):>7} {len(c['non_identifiable']) - len(c['erased']):>10}" + ranked_last(c)
         )
+
+
+def ranked_last(candidate: dict) -> str:
+    """The words after a ranking row whose design is ranked last for having no information on any needed marginal
+    (the engine's PredictedError.no_information: each is erased, or the data remove under 1 % of its prior's
+    spread), one cause per table: "erased" (never reported together, or a zero eigenvalue: no rows recover it,
+    counted in the row's erased column) or "no information" (estimable, but the data barely move it at these rows);
+    "" for a design ranked by its predicted error."""
+    if not candidate.get("no_information"):
+        return ""
+    total = sum(int(v.get("marginals", 0)) for v in (candidate.get("by_order") or {}).values())
+    erased = len(candidate.get("erased") or [])
+    if erased and erased >= total:
+        return "  every needed table erased: ranked last"
+    if erased:
+        return f"  the other {total - erased} needed table(s) without information at these rows: ranked last"
+    return "  no information at these rows: ranked last"
 
 
 def described_marginals(text: str, names=None) -> str:
@@ -296,3 +326,52 @@ def described_marginals(text: str, names=None) -> str:
     if not names or "sets" not in spec:
         return describe(spec)
     return "the tables " + ", ".join(column_set_text(names[i] for i in s) for s in spec["sets"])
+
+
+def file_shares(args, cfg, codec) -> None:
+    """With --config: set ``args.shares`` (per perturbed column, the shares of its categories in the data file, in
+    the codec's category order, as optrr perturb codes the rows it keeps) and ``args.shares_source`` (where they
+    come from, or why there are none). The file: --data, else the configuration's source file when it lies beside
+    the configuration; none found, the tests are evaluated at uniform margins. A file that cannot be read or coded
+    as the configuration says is refused with --data, else noted and left out. The shares serve only the test-power
+    statement printed for the data manager."""
+    import os
+
+    import numpy as np
+
+    from ..io.readers import ReaderOptions, open_source
+
+    args.shares = None
+    given = getattr(args, "data", None)
+    path = given
+    if path is None:
+        name = (cfg.source or {}).get("file")
+        beside = os.path.join(os.path.dirname(os.path.abspath(args.config)), str(name)) if name else None
+        if beside is None or not os.path.isfile(beside):
+            where = f"{name} is not beside {args.config}" if name else f"{args.config} names no data file"
+            args.shares_source = f"uniform margins: {where}; give --data FILE for the tests at your file's shares"
+            return
+        path = beside
+    try:
+        source = open_source(path, ReaderOptions.from_dict(cfg.input or {}))
+        absent = [n for n in codec.attributes if n not in source.names]
+        if absent:
+            raise InputError(f"column {absent[0]!r} of {args.config} is not in {os.path.basename(path)}")
+        counts = [np.zeros(int(a), dtype=np.int64) for a in codec.sizes]
+        first = 0
+        for table in source.tables(codec.attributes):
+            codes, _rows, _excluded = codec.encode_table(table, first)
+            first += table.num_rows
+            for j, c in enumerate(counts):
+                c += np.bincount(codes[:, j], minlength=c.size)[: c.size]
+    except (OptRRError, OSError, ValueError) as exc:
+        if given is not None:
+            raise
+        args.shares_source = f"uniform margins: {os.path.basename(path)} could not be read as {args.config} says: {exc}"
+        return
+    total = int(counts[0].sum()) if counts else 0
+    if total <= 0:
+        args.shares_source = f"uniform margins: {os.path.basename(path)} has no rows to release"
+        return
+    args.shares = [c / c.sum() for c in counts]
+    args.shares_source = f"your file's shares: {os.path.basename(path)}, {total:,} rows (for you only, not released)"

@@ -303,6 +303,8 @@ def run(args) -> int:
     manifest = made.manifest
     for note in manifest["design"]["notes"]:
         print(f"optrr: note: {note}", file=sys.stderr)
+    for line in made.audit_entry.get("config_warnings") or []:  # the configuration's, never in the manifest
+        print(f"optrr: warning: {line} (said here and in the internal report, never to the recipient)", file=sys.stderr)
     runs = order_runs_warning(made.audit_entry.get("order_in_runs") or [])
     if runs:
         print(f"optrr: warning: {runs} (said here and in the internal report, never to the recipient)", file=sys.stderr)

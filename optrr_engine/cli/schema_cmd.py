@@ -22,8 +22,9 @@ def add_parser(sub):
     p.add_argument(
         "--merge-rare",
         action="store_true",
-        help="merge the rare categories of perturbed columns (their warnings name them): nominal ones into 'Other', "
-        "ordinal ones into a neighbour (written to CONFIG as recode)",
+        help="merge the rare categories of perturbed columns (their warnings name them): nominal ones into 'Other' "
+        "(named after the smallest others, 'Male or other', when they must join it for enough rows), ordinal ones "
+        "into a neighbour (written to CONFIG as recode)",
     )
     p.add_argument(
         "--epsilon-per-column",

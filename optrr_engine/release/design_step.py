@@ -8,11 +8,12 @@ checked against the columns' category counts and requested epsilons (or the whol
 recomputed, and a given mechanism above the request or the target is refused with its own way out (the
 configuration's method did not design it: the notes say so, and name the method it records if any); its budget
 entry states the target and that the mechanism was given, and a scale of the weights only when its column epsilons
-are one (``given_budget``). With target_total, per-column epsilons in the configuration are
-ignored, and the notes and the manifest say so. Method "utility" is released only so (without one, the error
-names the ``optrr design`` command that writes it for these columns). If "auto" is configured but this build of
-the engine has no "auto" method, an exact design is used instead (optimal LP for k <= AUTO_FALLBACK_OPTIMAL_K,
-else the family optimum, else Kronecker), and the manifest says so.
+are one (``given_budget``). With target_total, per-column epsilons in the configuration are ignored, and a
+warning for the data manager says so (``config_warnings``: stderr, the audit record and the internal report; never
+the manifest or the recipient's report: it is about the configuration, not the release). Method "utility" is
+released only so (without one, the error names the ``optrr design`` command that writes it for these columns). If
+"auto" is configured but this build of the engine has no "auto" method, an exact design is used instead (optimal
+LP for k <= AUTO_FALLBACK_OPTIMAL_K, else the family optimum, else Kronecker), and the manifest says so.
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ class ReleaseDesign:
     method_requested: str
     budget: dict | None = None
     notes: list = field(default_factory=list)
-    #: True when target_total overrode "epsilon" values of the configuration's perturbed columns.
-    ignored_column_epsilons: bool = False
+    #: For the data manager, never the recipient (not in the manifest): what in the configuration played no part,
+    #: e.g. "epsilon" values of perturbed columns that target_total overrode (:func:`ignored_epsilons_note`).
+    config_warnings: list = field(default_factory=list)
 
     @property
     def mechanism(self):
@@ -141,7 +143,7 @@ IGNORED_EPSILONS = {
 
 
 def ignored_epsilons_note(config, source: str) -> str | None:
-    """The note when target_total overrides "epsilon" values the configuration's perturbed columns carry (as
+    """The warning when target_total overrides "epsilon" values the configuration's perturbed columns carry (as
     ``optrr schema`` writes them), else None."""
     if config.target_total is None or all(c.epsilon is None for c in config.perturbed()):
         return None
@@ -232,9 +234,8 @@ def make_design(config, sizes, names: list[str], progress=None, cancel=None) -> 
 
 
 def _with_ignored_epsilons(made: ReleaseDesign, config, source: str) -> ReleaseDesign:
-    """``made`` with the note (and the manifest's flag) of per-column epsilons that target_total overrides."""
+    """``made`` with the data manager's warning of per-column epsilons that target_total overrides."""
     note = ignored_epsilons_note(config, source)
     if note is not None:
-        made.notes.insert(0, note)
-        made.ignored_column_epsilons = True
+        made.config_warnings.append(note)
     return made

@@ -136,7 +136,6 @@ def build_manifest(
             "epsilon_changes": changes,
             "accept_changed_epsilons": bool(codec.config.accept_changed_epsilons),
             "budget": release_design.budget,
-            "ignored_column_epsilons": bool(release_design.ignored_column_epsilons),
             "notes": list(release_design.notes),
             "info": design.info,
         },

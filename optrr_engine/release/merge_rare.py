@@ -135,26 +135,11 @@ def merge_column(col: ColumnConfig, rows: Mapping[str, int]) -> tuple[ColumnConf
     missing = missing_category(col)
     categories = [str(c) for c in col.categories or []]
     size = {c: int(rows.get(c, 0)) for c in categories}
-    values = [c for c in categories if c != missing]
-    if col.type == "ordinal" and missing in categories and _integer_spans(categories) is not None:
-        # the missing values recoded into a number of the order ('NA' -> '1'): a value like the others, placed in
-        # the partition (left out, it overlapped a range: '1' beside '<=3')
-        values = categories
-    marked = False  # an ordinal column's labels carry NEIGHBOURS_MARK
-    if col.type == "ordinal":
-        groups, marked = _ordinal_groups(values, size)
-    else:
-        groups = _nominal_groups(values, size, _other_label(col, categories, missing))
-    if not groups:
+    labelled, marked = _labelled_groups(col, categories, missing, size)
+    if not labelled:
         return replace(col, warnings=_warnings(col, [], size, recoded=bool(col.recode))), False
-    # the merges in turn, each label free among the categories listed after the ones before it (kept as a set), all
-    # made by one merge_many (a merge per group was quadratic: 6,000 categories took seconds)
-    listed_now, labelled, parts, after = set(categories), [], [], dict(size)
-    for given, members in groups:
-        listed_now.difference_update(members)
-        label = given if col.type != "ordinal" else _free(given, listed_now)
-        listed_now.add(label)
-        labelled.append((members, label))
+    parts, after = [], dict(size)
+    for members, label in labelled:
         if len(members) > 1:  # (an ordinal category only relabelled, '5' released as '5+', is not a merge)
             part = _merged_part(members, size, label)
             if col.type != "ordinal" and label.endswith(" or other"):  # a real category took the rare ones in
@@ -171,6 +156,43 @@ def merge_column(col: ColumnConfig, rows: Mapping[str, int]) -> tuple[ColumnConf
         listed = [c for c in listed if c not in tail] + tail
     warnings = _warnings(col, [f"{MERGED_NOTE_START} {'; '.join(parts)}"], after, recoded=True)
     return replace(col, categories=listed, recode=recode, warnings=warnings), True
+
+
+def merged_labels(col: ColumnConfig, rows: Mapping[str, int]) -> dict[str, str]:
+    """{category: the label it would be released as} of every category of ``col`` that :func:`merge_column` (the
+    merge of ``optrr schema --merge-rare``) merges or relabels (``rows``: rows per released category), e.g.
+    {'Other': 'Male or other', 'Male': 'Male or other'}; {} when it merges nothing."""
+    missing = missing_category(col)
+    categories = [str(c) for c in col.categories or []]
+    size = {c: int(rows.get(c, 0)) for c in categories}
+    labelled, _marked = _labelled_groups(col, categories, missing, size)
+    return {m: label for members, label in labelled for m in members}
+
+
+def _labelled_groups(
+    col: ColumnConfig, categories: list[str], missing: str | None, size: dict
+) -> tuple[list[tuple[list[str], str]], bool]:
+    """([(categories, the label they are released as)], whether an ordinal column's labels carry NEIGHBOURS_MARK):
+    the merges of :func:`merge_column` in turn, each label free among the categories listed after the ones before it;
+    ([], False) when nothing is merged."""
+    values = [c for c in categories if c != missing]
+    if col.type == "ordinal" and missing in categories and _integer_spans(categories) is not None:
+        # the missing values recoded into a number of the order ('NA' -> '1'): a value like the others, placed in
+        # the partition (left out, it overlapped a range: '1' beside '<=3')
+        values = categories
+    marked = False  # an ordinal column's labels carry NEIGHBOURS_MARK
+    if col.type == "ordinal":
+        groups, marked = _ordinal_groups(values, size)
+    else:
+        groups = _nominal_groups(values, size, _other_label(col, categories, missing))
+    # (kept as a set, all made by one merge_many: a merge per group was quadratic, 6,000 categories took seconds)
+    listed_now, labelled = set(categories), []
+    for given, members in groups:
+        listed_now.difference_update(members)
+        label = given if col.type != "ordinal" else _free(given, listed_now)
+        listed_now.add(label)
+        labelled.append((members, label))
+    return labelled, marked
 
 
 def _other_label(col: ColumnConfig, categories: list[str], missing: str | None) -> str:

@@ -431,6 +431,8 @@ def perturb_file(
         entry["input"]["records_multiset"] = records.multiset()  # the same records in any order (never sent)
         entry["input"]["records_sketch"] = records.sketch()  # near repeats: rows added, removed, changed (never sent)
         entry["input"]["records_set_sketch"] = records.record_set()  # near repeats in another order (never sent)
+        if release_design.config_warnings:  # about the configuration, not the release: the hospital's only
+            entry["config_warnings"] = list(release_design.config_warnings)
         if in_runs is not None:
             entry["order_in_runs"] = in_runs  # the columns by which the raw file is sorted or grouped (never sent)
         written = []
@@ -543,6 +545,7 @@ class CategoryGuard:
 
         self.names = [str(n) for n in codec.attributes]
         self.labels = [spec.labels for spec in codec.specs]
+        self.configs = list(codec.config.perturbed())  # the column configurations, for :meth:`merged_labels`
         #: {column: its missing-value category (the label its missing rows are coded as), or None}
         self.missing = {
             name: spec.labels[spec.missing_code] if spec.missing_code is not None else None
@@ -586,6 +589,21 @@ class CategoryGuard:
             start, name = self.rare_from[j], self.names[j]
             counts = dict(zip(self.labels[j][start:], self.counts[j][start:].tolist(), strict=True))
             out.extend((name, v, n) for v, n in rare_categories(counts) if (name, v) not in approved)
+        return out
+
+
+    def merged_labels(self, names) -> dict[str, dict[str, str]]:
+        """{column: {category: the label it would be released as}} of what ``optrr schema --merge-rare`` would do to
+        each nominal or ordinal column among ``names``, on the rows released (:func:`.merge_rare.merged_labels`:
+        its own code), so that a refusal quotes it ('Other' into 'Male or other') and promises nothing else."""
+        from .merge_rare import merged_labels
+
+        out = {}
+        for j in self.columns:
+            col = self.configs[j]
+            if self.names[j] in names and col.type in ("nominal", "ordinal") and col.categories:
+                counts = dict(zip(self.labels[j], self.counts[j].tolist(), strict=True))
+                out[self.names[j]] = merged_labels(col, counts)
         return out
 
 
@@ -877,7 +895,8 @@ def check_published(categories: CategoryGuard, unique: KeptUniqueGuard, rows: in
     by_column: dict[str, list[tuple[str, int]]] = {}
     for name, value, n in rare:
         by_column.setdefault(name, []).append((value, n))
-    problems = [rare_refusal(list(by_column.items()), categories.missing)] if rare else []
+    merges = categories.merged_labels(by_column)
+    problems = [rare_refusal(list(by_column.items()), categories.missing, merges)] if rare else []
     if kept:
         problems.append(kept_unique_refusal(kept, rows))
     if kept_rare:

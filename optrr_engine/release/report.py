@@ -99,14 +99,11 @@ def _requested_row(m: dict) -> str:
         return f"<tr><th>Sum of requested epsilons</th><td class=num>{total}</td></tr>"
     if target is None:  # a sampling design without its target (older manifests): no request to show
         return ""
-    columns = (
-        "the per-column epsilons in the configuration are ignored"
-        if (m.get("design") or {}).get("ignored_column_epsilons")
-        else "no per-column epsilons were asked for"
-    )
+    # The same words whatever the configuration held (older manifests' "ignored_column_epsilons" is not read): what
+    # a data manager's configuration carried besides the target is the data manager's matter, not the recipient's.
     return (
         f"<tr><th>Requested</th><td>whole-record epsilon <span class=num>{_num(target)}</span> (a target for the "
-        f"whole record; {columns})</td></tr>"
+        "whole record; the design sets each column's epsilon)</td></tr>"
     )
 
 
@@ -179,6 +176,14 @@ def _randomness_text(m: dict) -> str:
     return f"{_e(r.get('generator', ''))}, keyed from the operating system's entropy (recorded nowhere)"
 
 
+def recipient_notes(notes) -> list:
+    """A manifest's design notes the recipient is told: all but the warnings about the data manager's configuration
+    that manifests made before OptRR kept them out carry (:data:`.design_step.IGNORED_EPSILONS`)."""
+    from .design_step import IGNORED_EPSILONS
+
+    return [n for n in notes or [] if n not in IGNORED_EPSILONS.values()]
+
+
 def _warnings(m: dict) -> list[str]:
     from .bins import DATA_BIN_METHODS
     from .manifest import noise_attributes
@@ -199,7 +204,7 @@ def _warnings(m: dict) -> list[str]:
     if design.get("epsilon_changes"):
         asked = "the request" if _asked_per_column(m) else "the column's share of the whole-record target"
         warnings.append(f"Some achieved epsilons differ from {asked}; the table shows both.")
-    for note in design.get("notes", []):
+    for note in recipient_notes(design.get("notes", [])):
         warnings.append(_e(note))
     attrs = m.get("attributes", [])
     noise = noise_attributes(attrs)
@@ -285,6 +290,7 @@ def render_internal_report(manifest: dict, entry: dict, history: list[dict]) -> 
     m = manifest
     inp, files, rnd = entry.get("input", {}), entry.get("files", {}), entry.get("randomness", {})
     warnings = _warnings(m)
+    warnings += [_e(w[0].upper() + w[1:]) + "." for w in entry.get("config_warnings") or []]
     if entry.get("rows_excluded"):
         by = ", ".join(f"{_e(k)}: {v:,}" for k, v in entry.get("rows_excluded_by_column", {}).items())
         warnings.append(f"{entry['rows_excluded']:,} input rows with missing values were left out ({by}).")

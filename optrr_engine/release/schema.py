@@ -516,12 +516,16 @@ def too_few_rows(rows: int | None, name: str) -> str | None:
     )
 
 
-def rare_refusal(found, missing: Mapping[str, str | None] | None = None) -> str:
+def rare_refusal(
+    found, missing: Mapping[str, str | None] | None = None, merges: Mapping[str, Mapping[str, str]] | None = None
+) -> str:
     """The perturb-time error naming the perturbed columns with rare released categories (``found``: (column,
     :func:`rare_categories` of its released rows) of each, in column order; the first RARE_SHOWN columns named, the
     others counted; the first RARE_SHOWN categories of a column named with their rows, the others counted) and the
     ways out, ``optrr schema --merge-rare`` (:mod:`.merge_rare`) first. ``missing``: {column: its missing-value
-    category (:func:`missing_category`)}: such a category only says that a value is missing and is never merged."""
+    category (:func:`missing_category`)}: such a category only says that a value is missing and is never merged.
+    ``merges``: {column: {category: the label --merge-rare would release it as}} (:func:`.merge_rare.merged_labels`),
+    quoted for the columns named ('Other' into 'Male or other'); without it the way out is told in general."""
     found = list(found)
     missing = missing or {}
     listed = []
@@ -534,8 +538,9 @@ def rare_refusal(found, missing: Mapping[str, str | None] | None = None) -> str:
     values = [(v, v == missing.get(name)) for name, rare in found for v, _c in rare]
     missing_rare = [v for v, is_missing in values if is_missing]
     start = f"{RARE_WARNING_START} would be released by name in {'; '.join(listed)}{columns}"
+    merge_rare = _merge_rare_does(found[:RARE_SHOWN], merges)
     if not missing_rare:
-        return _merge_ways_out(start, "")
+        return _merge_ways_out(start, "", merge_rare)
     named, plural = _missing_named(missing_rare)
     if len(missing_rare) == len(values):  # only missing-value categories: merging and missing values do not apply
         what = (
@@ -554,17 +559,47 @@ def rare_refusal(found, missing: Mapping[str, str | None] | None = None) -> str:
         if plural
         else "the missing-value category, only says that a value is missing and is not merged: allow it"
     )
-    return _merge_ways_out(start, f" ({named}, {what} if that may be known, or drop the column)")
+    return _merge_ways_out(start, f" ({named}, {what} if that may be known, or drop the column)", merge_rare)
 
 
-def _merge_ways_out(start: str, missing_note: str) -> str:
+#: What ``optrr schema --merge-rare`` does, told in general (when the refusal does not quote it for the columns).
+MERGE_RARE_IN_GENERAL = (
+    "nominal: into one category with enough rows, 'Other' or, when the smallest other categories must join it, "
+    "named after them ('Male or other'); ordinal: into a neighbour"
+)
+
+
+def _merge_rare_does(found, merges: Mapping[str, Mapping[str, str]] | None) -> str:
+    """What --merge-rare would do to the rare categories of the columns ``found`` ((column, [(category, rows)])):
+    quoted from ``merges`` ("'gender': 'Other' into 'Male or other'"), the columns it leaves as they are named; in
+    general (MERGE_RARE_IN_GENERAL) without ``merges``."""
+    if merges is None:
+        return MERGE_RARE_IN_GENERAL
+    done, left = [], []
+    for name, rare in found:
+        into: dict[str, list[str]] = {}
+        for value, _n in rare[:RARE_SHOWN]:
+            label = (merges.get(name) or {}).get(value)
+            if label is not None:
+                into.setdefault(label, []).append(repr(value))
+        if into:
+            done.append(f"{name!r}: " + ", ".join(f"{' and '.join(v)} into {label!r}" for label, v in into.items()))
+        else:
+            left.append(repr(name))
+    if left:
+        done.append(f"{' and '.join(left)} left as {'they are' if len(left) > 1 else 'it is'}")
+    return ", ".join(done)
+
+
+def _merge_ways_out(start: str, missing_note: str, merge_rare: str) -> str:
     """:func:`rare_refusal` of rare categories that can be merged: ``start`` (what would be released), the
-    ``missing_note`` on the missing-value categories among them ("" when none), and the ways out."""
+    ``missing_note`` on the missing-value categories among them ("" when none), what ``merge_rare`` does
+    (:func:`_merge_rare_does`) and the ways out."""
     return (
         f"{start}; the codebook lists every "
         f"category, so their existence is disclosed{missing_note}. Merge them into a category with enough rows "
-        "(`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: into 'Other', or into a "
-        "neighbour in an ordinal column; or recode by hand), list them as missing values with missing: category (the "
+        f"(`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: {merge_rare}; or recode by "
+        "hand), list them as missing values with missing: category (the "
         "codebook counts such texts without naming them; it helps only when the missing-value category then holds "
         "enough rows; missing: exclude would leave their rows out, which no epsilon protects), "
         "drop the column, or give --allow-rare-categories if publishing their existence is intended"

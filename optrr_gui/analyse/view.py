@@ -156,7 +156,14 @@ class AnalyseView(QWidget):
 
         self.attributes = QListWidget()
         self.attributes.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.attributes.setToolTip("Tick one attribute for its distribution, two for their table and a test.")
+        #: The ticked attributes in the order they were ticked: the order of the table asked for (the first its
+        #: rows), as `optrr estimate` keeps the order named, never the list's (the manifest's) order.
+        self._ticked: list[str] = []
+        self.attributes.itemChanged.connect(self._tick_changed)
+        self.attributes.setToolTip(
+            "Tick one attribute for its distribution, two for their table and a test; the table's attributes come in "
+            "the order you tick them (the first gives its rows)."
+        )
         self.kept_note = QLabel()
         self.kept_note.setWordWrap(True)
         self.kept_note.setTextFormat(Qt.TextFormat.PlainText)
@@ -337,6 +344,7 @@ class AnalyseView(QWidget):
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if i == 0 else Qt.CheckState.Unchecked)
             self.attributes.addItem(item)
+        self._ticked = [str(a["name"]) for a in manifest["attributes"][:1]]  # ticked above before it was listed
         self.show_kept_columns(kept)
         self.estimate_button.setEnabled(True)
         self.result_label.setText(self.start_hint())
@@ -350,6 +358,7 @@ class AnalyseView(QWidget):
 
     def clear_attributes(self) -> None:
         self.attributes.clear()
+        self._ticked = []
         self.kept_note.setText("")
         self.kept_note.hide()
 
@@ -391,13 +400,24 @@ class AnalyseView(QWidget):
             self.result_label.setText(message)
 
     # -- estimating -------------------------------------------------------------------------------
+    def _tick_changed(self, item: QListWidgetItem) -> None:
+        name = item.data(Qt.ItemDataRole.UserRole)
+        if item.data(KEPT_ROLE) is not None or name is None:
+            return
+        on = item.checkState() == Qt.CheckState.Checked
+        if on and name not in self._ticked:
+            self._ticked.append(name)
+        elif not on and name in self._ticked:
+            self._ticked.remove(name)
+
     def selected_names(self) -> list[str]:
-        out = []
+        """The ticked attributes in the order they were ticked (the first ticked gives the rows of a 2-way table)."""
+        checked = []
         for i in range(self.attributes.count()):
             item = self.attributes.item(i)
             if item.data(KEPT_ROLE) is None and item.checkState() == Qt.CheckState.Checked:
-                out.append(item.data(Qt.ItemDataRole.UserRole))
-        return out
+                checked.append(item.data(Qt.ItemDataRole.UserRole))
+        return [n for n in self._ticked if n in checked] + [n for n in checked if n not in self._ticked]
 
     def kept_names(self) -> list[str]:
         """The kept columns listed (copied unchanged, not tickable)."""
@@ -411,6 +431,7 @@ class AnalyseView(QWidget):
                 continue  # a kept column has no tick box
             on = item.data(Qt.ItemDataRole.UserRole) in names
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        self._ticked = [n for n in names if n in self._ticked]  # in the order given
 
     def estimate(self) -> None:
         names = self.selected_names()

@@ -15,6 +15,7 @@ from functools import lru_cache, partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from ..state.config_bridge import column_shares
 from ..state.design_summary import (
     BUDGET_ONLY_METHODS,
     DesignSummary,
@@ -80,6 +81,8 @@ class DesignController(QObject):
         self.key: str | None = None
         #: request key -> the key of its design part (everything but the needed marginals)
         self._design_keys: dict[str, str] = {}
+        #: request key -> the needed marginals it asks for (the utility design depends on them too)
+        self._needed_keys: dict[str, str] = {}
         self.n_rows: int | None = None
         self.sizes: list[int] = []
         self.request: dict = {}
@@ -123,6 +126,9 @@ class DesignController(QObject):
             self._clear(f"cannot count the categories: {exc}")
             return
         request = self.state.design_request()
+        #: the file's own 1-way shares, for the tests' power under the design table (never released); like the
+        #: needed marginals, a change of them only re-predicts the designs found
+        request["shares"] = column_shares(self.state)
         n_rows = self.state.n_rows
         self.n_rows = n_rows
         if not sizes:
@@ -136,12 +142,14 @@ class DesignController(QObject):
         key = json.dumps([sizes, request, self.state.data_path], sort_keys=True)
         if key == self.key and not force:
             return
-        design_part = {k: v for k, v in request.items() if k != "needed"}
+        design_part = {k: v for k, v in request.items() if k not in ("needed", "shares")}
         design_key = json.dumps([sizes, design_part, self.state.data_path], sort_keys=True)
         old_key = self.key
         self._before = self._latest_ranking(sizes, bool(request["budget_mode"]))
         self._design_keys = {k: v for k, v in self._design_keys.items() if v == design_key}
         self._design_keys[key] = design_key
+        self._needed_keys = {k: v for k, v in self._needed_keys.items() if k in self._design_keys}
+        self._needed_keys[key] = json.dumps(request.get("needed"), sort_keys=True)
         self.key, self.sizes, self.request, self.message = key, sizes, request, ""
         if not force and old_key is not None and self._design_keys.get(old_key) == design_key:
             self._needed_changed(key, request, n_rows)
@@ -213,17 +221,26 @@ class DesignController(QObject):
             on_cancelled=partial(self._cancelled, "clusters"),
         )
 
+    def _same_design(self, method: str, a: str | None, b: str | None) -> bool:
+        """Whether requests ``a`` and ``b`` (keys) ask ``method`` for the same design: the same design part, and
+        for the utility design also the same needed marginals (the file's shares change no design)."""
+        same = a is not None and b is not None and self._design_keys.get(a, "") == self._design_keys.get(b, None)
+        if method == "utility":
+            return same and self._needed_keys.get(a or "", "") == self._needed_keys.get(b or "", None)
+        return same
+
     def _needed_changed(self, key: str, request: dict, n_rows) -> None:
-        """Only the needed marginals changed: the utility design is recomputed (it depends on them), every other
-        design keeps its mechanism and only its predicted error is recomputed (the slow exact solves go on)."""
+        """Only the needed marginals (or the file's shares) changed: the utility design is recomputed when the needed
+        marginals did (it depends on them), every other design keeps its mechanism and only its predicted error is
+        recomputed (the slow exact solves go on)."""
         for method in self.methods:
-            if method == "utility":
+            if method == "utility" and not self._same_design(method, self.summary_keys.get(method), key):
                 self.status[method] = "running"
                 self._submit(method, key, request, n_rows)
             elif (
                 self.summaries.get(method) is not None
                 and not self.is_running(method)
-                and self._design_keys.get(self.summary_keys.get(method, "")) == self._design_keys[key]
+                and self._same_design(method, self.summary_keys.get(method), key)
             ):  # a result for this very design request: only its predicted error changes
                 self._repredict(method, self.summaries[method], key, n_rows)
         self.changed.emit()
@@ -263,11 +280,7 @@ class DesignController(QObject):
 
     # -- results (UI thread) --------------------------------------------------------------------
     def _done(self, method: str, key: str, n_rows, summary: DesignSummary) -> None:
-        if (
-            key != self.key
-            and method != "utility"
-            and self._design_keys.get(key, "") == self._design_keys.get(self.key or "", None)
-        ):
+        if key != self.key and self._same_design(method, key, self.key):
             # the design answers the current request; only its predicted error is for older needed marginals
             self.summaries[method] = summary
             self._repredict(method, summary, self.key, self.n_rows)

@@ -18,6 +18,7 @@ from ..state.needed_marginals import (
     describe,
     effective,
     format_sets,
+    needed_summary,
     parse_sets,
     sets_error,
     single_column_note,
@@ -32,7 +33,8 @@ class MarginalsEditor(QWidget):
     edited = Signal(object)  # the new value for SessionState.needed_marginals (None = the default)
     SETS_TIP = (
         "Column sets you need together, by name: columns separated by commas, sets by semicolons "
-        "(e.g. “age, sex; smoker, bmi”); only perturbed columns. Press Enter to apply."
+        "(e.g. “age, sex; smoker, bmi”); only perturbed columns. Press Enter to apply. They are needed in addition "
+        "to the tables ticked on the left (1-way, 2-way, 3-way): untick those to need only the named tables."
     )
 
     def __init__(self, state, parent=None):
@@ -58,15 +60,21 @@ class MarginalsEditor(QWidget):
             self.orders[o] = box
             lay.addWidget(box)
         self.sets = QLineEdit()
-        self.sets.setPlaceholderText("and column sets: age, sex; bmi")
+        self.sets.setPlaceholderText("plus named tables: age, sex; bmi")
         self.sets.setToolTip(self.SETS_TIP)
         self.sets.editingFinished.connect(self._sets_edited)
+        self.sets.textEdited.connect(self._show_summary)
         self.sets.setMinimumWidth(60)
         lay.addWidget(self.sets, 1)
         self.default_button = QPushButton("Default")
         self.default_button.setToolTip("All 1- and 2-way tables (only 1-way when there are more than 2000 of them)")
         self.default_button.clicked.connect(lambda: self._emit(None))
         lay.addWidget(self.default_button)
+        #: What is counted as needed, ticked orders and named tables together (:func:`needed_summary`), live.
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setStyleSheet("color: #555555")
+        outer.addWidget(self.summary)
         #: Why the typed column sets were not applied (red, under the field); hidden when they were.
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
@@ -111,6 +119,23 @@ class MarginalsEditor(QWidget):
             self.error_label.setText(stale or note)
             self.error_label.setVisible(bool(stale or note))
             self.sets.setToolTip(stale or self.SETS_TIP)
+        self._show_summary()
+
+    def _show_summary(self, _text: str = "") -> None:
+        """The line of what is counted as needed: the session's value, or while typed sets are not applied yet what
+        they would make, and that Enter applies them."""
+        names = self.names()
+        value = self.state.needed_marginals
+        applied = effective(value, len(names))
+        try:
+            typed = parse_sets(self.sets.text())
+        except ValueError:
+            typed = applied["sets"]
+        if typed != applied["sets"] and not self.sets_message:  # (refused text: its reason shows, not a preview)
+            preview = {"orders": list(applied["orders"]), "sets": typed}
+            self.summary.setText(f"{needed_summary(preview, names)} Press Enter to apply.")
+        else:
+            self.summary.setText(needed_summary(value, names))
 
     def _show_sets_error(self, message: str) -> None:
         """Show (or clear, with "") why the typed column sets were not applied: a red field and the reason."""
@@ -120,6 +145,7 @@ class MarginalsEditor(QWidget):
         self.error_label.setText(message)
         self.error_label.setVisible(bool(message))
         self.sets.setToolTip(message or self.SETS_TIP)
+        self._show_summary()
 
     def _current(self) -> dict:
         value = effective(self.state.needed_marginals, len(self.names()))

@@ -43,9 +43,6 @@ _GUI_STEPS: tuple[tuple[tuple[str, ...], str], ...] = (
      "as missing to treat them as missing"),
     (("give the right --delimiter",), "open it again and choose the right separator in the import dialog"),
     (("check --delimiter",), "open it again and choose the separator in the import dialog"),
-    (("`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: into 'Other', or into a "
-      "neighbour in an ordinal column; or recode by hand",), "Group rare… in the column's side panel does: into one "
-     "category, or into a neighbour in an ordinal column; or Merge… by hand"),
     (
         (
             ", or give --allow-rare-categories if publishing their existence is intended",
@@ -58,6 +55,14 @@ _GUI_STEPS: tuple[tuple[tuple[str, ...], str], ...] = (
 
 #: The engine's suggestion of rows to skip (the fixed end of its header errors): the import dialog's box does it.
 _SKIP_ROWS_ADVICE = re.compile(r"give --skip-rows (\d+) \(rows above the header\)")
+#: The engine's way to merge rare categories (what ``--merge-rare`` would do to the columns, quoted), and the GUI's.
+_MERGE_RARE_ADVICE = re.compile(
+    r"`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: .*?; or recode by hand", re.S
+)
+_MERGE_RARE_GUI = (
+    "Group rare… in the column's side panel does: into one category, or into a neighbour in an ordinal column; or "
+    "Merge… by hand"
+)
 
 
 def gui_wording(message: str) -> str:
@@ -66,6 +71,7 @@ def gui_wording(message: str) -> str:
     for phrasings, gui in _GUI_STEPS:
         for cli in phrasings:
             message = message.replace(cli, gui)
+    message = _MERGE_RARE_ADVICE.sub(lambda _m: _MERGE_RARE_GUI, message)
     return _SKIP_ROWS_ADVICE.sub(r"set 'Rows above the header' to \1 in the import dialog", message)
 
 
@@ -156,6 +162,8 @@ class _Cache:
         #: in use
         self.warnings: dict = {}
         self.previous_warnings: dict = {}  # ... of the version before (an undo or redo of the last step finds them)
+        #: (data version, summaries) -> :func:`column_shares` of them (computed once per version of the columns)
+        self.shares: tuple | None = None
 
 
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -218,6 +226,37 @@ def category_counts(state: SessionState) -> CategoryCounts:
     cache.counts = CategoryCounts(tuple(counts), tuple(sizes), error, warnings)
     cache.version = state.data_version
     return cache.counts
+
+
+def column_shares(state: SessionState) -> list | None:
+    """Per perturbed column (in order), the shares of its released categories in the rows read, in the order of the
+    engine's codec (the design's category order): :func:`released_rows` of its summary; None for a column whose
+    rows are not summarised yet or whose released labels are not the codec's categories yet (bins computed at the
+    release); None for them all before the rows are read. Only for what the Design tab tells the data manager (the
+    tests' power at the file's own margins): never part of a release. Computed once per version of the columns and
+    of the summaries."""
+    cache = _cache(state)
+    if not cache.summaries:
+        return None
+    if cache.shares is not None and cache.shares[0] == state.data_version and cache.shares[1] is cache.summaries:
+        return cache.shares[2]
+    out: list = []
+    for col in state.perturbed_columns():
+        summary = cache.summaries.get(col.name)
+        shares = None
+        if summary is not None:
+            try:
+                labels = column_codec(col).labels
+                rows = released_rows(col, summary)
+            except (OptRRError, TypeError, ValueError):
+                rows, labels = {}, []
+            counts = [int(rows.get(label, 0)) for label in labels]
+            total = sum(counts)
+            if total > 0 and total == sum(rows.values()):  # every released row in one of the codec's categories
+                shares = [c / total for c in counts]
+        out.append(shares)
+    cache.shares = (state.data_version, cache.summaries, out)
+    return out
 
 
 def kept_count(col: ColumnState, summary) -> int | None:

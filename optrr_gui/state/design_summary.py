@@ -145,8 +145,9 @@ class DesignSummary:
     suppression: str = ""  # sampling designs: "each row carries m of k columns ..."
     needed_tables: int = 0  # how many needed marginals the prediction covers (0: not predicted)
     #: what tests of association on the needed 2-way tables will detect (the engine's
-    #: :func:`~optrr_engine.analysis.power.design_power`, as ``optrr design`` prints it); None without needed 2-way
-    #: tables, or when the design never reports two columns together or erases their association
+    #: :func:`~optrr_engine.analysis.power.design_power` at the loaded file's shares, as ``optrr design`` prints it);
+    #: None without needed 2-way tables, or when the design never reports two columns together or erases their
+    #: association
     test_power: dict | None = None
     #: on no needed marginal do the data move the shown estimate off the prior's equal shares (the engine's
     #: PredictedError.no_information): recommended only when every design has none (:func:`ranked`), said in its row
@@ -287,25 +288,33 @@ def predicted(mechanism, n_rows: int | None, request: dict | None = None) -> dic
         "non_identifiable": [[i + 1 for i in m.attributes] for m in bad],
         "erased": [[i + 1 for i in m.attributes] for m in bad if m.erased],
         "one_way": [singles[(i,)] for i in range(k)] if len(singles) == k else None,
-        "power": association_power(mechanism, int(n_rows or PREDICT_DEFAULT_ROWS), pe.marginals),
+        "power": association_power(
+            mechanism, int(n_rows or PREDICT_DEFAULT_ROWS), pe.marginals, (request or {}).get("shares")
+        ),
     }
 
 
-def association_power(mechanism, n_rows: int, marginals) -> dict | None:
+def association_power(mechanism, n_rows: int, marginals, shares=None) -> dict | None:
     """What tests of association on the needed 2-way tables among ``marginals`` (the prediction's MarginalErrors)
-    will detect: the engine's :func:`~optrr_engine.analysis.power.design_power` (uniform margins, at most
-    MAX_DESIGN_TABLES tables), as ``optrr design`` computes it; None without 2-way tables or without a test. Run in
-    the design worker with the predicted error (each table builds an operator)."""
+    will detect: the engine's :func:`~optrr_engine.analysis.power.design_power` (at most MAX_DESIGN_TABLES tables),
+    as ``optrr design`` computes it, at the loaded file's ``shares`` (the request's: per perturbed column its
+    categories' shares in the rows read, :func:`~optrr_gui.state.config_bridge.column_shares`; a rare category makes
+    a test much weaker than at uniform margins), uniform margins where they are unknown (before the rows are read);
+    None without 2-way tables or without a test. Run in the design worker with the predicted error. For the Design
+    tab's line only: nothing computed from the shares is released."""
     from optrr_engine.analysis.power import design_power
 
     pairs = [m.attributes for m in marginals if len(m.attributes) == 2]
-    return design_power(mechanism, n_rows, pairs) if pairs else None
+    if shares is not None and len(shares) != mechanism.k:  # shares of another set of columns: not these
+        shares = None
+    return design_power(mechanism, n_rows, pairs, shares) if pairs else None
 
 
 def power_text(s: DesignSummary | None, label: str) -> str:
     """The line under the design table for the design shown: the engine's sentence of what tests of association on
-    the needed 2-way tables will detect (:attr:`DesignSummary.test_power`), after the design's name; "" when there
-    is nothing to say (no needed 2-way table, the design has no such test, or no result)."""
+    the needed 2-way tables will detect (:attr:`DesignSummary.test_power`), after the design's name; the sentence
+    says at which margins (the loaded file's shares, or uniform ones before its rows are read); "" when there is
+    nothing to say (no needed 2-way table, the design has no such test, or no result)."""
     if s is None or not s.ok or not s.test_power:
         return ""
     return f"{label}, needed 2-way tables: {s.test_power['statement']}"
@@ -620,12 +629,15 @@ def design_wording(error: str) -> str:
 
 
 def joint_note(achieved, overall: float) -> str:
-    """Why the columns' ε add up to more than the whole-record ε (a newcomer added 0.494 x 4 + ... = 5.31 against a
-    target of 3 and thought it broken): "" when they do not."""
+    """Why the columns' ε sum to more than the whole-record ε (a newcomer added 0.494 x 4 + ... = 5.31 against a
+    target of 3 and thought it broken; another read "add up to more than the whole record's 3" as the budget broken):
+    the whole record's ε is the promise, each column's ε bounds that column alone, and the whole-record ε is computed
+    for all columns together, not by adding. "" when they do not sum to more."""
     total = float(sum(achieved))
     if not (math.isfinite(overall) and total > overall * (1 + 1e-6)):
         return ""
     return (
-        f" Each column's ε bounds what the release tells about that column alone; the design protects the columns "
-        f"together, so their ε add up to {total:.3g}, more than the whole record's {overall:.3g}."
+        f" The promise is the whole record's ε, {overall:.3g}. Each column's ε bounds what that column reveals on its "
+        "own; the whole-record ε is computed exactly for all columns together, not by adding them, so the columns' ε "
+        f"can sum to more ({total:.3g}) without breaking the promise."
     )

@@ -96,6 +96,34 @@ def describe(value, k: int) -> str:
     return text + (" (default)" if value is None else "")
 
 
+def needed_summary(value, names) -> str:
+    """What is counted as needed, in one line under the editor ("Counted as needed: all 1-way, all 2-way and 4 named
+    tables (19 tables; ...)"): the named tables are added to the ticked orders, which a reviewer did not see when
+    typing four pairs with 1-way and 2-way still ticked; it says how many named tables a ticked order holds already."""
+    k = len(names)
+    v = effective(value, k)
+    n = len(v["sets"])
+    parts = [f"all {o}-way" for o in v["orders"]] + ([f"{n} named table{'s' if n != 1 else ''}"] if n else [])
+    if not parts:
+        return "Counted as needed: no tables."
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    if not n:
+        listed += " tables"
+    try:
+        total = len(index_sets(value, names))
+        inside = [f"{total:,} table{'s' if total != 1 else ''}"]
+    except ValueError:  # too many to count (the editor says so)
+        inside = []
+    if n and v["orders"]:
+        known = set(names)
+        within = sum(1 for s in v["sets"] if len(s) in v["orders"] and set(s) <= known)
+        added = "the named ones are added to the ticked ones"
+        if within:
+            added += f", and {within} of them {'is' if within == 1 else 'are'} among those already"
+        inside.append(added)
+    return f"Counted as needed: {listed}" + (f" ({'; '.join(inside)})" if inside else "") + "."
+
+
 def single_column_note(value) -> str:
     """A plain note when named sets hold one column each: a set of one column is a 1-way table, which may not be
     what was meant ("AGE; SMOKING; LUNG_CANCER" typed for one 3-way table became three 1-way tables); "" else."""

@@ -50,9 +50,9 @@ def release(tmp_path, capsys, name: str, **top) -> str:
 
 @pytest.fixture
 def weak(tmp_path, capsys, audit_dir, developer) -> str:
-    """A release at whole-record epsilon 0.2 (budget mode) of 288 rows: its (buying, safety) table carries almost
+    """A release at whole-record epsilon 0.15 (budget mode) of 288 rows: its (buying, safety) table carries almost
     no information."""
-    return release(tmp_path, capsys, "weak", target_total=0.2)
+    return release(tmp_path, capsys, "weak", target_total=0.15)
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_the_notes_name_the_first_tables_and_count_the_others():
 def test_the_notes_of_a_sampling_design_count_the_rows_that_report_the_table():
     from optrr_engine.sampling import make_sampling_design
 
-    design = make_sampling_design("sample-m", [4, 4, 3, 3], 0.3, m=2)
+    design = make_sampling_design("sample-m", [4, 4, 3, 3], 0.2, m=2)
     (note,) = uninformative_notes(design, list(COLUMNS), [["buying", "safety"]], ROWS)
     assert note.startswith("table (buying, safety): the data remove ")
     assert (
@@ -190,7 +190,7 @@ def test_a_release_names_its_needed_tables_without_information(tmp_path, capsys,
     table that carries almost no information at the rows released; a well-informed release has no such note."""
     from optrr_engine.release.manifest import manifest_path, report_path
 
-    weak = release(tmp_path, capsys, "weak", target_total=0.2)
+    weak = release(tmp_path, capsys, "weak", target_total=0.15)
     notes = json.loads(open(manifest_path(weak)).read())["design"]["notes"]
     assert any(n.startswith("table (buying, safety): the data remove ") for n in notes)
     assert "table (buying, safety): the data remove " in open(report_path(weak)).read()
@@ -203,7 +203,7 @@ def test_the_windows_release_job_adds_the_same_notes(tmp_path, capsys, audit_dir
     from optrr_engine.release.manifest import manifest_path
     from optrr_gui.workers.jobs.release import run_release
 
-    release(tmp_path, capsys, "weak", target_total=0.2)  # writes the configuration and data released again below
+    release(tmp_path, capsys, "weak", target_total=0.15)  # writes the configuration and data released again below
     config = json.loads((tmp_path / "weak.json").read_text())
     out = tmp_path / "window" / "rel.csv"
     out.parent.mkdir()

@@ -17,6 +17,9 @@ mechanism, and which records report A, are random). Each record then contributes
 (M^{-1} e_y)_x given its x, so Var(pi_hat_x) = (sum_y (M^{-1})_{xy}^2 lambda_y - pi_x) / n, i.e. the above minus
 pi_x (1 - pi_x) / n; for a sampling design the n_eff reporting records are a random subset of the n (finite
 population correction), which gives the same subtraction with the full n.
+
+The default estimate's prediction (:mod:`.default_error`) is averaged over truths drawn around the prior table
+(each attribute's shares Dirichlet(1)); the unbiased estimate's figures above stay at the table.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from ..errors import InputError
 from ..estimation.covariance import variance
 from ..estimation.operator import StructuredOperator, check_table_size
 from ..estimation.spectrum import eigenvalues_from_patterns, mechanism_eigenvalues
-from .default_error import ABS_PER_SD, default_avd, default_avd_of_marginal
+from .default_error import ABS_PER_SD, default_avd, default_avd_of_marginal, uninformed_avd
 from .identifiability import MAX_CELL_SD, MIN_REL_EIGENVALUE, zero_eigenvalue
 from .marginals import resolve_marginals
 from .prior import UniformPrior
@@ -41,7 +44,7 @@ FULL_SPECTRUM_K = 20
 
 
 #: Predicted errors this close (relative) rank as equal. Far below the prediction's own accuracy (the measured
-#: error was 0.78-1.77 times it in 80 % of the bench cells, docs/utility.md) and above the budget searches'
+#: error was 0.69-1.14 times it in 80 % of the bench cells, docs/utility.md) and above the budget searches'
 #: rounding: `auto` and `optimal` at whole-record 3 on the 16-column lung cancer survey are the same mechanism up
 #: to 3e-7 relative in their predictions, which moved the GUI's star from the first to arrive to the second.
 RANK_TOLERANCE = 1e-3
@@ -111,15 +114,16 @@ class MarginalError:
     #: and the ranking puts designs with fewer such marginals first. A marginal only uninformative at these rows
     #: is not identifiable but not erased (:mod:`.identifiability`).
     erased: bool = False
+    #: predicted AVD of the default estimate were the data to say nothing: the truth's own spread
+    #: (:func:`.default_error.uninformed_avd`)
+    uninformed_avd: float = 0.0
 
     @property
     def information(self) -> float:
         """Share of the prior's spread that the data remove from the default estimate's predicted squared error:
-        0 when the estimate would be the prior's equal shares whatever the data (:func:`.default_error.prior_avd`),
-        near 1 when the data decide it."""
-        from .default_error import prior_avd
-
-        prior = float(prior_avd(self.cells, self.rows)) if self.rows > 0 and self.cells > 1 else 0.0
+        0 when the estimate would be the prior's equal shares whatever the data (:attr:`uninformed_avd`), near 1
+        when the data decide it."""
+        prior = self.uninformed_avd if self.rows > 0 and self.cells > 1 else 0.0
         if not (prior > 0 and np.isfinite(self.expected_avd_default)):
             return 0.0
         return float(np.clip(1.0 - (self.expected_avd_default / prior) ** 2, 0.0, 1.0))
@@ -232,7 +236,8 @@ class PredictedError:
         return {
             "rows": self.rows,
             "estimator": "expected_avd_default: the default shown estimate (smoothed maximum likelihood), predicted "
-            "as the risk of shrinkage under the estimate's own uniform Dirichlet prior (docs/math.md 6b); "
+            "as the risk of its shrinkage when each attribute's true shares are Dirichlet(1) around the prior table "
+            "(docs/math.md 6b); "
             "expected_avd: the unbiased estimate (matrix inversion, the estimator of the intervals), exact variance "
             "and the normal approximation",
             "by_order": {str(k): v for k, v in self.by_order().items()},
@@ -265,10 +270,25 @@ def marginal_eigenvalues(mechanism, attrs, full: np.ndarray | None) -> np.ndarra
 
 
 def _marginal_error(
-    attrs, cells: int, min_abs: float, n: float, erased: bool, sd_sum=0.0, var_sum=0.0, max_sd=0.0, avd_default=np.inf
+    attrs,
+    cells: int,
+    min_abs: float,
+    n: float,
+    erased: bool,
+    sd_sum=0.0,
+    var_sum=0.0,
+    max_sd=0.0,
+    avd_default=np.inf,
+    uninformed=0.0,
 ):
-    """The MarginalError of a marginal from its cells' summed sd and variance (ignored unless learnable) and the
-    default estimate's predicted AVD."""
+    """The MarginalError of a marginal from its cells' summed sd and variance (ignored unless learnable), the
+    default estimate's predicted AVD and its value were the data to say nothing (``uninformed``)."""
+    out = _error_fields(attrs, cells, min_abs, n, erased, sd_sum, var_sum, max_sd, avd_default)
+    out.uninformed_avd = float(uninformed)
+    return out
+
+
+def _error_fields(attrs, cells: int, min_abs: float, n: float, erased: bool, sd_sum, var_sum, max_sd, avd_default):
     attrs = tuple(attrs)
     avd_default = float(avd_default)
     if n <= 0:
@@ -313,9 +333,10 @@ def error_of_marginal(
     min_abs = float(np.min(np.abs(eigenvalues)))
     erased = zero_eigenvalue(eigenvalues)
     sub_sizes = [int(sizes[i]) for i in attrs]
+    uninformed = uninformed_avd(sub_sizes, n)
     if n <= 0 or erased:
         avd_default = default_avd_of_marginal(sub_sizes, eigenvalues, n, data_rows)
-        return _marginal_error(attrs, cells, min_abs, n, erased, avd_default=avd_default)
+        return _marginal_error(attrs, cells, min_abs, n, erased, avd_default=avd_default, uninformed=uninformed)
     op = StructuredOperator(tuple(sub_sizes), eigenvalues)
     observed = op.apply(prior_table)
     var = variance(op, observed, prior_table, n)
@@ -323,7 +344,7 @@ def error_of_marginal(
         var = np.clip(var - prior_table * (1.0 - prior_table) / float(data_rows), 0.0, None)
     sd = np.sqrt(var)
     avd_default = default_avd_of_marginal(sub_sizes, eigenvalues, n, data_rows, var.sum(), sd.sum())
-    return _marginal_error(attrs, cells, min_abs, n, False, sd.sum(), var.sum(), sd.max(), avd_default)
+    return _marginal_error(attrs, cells, min_abs, n, False, sd.sum(), var.sum(), sd.max(), avd_default, uninformed)
 
 
 def one_way_errors(mechanism, attributes, tables, n_eff, data_rows: float | None = None) -> list[MarginalError]:
@@ -370,10 +391,14 @@ def one_way_errors(mechanism, attributes, tables, n_eff, data_rows: float | None
     sum_sd, sum_var = np.add.reduceat(sd, starts), np.add.reduceat(var, starts)
     max_sd = np.maximum.reduceat(sd, starts)
     contrast = np.where(erased, 0.0, lam[:, 1] / lam[:, 0])  # lambda_1 relative to the constant's (1 for a channel)
-    avd_def = default_avd(a, (a - 1.0)[:, None], contrast[:, None], n_eff, data_rows, sum_var, sum_sd)
+    one = (1.0 / (a * (a + 1.0)))[:, None]  # component_truth_spreads of one attribute: Dirichlet(1)
+    avd_def = default_avd(a, (a - 1.0)[:, None], contrast[:, None], n_eff, one, data_rows, sum_var, sum_sd)
+    uninformed = 0.5 * ABS_PER_SD * np.sqrt((a - 1.0) / (a + 1.0))  # uninformed_avd of one attribute
     return [
         _marginal_error((i,), int(counts[j]), float(min_abs[j]), float(n_eff[j]), bool(erased[j]), *stats)
-        for j, (i, *stats) in enumerate(zip(attrs.tolist(), sum_sd, sum_var, max_sd, avd_def, strict=True))
+        for j, (i, *stats) in enumerate(
+            zip(attrs.tolist(), sum_sd, sum_var, max_sd, avd_def, uninformed, strict=True)
+        )
     ]
 
 

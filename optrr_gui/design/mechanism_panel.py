@@ -831,9 +831,10 @@ class MechanismPanel(QWidget):
             lines.append(
                 f"Predicted AVD {fmt_avd(s.predicted_avd) + ' ⚠' if s.no_information else avd_text(s)}: the "
                 f"expected mean distance 1/2 Σ|estimate − truth| of the needed tables ({s.predicted_orders}) from "
-                f"{rows} rows, as shown by default (smoothed estimate), predicted under its uniform prior; "
-                "lower = more accurate. On nine real files the recommended design's measured error was 0.8 to "
-                "1.8 times this in 8 cases of 10 (0.6 to 2.4 at the extremes: joint tables of very skewed data)."
+                f"{rows} rows, as shown by default (smoothed estimate), predicted for columns whose shares are "
+                "spread as if drawn at random; lower = more accurate. On nine real files the recommended design's "
+                "measured error was 0.7 to 1.15 times this in 8 cases of 10 (0.45 to 1.35 at the extremes: joint "
+                "tables of files whose columns are nearly uniform, and a very skewed file)."
                 + (f" By order: {by}." if by else "")
             )
         if s.erased:

@@ -101,8 +101,9 @@ def compare_designs(
     """Returns (rows, ranking): ``rows`` a DataFrame with one row per (design, way): ``design``, ``rank``
     (1 = recommended), ``whole_record_epsilon`` (recomputed from the design), ``way``, ``measured_avd`` and
     ``sd_avd`` (over marginals and repetitions), ``predicted_avd`` (the same marginals; the default estimator,
-    uniform prior, against the data's own tables; inf when the design erases one of them, with the reason in
-    ``not_identifiable``; a table only too noisy at n rows for the unbiased estimate keeps its prediction),
+    the ranking's truth model, docs/math.md §6b, against the data's own tables; inf when the design erases one of
+    them, with the reason in ``not_identifiable``; a table only too noisy at n rows for the unbiased estimate keeps
+    its prediction),
     ``marginals``, ``unanswered`` (marginals the design cannot estimate) and ``note``
     (e.g. "each row carries 2 of 9 columns"); ``ranking`` the recommender's JSON.
 

@@ -176,8 +176,9 @@ class DesignsPage(ComparePage):
             f"{result['rows_in_file']:,} rows, each design released {times(int(rows['repetitions'].iat[0]))} in memory "
             f"(nothing is written) and estimated with the default estimator. ★ {escape(best)}: the smallest "
             f"predicted error for {escape(ranking['marginals'])} (the tables ticked as needed on the Design tab). "
-            "Predicted (without looking at your data; the ranking's): the default estimator's error under its uniform "
-            "prior, against your data's own tables; measured: the default estimator's on your data."
+            "Predicted (without looking at your data; the ranking's): the default estimator's error for columns whose "
+            "shares are spread as if drawn at random, against your data's own tables; measured: the default "
+            "estimator's on your data."
             + self.sample_note(rows)
         )
 
@@ -205,7 +206,7 @@ class DesignsPage(ComparePage):
             headers += [f"{w}-way predicted", f"{w}-way measured"]
             tips += [
                 f"Mean predicted AVD of the {w}-way tables measured (the default estimator's, predicted from the "
-                "design alone under its uniform prior; this ranks the designs)",
+                "design alone, for columns whose shares are spread as if drawn at random; this ranks the designs)",
                 f"Mean AVD of the same {w}-way tables estimated with the default estimator from the simulated releases",
             ]
         headers.append("each row carries")

@@ -229,7 +229,8 @@ def test_the_perturb_refusal_quotes_what_merge_rare_would_release_the_rare_value
     code = main(["perturb", str(data), "--config", str(config), "-o", str(tmp_path / "out.csv"), "--quiet"])
     err = capsys.readouterr().err
     assert code != 0 and "'gender': 'Other' (1 row)" in err
-    assert "--merge-rare` writes a configuration that does: 'gender': 'Other' into 'Male or other'; or recode" in err
+    assert "--merge-rare` writes a new configuration, inferred from the file again, that merges them; on this " in err
+    assert "configuration's columns: 'gender': 'Other' into 'Male or other'; or recode" in err
     assert "into 'Other'" not in err
     # the same code as --merge-rare itself: its configuration releases 'Other' as the label quoted
     cfg = json.loads(config.read_text())
@@ -244,7 +245,8 @@ def test_the_perturb_refusal_quotes_what_merge_rare_would_release_the_rare_value
 
 def test_the_refusal_without_the_merges_words_merge_rare_in_general_and_names_what_it_leaves():
     text = rare_refusal([("gender", [("Other", 1)])])
-    assert "does: nominal: into one category with enough rows, 'Other' or, when the smallest other categories " \
-        "must join it, named after them ('Male or other'); ordinal: into a neighbour; or recode by hand" in text
+    assert "merges them: nominal: into one category with enough rows, 'Other' or, when the smallest other " \
+        "categories must join it, named after them ('Male or other'); ordinal: into a neighbour; or recode by hand" \
+        in text
     left = rare_refusal([("a", [("x", 1)]), ("b", [("y", 2)])], merges={"a": {"x": "z or other"}, "b": {}})
-    assert "does: 'a': 'x' into 'z or other', 'b' left as it is; or recode by hand" in left
+    assert "on this configuration's columns: 'a': 'x' into 'z or other', 'b' left as it is; or recode by hand" in left

@@ -594,12 +594,14 @@ def _merge_rare_does(found, merges: Mapping[str, Mapping[str, str]] | None) -> s
 def _merge_ways_out(start: str, missing_note: str, merge_rare: str) -> str:
     """:func:`rare_refusal` of rare categories that can be merged: ``start`` (what would be released), the
     ``missing_note`` on the missing-value categories among them ("" when none), what ``merge_rare`` does
-    (:func:`_merge_rare_does`) and the ways out."""
+    (:func:`_merge_rare_does`: quoted for this configuration's columns, or the rule in general) and the ways out."""
+    where = "" if merge_rare == MERGE_RARE_IN_GENERAL else "; on this configuration's columns"
     return (
         f"{start}; the codebook lists every "
         f"category, so their existence is disclosed{missing_note}. Merge them into a category with enough rows "
-        f"(`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: {merge_rare}; or recode by "
-        "hand), list them as missing values with missing: category (the "
+        "(`optrr schema INPUT -o CONFIG --merge-rare` writes a new configuration, inferred from the file again, "
+        f"that merges them{where}: {merge_rare}; or recode by hand), list them as missing values with missing: "
+        "category (the "
         "codebook counts such texts without naming them; it helps only when the missing-value category then holds "
         "enough rows; missing: exclude would leave their rows out, which no epsilon protects), "
         "drop the column, or give --allow-rare-categories if publishing their existence is intended"

@@ -130,26 +130,52 @@ def default_avd(cells, dims, eigenvalues, n, truth, data_rows=None, var_sum=None
     return np.where(n > 0, out, np.inf)
 
 
+def shares_factors(table) -> np.ndarray:
+    """Per attribute of a prior table (an array of shape (a_1, ..., a_m)): (1 - sum_x m_ix^2) / (1 - 1/a_i), m_i its
+    1-way shares; the truth's spread of that attribute's shares around them, Dirichlet(a_i m_i), relative to the
+    spread around uniform shares (1 at uniform shares, near 0 near a point mass)."""
+    table = np.asarray(table, dtype=float)
+    out = []
+    for axis, a in enumerate(table.shape):
+        m = table.sum(axis=tuple(i for i in range(table.ndim) if i != axis))
+        out.append((1.0 - float(np.sum(m * m))) / (1.0 - 1.0 / a) if a > 1 else 1.0)
+    return np.asarray(out)
+
+
+def scaled_truth_spreads(sizes, n, factors=None) -> np.ndarray:
+    """:func:`component_truth_spreads`, each attribute's own component times its :func:`shares_factors` entry (the
+    truth centred on a prior table whose shares are not uniform); associations as they are."""
+    spreads = component_truth_spreads(sizes, n)
+    if factors is None:
+        return spreads
+    out = np.array(spreads)
+    for j, f in enumerate(np.asarray(factors, dtype=float)):
+        out[1 << j] *= f
+    return out
+
+
 @lru_cache(maxsize=256)
-def _uninformed(sizes: tuple, n: float) -> float:
+def _uninformed(sizes: tuple, n: float, factors: tuple | None) -> float:
     d = float(np.prod(sizes))
-    spread = float(np.sum(component_dimensions(sizes) * component_truth_spreads(sizes, n)))
+    spread = float(np.sum(component_dimensions(sizes) * scaled_truth_spreads(sizes, n, factors)))
     return float(0.5 * ABS_PER_SD * np.sqrt(d * spread))
 
 
-def uninformed_avd(sizes, n) -> float:
+def uninformed_avd(sizes, n, factors=None) -> float:
     """Predicted AVD of the default estimate of a marginal (its attributes' sizes) at n rows when the data say
     nothing (every lambda_T = 0): the truth's own spread, sum_T D_T t_T^2 (:func:`default_avd` with no component
     learned)."""
-    return _uninformed(tuple(int(a) for a in sizes), max(float(n), 0.0))
+    key = None if factors is None else tuple(round(float(f), 12) for f in factors)
+    return _uninformed(tuple(int(a) for a in sizes), max(float(n), 0.0), key)
 
 
-def default_avd_of_marginal(sizes, eigenvalues, n, data_rows=None, var_sum=None, sd_sum=None) -> float:
-    """:func:`default_avd` of one marginal from its eigenvalues over all 2^m masks (mask 0 first)."""
+def default_avd_of_marginal(sizes, eigenvalues, n, data_rows=None, var_sum=None, sd_sum=None, factors=None) -> float:
+    """:func:`default_avd` of one marginal from its eigenvalues over all 2^m masks (mask 0 first); ``factors``: the
+    prior table's :func:`shares_factors` (None: uniform)."""
     dims = component_dimensions(sizes)
     cells = float(np.prod([int(a) for a in sizes]))
     lam = np.asarray(eigenvalues, dtype=float)
-    truth = component_truth_spreads(sizes, max(float(n), 0.0))
+    truth = scaled_truth_spreads(sizes, max(float(n), 0.0), factors)
     return float(default_avd(cells, dims[1:], lam[1:], n, truth[1:], data_rows, var_sum, sd_sum))
 
 
@@ -159,5 +185,7 @@ __all__ = [
     "default_avd",
     "default_avd_of_marginal",
     "prior_spread",
+    "scaled_truth_spreads",
+    "shares_factors",
     "uninformed_avd",
 ]

@@ -34,7 +34,7 @@ from ..errors import InputError
 from ..estimation.covariance import variance
 from ..estimation.operator import StructuredOperator, check_table_size
 from ..estimation.spectrum import eigenvalues_from_patterns, mechanism_eigenvalues
-from .default_error import ABS_PER_SD, default_avd, default_avd_of_marginal, uninformed_avd
+from .default_error import ABS_PER_SD, default_avd, default_avd_of_marginal, shares_factors, uninformed_avd
 from .identifiability import MAX_CELL_SD, MIN_REL_EIGENVALUE, zero_eigenvalue
 from .marginals import resolve_marginals
 from .prior import UniformPrior
@@ -333,9 +333,12 @@ def error_of_marginal(
     min_abs = float(np.min(np.abs(eigenvalues)))
     erased = zero_eigenvalue(eigenvalues)
     sub_sizes = [int(sizes[i]) for i in attrs]
-    uninformed = uninformed_avd(sub_sizes, n)
+    table = np.reshape(np.asarray(prior_table, dtype=float), tuple(sub_sizes))
+    uniform = bool(np.allclose(table, 1.0 / cells))
+    factors = None if uniform else shares_factors(table)  # the truth centred on a skewed prior table
+    uninformed = uninformed_avd(sub_sizes, n, factors)
     if n <= 0 or erased:
-        avd_default = default_avd_of_marginal(sub_sizes, eigenvalues, n, data_rows)
+        avd_default = default_avd_of_marginal(sub_sizes, eigenvalues, n, data_rows, factors=factors)
         return _marginal_error(attrs, cells, min_abs, n, erased, avd_default=avd_default, uninformed=uninformed)
     op = StructuredOperator(tuple(sub_sizes), eigenvalues)
     observed = op.apply(prior_table)
@@ -343,7 +346,7 @@ def error_of_marginal(
     if data_rows is not None:
         var = np.clip(var - prior_table * (1.0 - prior_table) / float(data_rows), 0.0, None)
     sd = np.sqrt(var)
-    avd_default = default_avd_of_marginal(sub_sizes, eigenvalues, n, data_rows, var.sum(), sd.sum())
+    avd_default = default_avd_of_marginal(sub_sizes, eigenvalues, n, data_rows, var.sum(), sd.sum(), factors)
     return _marginal_error(attrs, cells, min_abs, n, False, sd.sum(), var.sum(), sd.max(), avd_default, uninformed)
 
 
@@ -391,9 +394,11 @@ def one_way_errors(mechanism, attributes, tables, n_eff, data_rows: float | None
     sum_sd, sum_var = np.add.reduceat(sd, starts), np.add.reduceat(var, starts)
     max_sd = np.maximum.reduceat(sd, starts)
     contrast = np.where(erased, 0.0, lam[:, 1] / lam[:, 0])  # lambda_1 relative to the constant's (1 for a channel)
-    one = (1.0 / (a * (a + 1.0)))[:, None]  # component_truth_spreads of one attribute: Dirichlet(1)
+    # scaled_truth_spreads of one attribute: Dirichlet(1) around its prior shares (shares_factors: 1 at uniform)
+    factor = (1.0 - np.add.reduceat(pi * pi, starts)) / (1.0 - 1.0 / a)
+    one = (factor / (a * (a + 1.0)))[:, None]
     avd_def = default_avd(a, (a - 1.0)[:, None], contrast[:, None], n_eff, one, data_rows, sum_var, sum_sd)
-    uninformed = 0.5 * ABS_PER_SD * np.sqrt((a - 1.0) / (a + 1.0))  # uninformed_avd of one attribute
+    uninformed = 0.5 * ABS_PER_SD * np.sqrt(factor * (a - 1.0) / (a + 1.0))  # uninformed_avd of one attribute
     return [
         _marginal_error((i,), int(counts[j]), float(min_abs[j]), float(n_eff[j]), bool(erased[j]), *stats)
         for j, (i, *stats) in enumerate(

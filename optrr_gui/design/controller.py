@@ -15,7 +15,7 @@ from functools import lru_cache, partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..state.config_bridge import column_shares
+from ..state.config_bridge import column_shares, shares_digest
 from ..state.design_summary import (
     BUDGET_ONLY_METHODS,
     DesignSummary,
@@ -59,7 +59,7 @@ def _key_shape(key: str) -> tuple | None:
     signal); None for no key."""
     if not key:
         return None
-    sizes, request, _path = json.loads(key)
+    sizes, request = json.loads(key)[:2]
     return tuple(sizes), bool(request.get("budget_mode"))
 
 
@@ -139,7 +139,9 @@ class DesignController(QObject):
             names = [n for n, a in zip(request["names"], sizes, strict=True) if a < 2]
             self._clear(f"{', '.join(names)}: a perturbed column needs at least 2 categories")
             return
-        key = json.dumps([sizes, request, self.state.data_path], sort_keys=True)
+        # the shares enter the key by a digest: dumping them at every edit cost a wide file's UI thread tens of ms
+        plain = {k: v for k, v in request.items() if k != "shares"}
+        key = json.dumps([sizes, plain, self.state.data_path, shares_digest(request["shares"])], sort_keys=True)
         if key == self.key and not force:
             return
         design_part = {k: v for k, v in request.items() if k not in ("needed", "shares")}

@@ -57,7 +57,9 @@ _GUI_STEPS: tuple[tuple[tuple[str, ...], str], ...] = (
 _SKIP_ROWS_ADVICE = re.compile(r"give --skip-rows (\d+) \(rows above the header\)")
 #: The engine's way to merge rare categories (what ``--merge-rare`` would do to the columns, quoted), and the GUI's.
 _MERGE_RARE_ADVICE = re.compile(
-    r"`optrr schema INPUT -o CONFIG --merge-rare` writes a configuration that does: .*?; or recode by hand", re.S
+    r"`optrr schema INPUT -o CONFIG --merge-rare` writes a new configuration, inferred from the file again, that "
+    r"merges them(?:; on this configuration's columns)?: .*?; or recode by hand",
+    re.S,
 )
 _MERGE_RARE_GUI = (
     "Group rare… in the column's side panel does: into one category, or into a neighbour in an ordinal column; or "
@@ -228,13 +230,26 @@ def category_counts(state: SessionState) -> CategoryCounts:
     return cache.counts
 
 
+#: A column with more different values than this in the file keeps uniform margins in the Design tab's test power
+#: (:func:`column_shares`): its shares would be counted on the UI thread at every edit (a 70,000-code column took
+#: 100 ms), and a table that wide has no test anyway (over 900 degrees of freedom, ``analysis.power``).
+SHARES_MAX_VALUES = 1000
+
+
+def shares_digest(shares) -> int | None:
+    """A digest of :func:`column_shares` for the design request's key (equal shares, equal digests)."""
+    if shares is None:
+        return None
+    return hash(tuple(None if s is None else tuple(s) for s in shares))
+
+
 def column_shares(state: SessionState) -> list | None:
     """Per perturbed column (in order), the shares of its released categories in the rows read, in the order of the
     engine's codec (the design's category order): :func:`released_rows` of its summary; None for a column whose
     rows are not summarised yet or whose released labels are not the codec's categories yet (bins computed at the
-    release); None for them all before the rows are read. Only for what the Design tab tells the data manager (the
-    tests' power at the file's own margins): never part of a release. Computed once per version of the columns and
-    of the summaries."""
+    release) or that has more than SHARES_MAX_VALUES different values in the file; None for them all before the
+    rows are read. Only for what the Design tab tells the data manager (the tests' power at the file's own
+    margins): never part of a release. Computed once per version of the columns and of the summaries."""
     cache = _cache(state)
     if not cache.summaries:
         return None
@@ -244,7 +259,7 @@ def column_shares(state: SessionState) -> list | None:
     for col in state.perturbed_columns():
         summary = cache.summaries.get(col.name)
         shares = None
-        if summary is not None:
+        if summary is not None and summary.counts.size <= SHARES_MAX_VALUES:
             try:
                 labels = column_codec(col).labels
                 rows = released_rows(col, summary)

@@ -618,9 +618,31 @@ def fit_label(text: str, room_px: float) -> str:
     return metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(int(room_px), 12))
 
 
+#: At most every this many bars carries its category's name when the names are too wide for one bar each.
+MAX_LABEL_STEP = 3
+
+
+def tick_labels(texts, room_px: float) -> tuple[str, ...]:
+    """The category names under bars ``room_px`` apart: each in full when the widest fits; else every k-th one in
+    the room of k bars, the others blank (k the fewest that fits the widest, at most MAX_LABEL_STEP; beyond that the
+    names shown are shortened, ``fit_label``). Shortening every name to one bar's room made "10-14" a "1…"."""
+    import math
+
+    from PySide6.QtGui import QFontMetrics
+
+    from ..plots.figure_render import points_font
+
+    texts = [str(t) for t in texts]
+    metrics = QFontMetrics(points_font(9))
+    widest = max((metrics.horizontalAdvance(t) for t in texts), default=0)
+    room = max(float(room_px), 1.0)
+    step = 1 if widest <= room else min(MAX_LABEL_STEP, max(1, len(texts)), math.ceil(widest / room))
+    return tuple(fit_label(t, room * step) if i % step == 0 else "" for i, t in enumerate(texts))
+
+
 def preview_figure(frames, estimator_label: str, width_px: float = 1200):
     """One panel per column (the engine's marginal panel, with the preview's legend), two or three per row;
-    category names shortened to the room under their bars at ``width_px``."""
+    category names fitted to the room under their bars at ``width_px`` (:func:`tick_labels`)."""
     from optrr_engine.compare.figures import FigureSpec
 
     labels = {
@@ -640,7 +662,7 @@ def preview_figure(frames, estimator_label: str, width_px: float = 1200):
     panel_px = (max(width_px, 400) - LEGEND_PX) / columns - AXIS_PX
     for panel, f in zip(panels, frames, strict=True):
         room = panel_px / len(f) - 6  # a little space between neighbours
-        panel.xtick_labels = tuple(fit_label(str(c), room) for c in f["category"])
+        panel.xtick_labels = tick_labels(f["category"], room)
     return FigureSpec(panels, columns=columns, width_px=1200, height_px=700, legend="right")
 
 

@@ -17,7 +17,7 @@ from PySide6.QtGui import QFontMetrics, QImage
 
 from optrr_engine.analysis.avd import avd
 from optrr_engine.estimation import DEFAULT_METHOD
-from optrr_gui.compare.view import ESTIMATORS
+from optrr_gui.compare.view import ESTIMATORS, MAX_LABEL_STEP
 from optrr_gui.main_window import TAB_COMPARE, TAB_DESIGN
 from tests.test_gui_support import WAIT_MS, close_window, open_window
 
@@ -180,7 +180,11 @@ def test_preview_renders_at_laptop_sizes(qtbot, preview, tmp_path, size):
         ticks = plot.getAxis("bottom")._tickLevels[0]
         room = plot.getViewBox().width() / len(frame)
         metrics = QFontMetrics(plot.getAxis("bottom").style["tickFont"] or graphics.font())
-        assert [t for _x, t in ticks] and all(metrics.horizontalAdvance(t) <= room for _x, t in ticks)
+        shown = [(i, metrics.horizontalAdvance(t)) for i, (_x, t) in enumerate(ticks) if t]
+        assert shown and shown[0][0] == 0
+        # names too wide for one bar go under every other (or third) bar: neighbours shown never overlap
+        assert all((wa + wb) / 2 <= room * (b - a) for (a, wa), (b, wb) in zip(shown, shown[1:], strict=False))
+        assert all(w <= room * MAX_LABEL_STEP for _i, w in shown)
     path = tmp_path / f"compare-{size[0]}x{size[1]}.png"
     assert window.grab().save(str(path))
     assert (QImage(str(path)).width(), QImage(str(path)).height()) == (window.width(), window.height())

@@ -165,14 +165,14 @@ def design_power(design, rows: int, sets, shares=None) -> dict | None:
         pairs = [pairs[int(i)] for i in np.linspace(0, len(pairs) - 1, MAX_DESIGN_TABLES)]
     found, at_shares = [], 0
     for pair in pairs:
+        table = _tested_operator(design, pair, rows)  # built once per table, for either margins
+        if table is None:
+            continue
         p = None
         if shares is not None and shares[pair[0]] is not None and shares[pair[1]] is not None:
-            p = detectable_w_at_shares(design, pair, rows, shares[pair[0]], shares[pair[1]])
+            p = _w_at_shares(design, pair, rows, table, shares[pair[0]], shares[pair[1]])
             at_shares += p is not None
-        if p is None:
-            p = detectable_w_uniform(design, pair, rows)
-        if p is not None:
-            found.append(p)
+        found.append(p if p is not None else _w_uniform(design, pair, rows, table))
     if not found:
         return None
     best = np.array([w for w, _orig, _top in found])
@@ -210,6 +210,14 @@ def _pair_operator(design, pair: tuple[int, int], rows: int):
     return StructuredOperator.from_mechanism(design.marginal(list(pair))), float(rows)
 
 
+def _tested_operator(design, pair: tuple[int, int], rows: int):
+    """:func:`_pair_operator`, or None also when the design erases the pair's association (no test)."""
+    found = _pair_operator(design, pair, rows)
+    if found is None or abs(float(found[0].eigenvalues[3])) < MIN_REL_EIGENVALUE:
+        return None
+    return found
+
+
 def detectable_w_uniform(design, pair: tuple[int, int], rows: int) -> tuple[float, float, float] | None:
     """(w the release's test detects, w the ``rows`` original records detect, the largest w) for the table of
     ``pair`` at uniform margins, where every pattern of association is kept alike: the release keeps lambda_11^2 of
@@ -217,15 +225,15 @@ def detectable_w_uniform(design, pair: tuple[int, int], rows: int) -> tuple[floa
     eigenvalue), so w = sqrt(lambda_80 / n) / |lambda_11| with n the rows reporting the table
     (:func:`detectable_association` at uniform margins gives the same). None when no record reports the pair's real
     values together or the design erases their association."""
-    found = _pair_operator(design, pair, rows)
-    if found is None:
-        return None
-    op, reporting = found
+    table = _tested_operator(design, pair, rows)
+    return None if table is None else _w_uniform(design, pair, rows, table)
+
+
+def _w_uniform(design, pair: tuple[int, int], rows: int, table) -> tuple[float, float, float]:
+    op, reporting = table
     r, c = (int(design.sizes[a]) for a in pair)
-    interaction = abs(float(op.eigenvalues[3]))
-    if interaction < MIN_REL_EIGENVALUE:
-        return None
     lam = noncentrality_for_power((r - 1) * (c - 1))
+    interaction = abs(float(op.eigenvalues[3]))
     return float(np.sqrt(lam / reporting) / interaction), float(np.sqrt(lam / rows)), float(np.sqrt(min(r, c) - 1))
 
 
@@ -236,6 +244,11 @@ def detectable_w_at_shares(design, pair: tuple[int, int], rows: int, row_shares,
     report the table (all ``rows`` records for the original). A category with no row gets a share of 0.5 / ``rows``
     (the test needs every cell positive). None when the shares do not fit the table, no record reports the pair, the
     design erases the association or the test is not computable (then the caller falls back to uniform margins)."""
+    table = _tested_operator(design, pair, rows)
+    return None if table is None else _w_at_shares(design, pair, rows, table, row_shares, col_shares)
+
+
+def _w_at_shares(design, pair: tuple[int, int], rows: int, table, row_shares, col_shares):
     r, c = (int(design.sizes[a]) for a in pair)
     shares = []
     for s, a in ((row_shares, r), (col_shares, c)):
@@ -245,12 +258,7 @@ def detectable_w_at_shares(design, pair: tuple[int, int], rows: int, row_shares,
         v = v / v.sum()
         v = np.maximum(v, 0.5 / max(rows, 1))
         shares.append(v / v.sum())
-    found = _pair_operator(design, pair, rows)
-    if found is None:
-        return None
-    op, reporting = found
-    if abs(float(op.eigenvalues[3])) < MIN_REL_EIGENVALUE:
-        return None
+    op, reporting = table
     power = detectable_association(op, np.outer(shares[0], shares[1]), reporting, rows)
     if power is None:
         return None

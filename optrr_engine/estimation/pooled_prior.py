@@ -75,17 +75,17 @@ def spread_term(marginal, counts) -> SpreadTerm | None:
     contrast = float(op.eigenvalues[1])
     if contrast == 0.0:
         return None  # the column is erased: nothing of it reaches the release
+    scale = 1.0 / (n * contrast * contrast)
+    if scale * np.sqrt(2.0 * (d - 1.0)) / d > 1.0 - 1.0 / d:  # sqrt(2 tr Cov^2) at lambda = u: tr = (d - 1)/d^2 scale^2
+        return None  # (from the design and n alone: checked before anything is computed from the counts)
     lam = counts / n
     dev = np.asarray(op.solve(lam), dtype=float).reshape(-1) - 1.0 / d
-    scale = 1.0 / (n * contrast * contrast)
     sq = float(np.sum(lam * lam))
     # unbiased: E[1 - sum lam_hat^2] = (1 - sum lam^2)(1 - 1/n), so the plug-in trace falls short by the factor
     # (n - 1)/n; at a few reports per column (SMP on a small file) that shortfall made S look like point masses
     trace = scale * (1.0 - sq) * n / (n - 1.0)
     quad = scale * (float(np.sum(dev * dev * lam)) - float(np.dot(dev, lam)) ** 2)
     square = scale * scale * (sq - 2.0 * float(np.sum(lam**3)) + sq * sq)
-    if scale * np.sqrt(2.0 * (d - 1.0)) / d > 1.0 - 1.0 / d:  # sqrt(2 tr Cov^2) at lambda = u: tr = (d - 1)/d^2 scale^2
-        return None
     return SpreadTerm(float(dev @ dev) - trace, 4.0 * quad + 2.0 * square, 1.0 - 1.0 / d)
 
 

@@ -283,45 +283,25 @@ def _marginal_error(
 ):
     """The MarginalError of a marginal from its cells' summed sd and variance (ignored unless learnable), the
     default estimate's predicted AVD and its value were the data to say nothing (``uninformed``)."""
-    out = _error_fields(attrs, cells, min_abs, n, erased, sd_sum, var_sum, max_sd, avd_default)
-    out.uninformed_avd = float(uninformed)
-    return out
-
-
-def _error_fields(attrs, cells: int, min_abs: float, n: float, erased: bool, sd_sum, var_sum, max_sd, avd_default):
-    attrs = tuple(attrs)
-    avd_default = float(avd_default)
+    attrs, uninformed = tuple(attrs), float(uninformed)
     if n <= 0:
-        return MarginalError(attrs, cells, np.inf, np.inf, np.inf, min_abs, False, "never reported", 0.0, erased=True)
-    if erased:
         return MarginalError(
-            attrs,
-            cells,
-            np.inf,
-            np.inf,
-            np.inf,
-            min_abs,
-            False,
-            "zero eigenvalue: erased by the mechanism",
-            n,
-            avd_default,
-            erased=True,
-        )
+            attrs, cells, np.inf, np.inf, np.inf, min_abs, False, "never reported", 0.0, erased=True,
+            uninformed_avd=uninformed,
+        )  # fmt: skip
+    if erased:
+        reason = "zero eigenvalue: erased by the mechanism"
+        return MarginalError(
+            attrs, cells, np.inf, np.inf, np.inf, min_abs, False, reason, n, float(avd_default), erased=True,
+            uninformed_avd=uninformed,
+        )  # fmt: skip
     max_sd = float(max_sd)
     ok = max_sd < MAX_CELL_SD
     reason = "" if ok else f"a cell's predicted standard deviation is {max_sd:.3g} >= {MAX_CELL_SD:g} at {n:.4g} rows"
     return MarginalError(
-        attrs,
-        cells,
-        float(0.5 * ABS_PER_SD * sd_sum),
-        float(var_sum),
-        max_sd,
-        min_abs,
-        ok,
-        reason,
-        float(n),
-        avd_default,
-    )
+        attrs, cells, float(0.5 * ABS_PER_SD * sd_sum), float(var_sum), max_sd, min_abs, ok, reason, float(n),
+        float(avd_default), uninformed_avd=uninformed,
+    )  # fmt: skip
 
 
 def error_of_marginal(
